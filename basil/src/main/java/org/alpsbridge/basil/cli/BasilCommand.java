@@ -1,0 +1,11 @@
+package org.alpsbridge.basil.cli;
+
+import picocli.CommandLine.Command;
+
+/** {@code alpsbridge basil}: the front door of this module's command line. */
+@Command(name = "basil",
+        mixinStandardHelpOptions = true,
+        description = "BASIL documents: check, request, convert, geometry, emulate.",
+        subcommands = {})
+public final class BasilCommand {
+}

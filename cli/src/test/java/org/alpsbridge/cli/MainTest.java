@@ -1,0 +1,32 @@
+package org.alpsbridge.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class MainTest {
+
+    @Test
+    void helpListsEveryModuleCommand() {
+        CommandLine cmd = Main.commandLine();
+        StringWriter out = new StringWriter();
+        cmd.setOut(new PrintWriter(out));
+        assertEquals(0, cmd.execute("--help"));
+        for (String sub : new String[] {"basil", "proxy", "affinity", "ledger"}) {
+            assertTrue(out.toString().contains(sub), () -> "help lacks " + sub + ":\n" + out);
+        }
+    }
+
+    @Test
+    void unknownSubcommandIsAUsageErrorWithExitTwo() {
+        CommandLine cmd = Main.commandLine();
+        StringWriter err = new StringWriter();
+        cmd.setErr(new PrintWriter(err));
+        assertEquals(2, cmd.execute("no-such-command"));
+        assertTrue(err.toString().contains("no-such-command"), err::toString);
+    }
+}
