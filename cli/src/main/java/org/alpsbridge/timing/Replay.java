@@ -5,8 +5,10 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Deque;
+import java.util.HashSet;
 import java.util.List;
 import java.util.PriorityQueue;
+import java.util.Set;
 import java.util.function.IntConsumer;
 
 /**
@@ -40,6 +42,24 @@ public final class Replay {
                           List<String> permanentReasons) {
     }
 
+    /**
+     * What happens around the scheduler during a replay (node failures, reservations made behind its back),
+     * for the demo and for tests; {@link #NONE} for a plain measurement.
+     */
+    public interface Scenario {
+        Scenario NONE = new Scenario() {
+        };
+
+        /** Called at the start of every pass with the batch ids of the jobs the scheduler believes are running. */
+        default void beforePass(int pass, long workloadSecond, Set<Long> runningJobIds) {
+        }
+
+        /** True to make the scheduler lose track of a finished job instead of releasing it (a slurmctld crash). */
+        default boolean forgetRelease(Job job) {
+            return false;
+        }
+    }
+
     private final Settings settings;
     private final Requests requests;
 
@@ -53,6 +73,11 @@ public final class Replay {
 
     /** Runs the whole workload; {@code progress} receives the number of jobs settled so far. */
     public Outcome run(Target target, List<Job> jobs, Recorder recorder, IntConsumer progress) {
+        return run(target, jobs, recorder, progress, Scenario.NONE);
+    }
+
+    /** As {@link #run(Target, List, Recorder, IntConsumer)}, with a scenario acting between passes. */
+    public Outcome run(Target target, List<Job> jobs, Recorder recorder, IntConsumer progress, Scenario scenario) {
         List<String> busy = plantBusyReservations(target);
         Deque<Job> arriving = new ArrayDeque<>(jobs.stream().sorted(Comparator.comparingLong(Job::submitSecond)).toList());
         Deque<Job> queued = new ArrayDeque<>();
@@ -69,9 +94,16 @@ public final class Replay {
             passes++;
             while (!running.isEmpty() && running.peek().endSecond() <= now) {
                 Running done = running.poll();
-                time(target, recorder, "RELEASE", requests.release(done.reservationId()));
+                if (!scenario.forgetRelease(done.job())) {
+                    time(target, recorder, "RELEASE", requests.release(done.reservationId()));
+                }
                 finished++;
             }
+            Set<Long> live = new HashSet<>();
+            for (Running r : running) {
+                live.add(r.job().id());
+            }
+            scenario.beforePass(passes, now, live);
             while (!arriving.isEmpty() && arriving.peek().submitSecond() <= now) {
                 queued.add(arriving.poll());
             }

@@ -118,4 +118,27 @@ class ReplayTest {
         assertEquals(10, outcome.busyPlanted());
         assertTrue(alps.held.isEmpty());
     }
+
+    @Test
+    void aForgottenReleaseLeavesTheReservationHeldAndTheScenarioSeesOnlyRunningJobs() {
+        List<Job> jobs = List.of(new Job(1, 0, 2, 60, "alice", "astro"), new Job(2, 0, 2, 600, "bob", "bio"));
+        CountingAlps alps = new CountingAlps(8);
+        java.util.List<java.util.Set<Long>> seen = new java.util.ArrayList<>();
+        Replay.Scenario forgetJobOne = new Replay.Scenario() {
+            @Override
+            public void beforePass(int pass, long second, java.util.Set<Long> running) {
+                seen.add(java.util.Set.copyOf(running));
+            }
+
+            @Override
+            public boolean forgetRelease(Job job) {
+                return job.id() == 1;
+            }
+        };
+        Replay.Outcome outcome = new Replay(SETTINGS).run(alps, jobs, new Recorder("c"), done -> { }, forgetJobOne);
+        assertEquals(2, outcome.finished());
+        assertEquals(1, alps.held.size(), "job 1's reservation is still held: an orphan");
+        assertEquals(java.util.Set.of(), seen.get(0), "nothing runs before the first pass reserves");
+        assertEquals(java.util.Set.of(2L), seen.get(2), "job 1 ended after 60 s, job 2 still runs");
+    }
 }
