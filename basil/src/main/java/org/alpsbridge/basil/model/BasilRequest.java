@@ -117,6 +117,15 @@ public final class BasilRequest {
         return r;
     }
 
+    /** {@code CONFIRM} as Slurm wrote it at 1.0: with the batch job id as {@code job_name} (dropped after 1.0). */
+    public static BasilRequest confirm(String protocol, long reservationId, long paggId, String jobName) {
+        BasilRequest r = confirm(protocol, reservationId, paggId);
+        if ("1.0".equals(protocol)) {
+            r.jobName = jobName;
+        }
+        return r;
+    }
+
     /** {@code RELEASE}. */
     public static BasilRequest release(String protocol, long reservationId) {
         BasilRequest r = new BasilRequest(protocol, Method.RELEASE);
