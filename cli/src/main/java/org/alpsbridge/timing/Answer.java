@@ -1,58 +1,39 @@
 package org.alpsbridge.timing;
 
-import java.io.ByteArrayInputStream;
-import javax.xml.stream.XMLInputFactory;
-import javax.xml.stream.XMLStreamConstants;
-import javax.xml.stream.XMLStreamException;
-import javax.xml.stream.XMLStreamReader;
-import com.ctc.wstx.stax.WstxInputFactory;
+import org.alpsbridge.basil.codec.BasilCodec;
+import org.alpsbridge.basil.codec.BasilException;
+import org.alpsbridge.basil.codec.Probe;
+import org.alpsbridge.basil.model.ErrorClass;
+import org.alpsbridge.basil.model.Reserved;
+import org.alpsbridge.basil.model.ResponseData;
 
 /**
  * What the replay needs from a response: did it succeed, may a retry help, and the reservation id.
- * Read by a pull pass that stops at the first element that settles it, so a 12 MB inventory is not
- * bound into objects between timed calls.
+ * A successful QUERY is settled by a probe of its first elements, so a 12 MB inventory is not bound into
+ * objects between timed calls; the small answers (RESERVE, failures) are read in full.
  */
 record Answer(boolean success, boolean transientFailure, String reservationId, String message) {
 
-    private static final XMLInputFactory FACTORY = createFactory();
-
-    private static XMLInputFactory createFactory() {
-        XMLInputFactory f = new WstxInputFactory();
-        f.setProperty(XMLInputFactory.SUPPORT_DTD, false);
-        f.setProperty(XMLInputFactory.IS_SUPPORTING_EXTERNAL_ENTITIES, false);
-        return f;
-    }
-
     static Answer of(byte[] response) {
-        String status = null;
-        String errorClass = null;
-        StringBuilder message = new StringBuilder();
         try {
-            XMLStreamReader r = FACTORY.createXMLStreamReader(new ByteArrayInputStream(response));
-            try {
-                while (r.hasNext()) {
-                    if (r.next() != XMLStreamConstants.START_ELEMENT) {
-                        continue;
-                    }
-                    String element = r.getLocalName();
-                    if (element.equals("ResponseData")) {
-                        status = r.getAttributeValue(null, "status");
-                        errorClass = r.getAttributeValue(null, "error_class");
-                    } else if (element.equals("Message")) {
-                        message.append(r.getElementText()).append(' ');
-                    } else if ("SUCCESS".equals(status)) {
-                        // The first element inside a successful ResponseData is the payload: it alone settles the answer.
-                        return new Answer(true, false, r.getAttributeValue(null, "reservation_id"), "");
-                    }
-                }
-            } finally {
-                r.close();
+            Probe probe = Probe.of(response);
+            if ("SUCCESS".equals(probe.status()) && !"RESERVE".equals(probe.method())) {
+                return new Answer(true, false, null, "");
             }
-        } catch (XMLStreamException e) {
+            ResponseData data = BasilCodec.standard().readResponse(response).responseData();
+            if (data == null) {
+                return new Answer(false, true, null, "no ResponseData element in the response");
+            }
+            if (data.isSuccess()) {
+                Long id = data.content(Reserved.class).map(Reserved::reservationId).orElse(null);
+                if (id == null) {
+                    return new Answer(false, false, null, "RESERVE answered SUCCESS without a reservation_id");
+                }
+                return new Answer(true, false, id.toString(), "");
+            }
+            return new Answer(false, data.errorClass() != ErrorClass.PERMANENT, null, data.messageText());
+        } catch (BasilException e) {
             return new Answer(false, true, null, "unreadable response: " + e.getMessage());
         }
-        boolean ok = "SUCCESS".equals(status);
-        String text = status == null ? "no ResponseData element in the response" : message.toString().trim();
-        return new Answer(ok, !ok && !"PERMANENT".equals(errorClass), null, text);
     }
 }

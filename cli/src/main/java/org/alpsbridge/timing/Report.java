@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.alpsbridge.proxy.stats.JsonText;
+import org.alpsbridge.proxy.stats.Latency;
 
 /** Renders recorders side by side: a table per method, JSON for scripts. The first recorder is the baseline of every ratio. */
 public final class Report {
@@ -105,34 +107,11 @@ public final class Report {
     }
 
     static String quote(String s) {
-        StringBuilder b = new StringBuilder("\"");
-        for (char c : s.toCharArray()) {
-            switch (c) {
-                case '"' -> b.append("\\\"");
-                case '\\' -> b.append("\\\\");
-                case '\n' -> b.append("\\n");
-                case '\r' -> b.append("\\r");
-                case '\t' -> b.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        b.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-                    } else {
-                        b.append(c);
-                    }
-                }
-            }
-        }
-        return b.append('"').toString();
+        return JsonText.quote(s);
     }
 
     static String micros(long us) {
-        if (us < 1_000) {
-            return us + "us";
-        }
-        if (us < 1_000_000) {
-            return String.format(Locale.ROOT, "%.1fms", us / 1000.0);
-        }
-        return String.format(Locale.ROOT, "%.2fs", us / 1_000_000.0);
+        return Latency.human(us);
     }
 
     static String bytes(long b) {

@@ -1,6 +1,11 @@
 package org.alpsbridge.timing;
 
-import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.alpsbridge.basil.codec.BasilCodec;
+import org.alpsbridge.basil.codec.BasilException;
+import org.alpsbridge.basil.model.BasilRequest;
+import org.alpsbridge.basil.model.Protocols;
+import org.alpsbridge.basil.model.ReserveParam;
 
 /**
  * The request documents a replay sends, in the shape slurmctld's libalps wrote them
@@ -9,43 +14,43 @@ import java.nio.charset.StandardCharsets;
  */
 final class Requests {
 
-    private static final String PROLOG = "<?xml version=\"1.0\"?>\n";
-
     private final String protocol;
+    private final BasilCodec codec = BasilCodec.standard();
 
     Requests(String protocol) {
         this.protocol = protocol;
     }
 
     byte[] engine() {
-        return bytes("<BasilRequest protocol=\"1.0\" method=\"QUERY\" type=\"ENGINE\"/>\n");
+        return write(BasilRequest.query("1.0", "ENGINE"));
     }
 
     byte[] query(String type) {
-        return bytes("<BasilRequest protocol=\"" + protocol + "\" method=\"QUERY\" type=\"" + type + "\"/>\n");
+        return write(BasilRequest.query(protocol, type));
     }
 
     /** Whole nodes, one PE per core: width = nodes × PEs per node, nppcu 1 from protocol 1.3 on. */
     byte[] reserve(Job job, int pesPerNode) {
-        String nppcu = protocol.compareTo("1.3") >= 0 ? " nppcu=\"1\"" : "";
-        return bytes("<BasilRequest protocol=\"" + protocol + "\" method=\"RESERVE\">\n"
-                + " <ReserveParamArray user_name=\"" + job.user() + "\" batch_id=\"" + job.id()
-                + "\" account_name=\"" + job.account() + "\">\n"
-                + "  <ReserveParam architecture=\"XT\" width=\"" + (long) job.nodes() * pesPerNode
-                + "\" depth=\"1\" nppn=\"" + pesPerNode + "\"" + nppcu + "/>\n"
-                + " </ReserveParamArray>\n</BasilRequest>\n");
+        ReserveParam.Builder p = ReserveParam.builder().width((long) job.nodes() * pesPerNode).depth(1).nppn(pesPerNode);
+        if (Protocols.atLeast(protocol, "1.3")) {
+            p.nppcu(1);
+        }
+        return write(BasilRequest.reserve(protocol, job.user(), Long.toString(job.id()), job.account(), List.of(p.build())));
     }
 
     byte[] confirm(String reservationId, long jobId, long pagg) {
-        return bytes("<BasilRequest protocol=\"1.0\" method=\"CONFIRM\" reservation_id=\"" + reservationId
-                + "\" admin_cookie=\"" + pagg + "\" job_name=\"" + jobId + "\"/>\n");
+        return write(BasilRequest.confirm("1.0", Long.parseLong(reservationId), pagg, Long.toString(jobId)));
     }
 
     byte[] release(String reservationId) {
-        return bytes("<BasilRequest protocol=\"" + protocol + "\" method=\"RELEASE\" reservation_id=\"" + reservationId + "\"/>\n");
+        return write(BasilRequest.release(protocol, Long.parseLong(reservationId)));
     }
 
-    private static byte[] bytes(String body) {
-        return (PROLOG + body).getBytes(StandardCharsets.UTF_8);
+    private byte[] write(BasilRequest request) {
+        try {
+            return codec.write(request);
+        } catch (BasilException e) {
+            throw new IllegalStateException("cannot write a " + request.methodKey() + " request: " + e.getMessage(), e);
+        }
     }
 }

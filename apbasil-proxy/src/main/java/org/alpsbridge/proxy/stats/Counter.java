@@ -1,0 +1,56 @@
+package org.alpsbridge.proxy.stats;
+
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/** A monotonic event counter with an optional label, e.g. full refreshes by reason. Thread-safe. */
+public final class Counter {
+
+    private final String name;
+    private final String help;
+    private final String labelName;
+    private final Map<String, LongAdder> series = new ConcurrentHashMap<>();
+
+    Counter(String name, String help, String labelName) {
+        this.name = name;
+        this.help = help;
+        this.labelName = labelName;
+    }
+
+    /** Counts one event of an unlabelled counter. */
+    public void increment() {
+        add("", 1);
+    }
+
+    /** Counts one event under a label value, e.g. {@code summary-changed}. */
+    public void increment(String labelValue) {
+        add(labelValue, 1);
+    }
+
+    public void add(String labelValue, long delta) {
+        series.computeIfAbsent(labelName == null ? "" : labelValue, k -> new LongAdder()).add(delta);
+    }
+
+    /** The current value of one series, 0 if it never counted. */
+    public long value(String labelValue) {
+        LongAdder a = series.get(labelName == null ? "" : labelValue);
+        return a == null ? 0 : a.sum();
+    }
+
+    /** The unlabelled value, or the total over all labels. */
+    public long total() {
+        return series.values().stream().mapToLong(LongAdder::sum).sum();
+    }
+
+    String name() {
+        return name;
+    }
+
+    Snapshot.CounterFigures figures() {
+        Map<String, Long> values = new TreeMap<>();
+        series.forEach((k, v) -> values.put(k, v.sum()));
+        return new Snapshot.CounterFigures(help, labelName, values);
+    }
+}

@@ -1,0 +1,134 @@
+package org.alpsbridge.basil.emulator;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One ReserveParam in the emulator's own terms: a homogeneous group of PEs to place. Zero means "not
+ * given" for depth, nppn, npps, nspn, nppcu and memoryMb, as in BASIL.
+ *
+ * @param segments allowed segment ordinals, or {@code null} for all
+ * @param shared reservation_mode SHARED (nodes may be shared with other SHARED reservations)
+ * @param memoryMb memory per PE in MB (MemoryParam size_mb), 0 for the ALPS default
+ * @param nodeLists the NodeParam lists, each already expanded to NIDs in the order given
+ */
+record Demand(String architecture, long width, long depth, long nppn, long npps, long nspn, long nppcu,
+              int[] segments, boolean shared, String gpcMode, String memoryType, long memoryMb,
+              List<LabelWish> labels, List<int[]> nodeLists, List<AccelWish> accels) {
+
+    /** A LabelParam: HARD labels filter nodes, SOFT ones only order them. */
+    record LabelWish(String name, boolean hard, boolean attract) {
+    }
+
+    /** An AccelParam: a GPU, optionally of one family and with at least this much memory. */
+    record AccelWish(String type, String family, long memoryMb) {
+    }
+
+    Demand {
+        labels = List.copyOf(labels);
+        nodeLists = List.copyOf(nodeLists);
+        accels = List.copyOf(accels);
+    }
+
+    static Builder width(long width) {
+        return new Builder(width);
+    }
+
+    long effectiveDepth() {
+        return Math.max(1, depth);
+    }
+
+    /** Builds a demand; what is not set keeps the BASIL default. */
+    static final class Builder {
+        private final long width;
+        private String architecture = "XT";
+        private long depth;
+        private long nppn;
+        private long npps;
+        private long nspn;
+        private long nppcu;
+        private int[] segments;
+        private boolean shared;
+        private String gpcMode;
+        private String memoryType = "OS";
+        private long memoryMb;
+        private final List<LabelWish> labels = new ArrayList<>();
+        private final List<int[]> nodeLists = new ArrayList<>();
+        private final List<AccelWish> accels = new ArrayList<>();
+
+        private Builder(long width) {
+            this.width = width;
+        }
+
+        Builder architecture(String a) {
+            architecture = a;
+            return this;
+        }
+
+        Builder depth(long d) {
+            depth = d;
+            return this;
+        }
+
+        Builder nppn(long n) {
+            nppn = n;
+            return this;
+        }
+
+        Builder npps(long n) {
+            npps = n;
+            return this;
+        }
+
+        Builder nspn(long n) {
+            nspn = n;
+            return this;
+        }
+
+        Builder nppcu(long n) {
+            nppcu = n;
+            return this;
+        }
+
+        Builder segments(int... ordinals) {
+            segments = ordinals;
+            return this;
+        }
+
+        Builder shared(boolean s) {
+            shared = s;
+            return this;
+        }
+
+        Builder gpcMode(String g) {
+            gpcMode = g;
+            return this;
+        }
+
+        Builder memory(String type, long mbPerPe) {
+            memoryType = type;
+            memoryMb = mbPerPe;
+            return this;
+        }
+
+        Builder label(String name, boolean hard, boolean attract) {
+            labels.add(new LabelWish(name, hard, attract));
+            return this;
+        }
+
+        Builder nodes(int... nids) {
+            nodeLists.add(nids);
+            return this;
+        }
+
+        Builder accel(String type, String family, long memoryMb) {
+            accels.add(new AccelWish(type, family, memoryMb));
+            return this;
+        }
+
+        Demand build() {
+            return new Demand(architecture, width, depth, nppn, npps, nspn, nppcu, segments, shared, gpcMode, memoryType, memoryMb,
+                    labels, nodeLists, accels);
+        }
+    }
+}

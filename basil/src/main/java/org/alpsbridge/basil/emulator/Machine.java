@@ -1,0 +1,199 @@
+package org.alpsbridge.basil.emulator;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The fixed part of an emulated system: its compute nodes (NID, cname, hardware, initial role and state,
+ * labels), in ALPS NID order, and the ALPS engine version it reports. Immutable.
+ *
+ * <p>Spec grammar: {@code [mixed:]KIND:N(+KIND:N)*[,service=S][,interactive=I][,engine=VERSION]}, or
+ * {@code inventory:FILE} (a captured QUERY INVENTORY response). NIDs are handed out in order: first the
+ * {@code S} service nodes (they own NIDs and cnames but, as on a real system, never appear in an
+ * inventory), then the compute nodes kind by kind. The first {@code I} compute nodes have role
+ * INTERACTIVE, the rest BATCH. All start UP.
+ */
+final class Machine {
+
+    /** ALPS engine the emulator claims when the spec names none: CLE 6 era, so every BASIL level through 1.7. */
+    static final String DEFAULT_ENGINE = "6.0.0";
+    /** Cabinets per row when naming nodes; a real row holds about this many. */
+    static final int CABINETS_PER_ROW = 16;
+
+    /** NIDs are looked up in a dense table; real systems stay far below this. */
+    static final int MAX_NID = 4_000_000;
+
+    static final byte ROLE_BATCH = 0;
+    static final byte ROLE_INTERACTIVE = 1;
+
+    private final String spec;
+    private final int[] nids;
+    private final String[] names;
+    private final Hardware[] hardware;
+    private final byte[] roles;
+    private final String[][] labels;
+    private final String engineVersion;
+    private final int[] indexByNid;
+
+    Machine(String spec, int[] nids, String[] names, Hardware[] hardware, byte[] roles, String[][] labels, String engineVersion) {
+        this.spec = spec;
+        this.nids = nids;
+        this.names = names;
+        this.hardware = hardware;
+        this.roles = roles;
+        this.labels = labels;
+        this.engineVersion = engineVersion;
+        int maxNid = Arrays.stream(nids).max().orElse(-1);
+        if (maxNid >= MAX_NID || Arrays.stream(nids).anyMatch(n -> n < 0)) {
+            throw new IllegalArgumentException("machine '" + spec + "': NIDs must lie in 0.." + (MAX_NID - 1));
+        }
+        this.indexByNid = new int[maxNid + 1];
+        Arrays.fill(indexByNid, -1);
+        for (int i = 0; i < nids.length; i++) {
+            if (indexByNid[nids[i]] >= 0) {
+                throw new IllegalArgumentException("machine '" + spec + "': NID " + nids[i] + " appears twice");
+            }
+            indexByNid[nids[i]] = i;
+        }
+    }
+
+    static Machine parse(String spec) {
+        if (spec == null || spec.isBlank()) {
+            throw new IllegalArgumentException("empty machine spec; expected e.g. xc30:2256 or xc30:100+knl:20,service=4,interactive=2");
+        }
+        String[] parts = spec.trim().split(",");
+        String body = parts[0];
+        if (body.startsWith("mixed:")) {
+            body = body.substring("mixed:".length());
+        }
+        int service = 0;
+        int interactive = 0;
+        String engine = DEFAULT_ENGINE;
+        for (int i = 1; i < parts.length; i++) {
+            String[] kv = parts[i].split("=", 2);
+            if (kv.length != 2) {
+                throw new IllegalArgumentException("machine '" + spec + "': option '" + parts[i] + "' is not NAME=VALUE");
+            }
+            switch (kv[0].trim()) {
+                case "service" -> service = count(spec, kv[0], kv[1], 0);
+                case "interactive" -> interactive = count(spec, kv[0], kv[1], 0);
+                case "engine" -> engine = engineVersion(spec, kv[1].trim());
+                default -> throw new IllegalArgumentException("machine '" + spec + "': unknown option '" + kv[0]
+                        + "'; known: service=S, interactive=I, engine=VERSION");
+            }
+        }
+        List<Hardware> kinds = new ArrayList<>();
+        List<Integer> counts = new ArrayList<>();
+        for (String group : body.split("\\+")) {
+            int colon = group.lastIndexOf(':');
+            if (colon <= 0) {
+                throw new IllegalArgumentException("machine '" + spec + "': '" + group + "' is not KIND:N (kinds: " + Hardware.KINDS + ")");
+            }
+            kinds.add(Hardware.named(group.substring(0, colon).trim()));
+            counts.add(count(spec, group.substring(0, colon), group.substring(colon + 1), 1));
+        }
+        long total = counts.stream().mapToLong(Integer::longValue).sum();
+        if (total + service > 1_000_000) {
+            throw new IllegalArgumentException("machine '" + spec + "': " + (total + service) + " nodes is more than the 1,000,000 the emulator supports");
+        }
+        if (interactive > total) {
+            throw new IllegalArgumentException("machine '" + spec + "': interactive=" + interactive + " but only " + total + " compute nodes");
+        }
+        boolean aries = kinds.get(0).aries();
+        int n = (int) total;
+        int[] nids = new int[n];
+        String[] names = new String[n];
+        Hardware[] hardware = new Hardware[n];
+        byte[] roles = new byte[n];
+        int node = 0;
+        int nid = service;
+        for (int g = 0; g < kinds.size(); g++) {
+            for (int k = 0; k < counts.get(g); k++, node++, nid++) {
+                nids[node] = nid;
+                names[node] = cname(nid, aries);
+                hardware[node] = kinds.get(g);
+                roles[node] = node < interactive ? ROLE_INTERACTIVE : ROLE_BATCH;
+            }
+        }
+        return new Machine(spec, nids, names, hardware, roles, new String[n][], engine);
+    }
+
+    private static int count(String spec, String name, String value, int min) {
+        try {
+            int v = Integer.parseInt(value.trim());
+            if (v >= min) {
+                return v;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException("machine '" + spec + "': " + name.trim() + " needs a whole number of at least " + min
+                + ", not '" + value.trim() + "'");
+    }
+
+    private static String engineVersion(String spec, String version) {
+        if (!version.matches("[0-9]+(\\.[0-9A-Za-z]+)*")) {
+            throw new IllegalArgumentException("machine '" + spec + "': engine version '" + version + "' is not like 5.2.44 or 6.0.0");
+        }
+        return version;
+    }
+
+    /**
+     * The cname of a NID: {@code c<column>-<row>c<chassis>s<slot>n<node>}. Aries (XC) cabinets hold 3
+     * chassis of 16 blades of 4 nodes; Gemini (XE/XK) cabinets 3 chassis of 8 blades of 4 nodes. NIDs
+     * run blade by blade, chassis by chassis, cabinet by cabinet along a row of {@link #CABINETS_PER_ROW}.
+     */
+    static String cname(int nid, boolean aries) {
+        int slots = aries ? 16 : 8;
+        int n = nid % 4;
+        int slot = nid / 4 % slots;
+        int chassis = nid / 4 / slots % 3;
+        int cabinet = nid / 4 / slots / 3;
+        return "c" + cabinet % CABINETS_PER_ROW + "-" + cabinet / CABINETS_PER_ROW + "c" + chassis + "s" + slot + "n" + n;
+    }
+
+    String spec() {
+        return spec;
+    }
+
+    int size() {
+        return nids.length;
+    }
+
+    int nid(int node) {
+        return nids[node];
+    }
+
+    String name(int node) {
+        return names[node];
+    }
+
+    Hardware hardware(int node) {
+        return hardware[node];
+    }
+
+    byte initialRole(int node) {
+        return roles[node];
+    }
+
+    /** Labels of a node as set at start (inventory replay); never {@code null}. */
+    String[] initialLabels(int node) {
+        String[] l = labels[node];
+        return l == null ? new String[0] : l;
+    }
+
+    String engineVersion() {
+        return engineVersion;
+    }
+
+    /** The node index of a NID, or -1 if the machine has no compute node with that NID. */
+    int indexOf(int nid) {
+        return nid >= 0 && nid < indexByNid.length ? indexByNid[nid] : -1;
+    }
+
+    /** Distinct hardware kinds, in order of first appearance. */
+    List<Hardware> kinds() {
+        return Arrays.stream(hardware).distinct().toList();
+    }
+}
