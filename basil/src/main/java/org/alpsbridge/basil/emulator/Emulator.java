@@ -71,7 +71,7 @@ public final class Emulator {
      * @throws IllegalArgumentException naming what is wrong with the spec
      */
     public static Emulator create(String spec, LongSupplier clockSeconds) {
-        return new Emulator(new Apsched(Machines.parse(spec), clockSeconds), new Faults());
+        return new Emulator(new Apsched(Machine.parse(spec), clockSeconds), new Faults());
     }
 
     /** Scenario and fault controls for tests and operators. */
@@ -240,7 +240,7 @@ public final class Emulator {
     private Reserved reserve(BasilRequest req) throws Rejection {
         List<Demand> demands = new ArrayList<>();
         for (ReserveParam p : req.reserveParams()) {
-            demands.add(Demands.of(p));
+            demands.add(Demand.of(p));
         }
         String batchId = req.batchId() == null ? "UNKNOWN" : req.batchId();
         Reservation r = apsched.reserve(req.user(), req.account(), batchId, demands);
