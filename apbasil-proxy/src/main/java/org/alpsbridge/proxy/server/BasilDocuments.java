@@ -19,6 +19,11 @@ final class BasilDocuments {
         return new Request(null, null, null); // the codec's Probe replaces this once it is on main
     }
 
+    /** Why {@code response} is not a complete BASIL response document, or null when it is one. */
+    static String responseProblem(byte[] response) {
+        return response.length == 0 ? "empty output" : null; // the codec's reader replaces this once it is on main
+    }
+
     /** A BASIL FAILURE for the caller, in its protocol version. */
     static Reply failure(Request request, boolean retryable, String source, String message) {
         return Reply.rejected(message, retryable); // the codec's Failures replaces this once it is on main
