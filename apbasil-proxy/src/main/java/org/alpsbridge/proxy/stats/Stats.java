@@ -7,6 +7,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
+import org.alpsbridge.basil.codec.BasilException;
+import org.alpsbridge.basil.codec.Probe;
 import org.alpsbridge.proxy.backend.Backend;
 import org.alpsbridge.proxy.backend.BackendException;
 import org.alpsbridge.proxy.backend.Call;
@@ -76,6 +78,15 @@ public final class Stats {
         return new Snapshot(now, now.getEpochSecond() - started.getEpochSecond(), new LinkedHashMap<>(figures), counted, measured);
     }
 
+    /** SUCCESS per the response's first two elements; garbage is a failure. */
+    private static boolean succeeded(byte[] response) {
+        try {
+            return "SUCCESS".equals(Probe.of(response).status());
+        } catch (BasilException e) {
+            return false;
+        }
+    }
+
     private MethodRecord record(String methodKey) {
         return methods.computeIfAbsent(methodKey, k -> new MethodRecord());
     }
@@ -121,7 +132,7 @@ public final class Stats {
                 return response;
             } finally {
                 long nanos = System.nanoTime() - start;
-                boolean failed = response == null || !ResponseStatus.succeeded(response);
+                boolean failed = response == null || !succeeded(response);
                 if (mine != null) {
                     frame.set(current);
                     record(call.methodKey()).client(nanos, response == null ? 0 : response.length, failed,

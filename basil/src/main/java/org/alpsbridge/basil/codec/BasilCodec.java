@@ -19,6 +19,7 @@ import org.alpsbridge.basil.model.BasilRequest;
 import org.alpsbridge.basil.model.BasilResponse;
 import org.alpsbridge.basil.model.Confirmed;
 import org.alpsbridge.basil.model.Engine;
+import org.alpsbridge.basil.model.Inventory;
 import org.alpsbridge.basil.model.Message;
 import org.alpsbridge.basil.model.Released;
 import org.alpsbridge.basil.model.ReservationStates;
@@ -37,7 +38,8 @@ public final class BasilCodec {
     /** Every root-capable class of the model; the inventory side adds its content classes here. */
     private static final List<Class<?>> MODEL = List.of(
             BasilRequest.class, BasilResponse.class, Message.class,
-            Engine.class, Reserved.class, Confirmed.class, Released.class, ReservationStates.class);
+            Engine.class, Reserved.class, Confirmed.class, Released.class, ReservationStates.class,
+            Inventory.class);
 
     private static final byte[] DECLARATION = "<?xml version=\"1.0\"?>\n".getBytes(StandardCharsets.US_ASCII);
 
@@ -86,6 +88,24 @@ public final class BasilCodec {
     /** Reads either kind of document: a {@link BasilRequest} or a {@link BasilResponse}. */
     public Object readDocument(InputStream in) throws BasilException {
         return read(in, Object.class);
+    }
+
+    /**
+     * A hardened StAX reader over {@code in} with this codec's limits (DOCTYPE and entity references refused),
+     * for streaming readers that must not build the whole tree, such as the inventory reader. The caller
+     * closes it; closing does not close {@code in}.
+     */
+    public XMLStreamReader openStream(InputStream in) throws BasilException {
+        try {
+            return input.open(in);
+        } catch (Exception e) {
+            throw XmlInput.failure("invalid BASIL document", e);
+        }
+    }
+
+    /** The {@link BasilException} for what a streaming reader met, with the parser's line:column when known. */
+    public static BasilException streamFailure(String what, Throwable t) {
+        return XmlInput.failure(what, t);
     }
 
     public byte[] write(BasilRequest request) throws BasilException {

@@ -1,0 +1,46 @@
+package org.alpsbridge.proxy.auth;
+
+import java.nio.file.Path;
+
+/**
+ * MUNGE credentials: encode a payload as the calling process's uid/gid, decode one to learn who made it.
+ *
+ * <p>Two implementations: {@link #library} calls libmunge through JNA (what the daemon uses: no fork
+ * per request), {@link #programs} runs the {@code munge}/{@code unmunge} programs (what the drop-in
+ * client uses by default: loading JNA costs more start-up time than one fork). Both talk to the same
+ * {@code munged}, so TTL and replay detection are munged's own.
+ */
+public interface Munge {
+
+    /**
+     * Encodes {@code payload} into a credential string ({@code MUNGE:...:}).
+     *
+     * @param ttlSeconds the credential's time-to-live; 0 for munged's default
+     */
+    String encode(byte[] payload, int ttlSeconds) throws MungeException;
+
+    /** Decodes and validates a credential; expired, replayed or forged credentials throw. */
+    MungeCredential decode(String credential) throws MungeException;
+
+    /** What this is, for logs: {@code libmunge (socket ...)} or {@code munge/unmunge programs (...)}. */
+    String describe();
+
+    /** libmunge through JNA; throws when the library cannot be loaded. {@code socket} null = munged's default. */
+    static Munge library(Path socket) throws MungeException {
+        return MungeLibrary.open(socket);
+    }
+
+    /** The {@code munge} and {@code unmunge} programs from PATH. {@code socket} null = munged's default. */
+    static Munge programs(Path socket) {
+        return new MungePrograms(socket);
+    }
+
+    /** libmunge when it loads, else the programs. */
+    static Munge best(Path socket) {
+        try {
+            return library(socket);
+        } catch (MungeException | LinkageError e) {
+            return programs(socket);
+        }
+    }
+}

@@ -1,0 +1,174 @@
+package org.alpsbridge.proxy.client;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocketFactory;
+import javax.net.ssl.TrustManagerFactory;
+import org.alpsbridge.proxy.auth.Munge;
+import org.alpsbridge.proxy.auth.MungeException;
+import org.alpsbridge.proxy.wire.Exchange;
+import org.alpsbridge.proxy.wire.Reply;
+
+/**
+ * The drop-in {@code apbasil}: the program slurmctld, Torque or PBS runs instead of the real one, and
+ * the Java API other tools use to talk to the daemon.
+ *
+ * <p>As a program it reads one BASIL request on stdin, prints the response on stdout and exits 0. When
+ * the proxy cannot answer it prints a TRANSIENT BASIL FAILURE on stdout (so the scheduler logs a reason
+ * and retries), the reason on stderr, and exits 1. Settings: see {@link ClientSettings} and the module
+ * README ({@code APBASIL_PROXY}, {@code APBASIL_AUTH}, ...).
+ *
+ * <p>Only plain JDK classes load on the success path: this runs once per BASIL call, and every class
+ * loaded is start-up time.
+ */
+public final class Apbasil {
+
+    private static final long FIRST_BACKOFF_MILLIS = 100;
+
+    private Apbasil() {
+    }
+
+    /**
+     * Sends one BASIL request through the proxy and returns the response document.
+     *
+     * @param address {@code host:port} or {@code unix:/path}
+     * @param timeout the whole call's limit, retries included
+     * @throws ApbasilException when no response document could be had; the message says why
+     */
+    public static byte[] call(String address, byte[] request, Duration timeout) throws IOException {
+        ClientSettings settings = ClientSettings.load();
+        Exchange exchange = new Exchange(Exchange.Kind.BASIL, newExchangeId(), "", request);
+        Reply reply = exchange(settings, ProxyAddress.parse(address), exchange, timeout,
+                RetryPolicy.forRequest(request));
+        return reply.payload();
+    }
+
+    /**
+     * Runs an operator command on the daemon ({@code stats}, {@code orphans}, ...) and returns its output.
+     *
+     * @throws ApbasilException when the daemon cannot be reached or the command failed (message from the daemon)
+     */
+    public static byte[] admin(String address, String name, Map<String, String> args, Duration timeout)
+            throws IOException {
+        ClientSettings settings = ClientSettings.load();
+        Exchange exchange = Exchange.admin(newExchangeId(), "", name, args);
+        return exchange(settings, ProxyAddress.parse(address), exchange, timeout, RetryPolicy.UNSENT_ONLY)
+                .payload();
+    }
+
+    public static void main(String[] args) {
+        PrintStream stdout = System.out;
+        byte[] request = new byte[0];
+        int status;
+        try {
+            request = System.in.readAllBytes();
+            ClientSettings settings = ClientSettings.load();
+            byte[] response = call(settings.proxy(), request, settings.timeout());
+            stdout.write(response);
+            stdout.flush();
+            status = 0;
+        } catch (IOException | RuntimeException e) {
+            System.err.println("apbasil: " + e.getMessage());
+            boolean retryable = !(e instanceof ApbasilException ae) || ae.isTransient();
+            byte[] failure = FailureDocument.of(request, retryable, String.valueOf(e.getMessage()));
+            stdout.write(failure, 0, failure.length);
+            stdout.flush();
+            status = 1;
+        }
+        System.exit(status);
+    }
+
+    private static Reply exchange(ClientSettings settings, ProxyAddress address, Exchange exchange,
+            Duration timeout, RetryPolicy policy) throws ApbasilException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        SSLSocketFactory tls = address.isUnix() ? null : tls(settings.tlsCa());
+        Munge munge = settings.mungeAuth() ? munge(settings) : null;
+        int retries = settings.retries();
+        long backoff = FIRST_BACKOFF_MILLIS;
+        for (int attempt = 0; ; attempt++) {
+            Exchange signed = munge == null ? exchange : exchange.withCredential(credential(munge, exchange));
+            try {
+                Reply reply = ProxyConnection.roundTrip(address, signed,
+                        Duration.ofNanos(Math.max(1, deadline - System.nanoTime())), tls,
+                        ProxyConnection.DEFAULT_MAX_REPLY_BYTES);
+                if (reply.isOk()) {
+                    return reply;
+                }
+                boolean retryable = reply.status() == Reply.Status.REJECTED_TRANSIENT;
+                throw new ApbasilException("the apbasil proxy at " + address + " refused the request: "
+                        + reply.reason(), true, retryable, null);
+            } catch (ApbasilException e) {
+                boolean timeLeft = deadline - System.nanoTime() > backoff * 1_000_000L;
+                if (attempt >= retries || !timeLeft || !e.isTransient() || !policy.mayRetry(e)) {
+                    throw e;
+                }
+            }
+            sleep(backoff);
+            backoff *= 2;
+        }
+    }
+
+    private static Munge munge(ClientSettings settings) throws ApbasilException {
+        if (!settings.mungeLibrary()) {
+            return Munge.programs(settings.mungeSocket());
+        }
+        try {
+            return Munge.library(settings.mungeSocket());
+        } catch (MungeException e) {
+            throw new ApbasilException(e.getMessage(), false, false, e);
+        }
+    }
+
+    private static String credential(Munge munge, Exchange exchange) throws ApbasilException {
+        try {
+            return munge.encode(exchange.digest(), 0);
+        } catch (MungeException e) {
+            throw new ApbasilException("no MUNGE credential for the request: " + e.getMessage(), false,
+                    e.isServiceFailure(), e);
+        }
+    }
+
+    private static SSLSocketFactory tls(Path caPem) throws ApbasilException {
+        if (caPem == null) {
+            return null;
+        }
+        try (InputStream in = Files.newInputStream(caPem)) {
+            KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
+            trust.load(null, null);
+            int i = 0;
+            for (Certificate c : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
+                trust.setCertificateEntry("ca" + i++, c);
+            }
+            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            tmf.init(trust);
+            SSLContext ctx = SSLContext.getInstance("TLS");
+            ctx.init(null, tmf.getTrustManagers(), null);
+            return ctx.getSocketFactory();
+        } catch (IOException | GeneralSecurityException e) {
+            throw new ApbasilException("cannot use tls_ca " + caPem + ": " + e.getMessage(), false, false, e);
+        }
+    }
+
+    static String newExchangeId() {
+        return UUID.randomUUID().toString();
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,184 @@
+package org.alpsbridge.proxy.client;
+
+import java.io.Closeable;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.StandardProtocolFamily;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
+import org.alpsbridge.proxy.wire.Exchange;
+import org.alpsbridge.proxy.wire.Reply;
+import org.alpsbridge.proxy.wire.WireException;
+
+/**
+ * One connection, one exchange: connect, write the length-prefixed {@link Exchange}, read the
+ * length-prefixed {@link Reply}, close. Plain JDK: TCP through {@link Socket} (optionally TLS),
+ * unix sockets through {@link SocketChannel}. A watchdog closes the connection at the deadline, so
+ * a daemon that stalls half-way through a reply cannot hold the caller past {@code timeout}.
+ */
+public final class ProxyConnection {
+
+    /** The largest reply accepted unless configured otherwise: far above a 100,000-node inventory. */
+    public static final int DEFAULT_MAX_REPLY_BYTES = 512 * 1024 * 1024;
+
+    private ProxyConnection() {
+    }
+
+    /**
+     * Sends one exchange and waits for its reply.
+     *
+     * @param tls socket factory for TLS on TCP, or null for plain TCP (ignored for unix sockets)
+     */
+    public static Reply roundTrip(ProxyAddress address, Exchange exchange, Duration timeout,
+            SSLSocketFactory tls, int maxReplyBytes) throws ApbasilException {
+        byte[] body = exchange.encode();
+        Watchdog watchdog = new Watchdog(timeout);
+        Closeable connection;
+        InputStream in;
+        OutputStream out;
+        try {
+            if (address.isUnix()) {
+                SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX);
+                watchdog.guard(ch);
+                ch.connect(address.socketAddress());
+                connection = ch;
+                in = Channels.newInputStream(ch);
+                out = Channels.newOutputStream(ch);
+            } else {
+                Socket s = new Socket();
+                watchdog.guard(s);
+                s.setTcpNoDelay(true);
+                s.connect(address.resolved(), (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis())));
+                if (tls != null) {
+                    SSLSocket ssl = (SSLSocket) tls.createSocket(s, address.text(), 0, true);
+                    watchdog.guard(ssl);
+                    ssl.startHandshake();
+                    s = ssl;
+                }
+                connection = s;
+                in = s.getInputStream();
+                out = s.getOutputStream();
+            }
+        } catch (IOException e) {
+            watchdog.cancel();
+            String why = watchdog.fired() ? "timed out after " + timeout.toMillis() + " ms" : describe(e);
+            throw new ApbasilException("cannot connect to the apbasil proxy at " + address + ": " + why,
+                    false, true, e);
+        }
+        boolean sent = false;
+        try (Closeable c = connection) {
+            DataOutputStream dout = new DataOutputStream(out);
+            try {
+                dout.writeInt(body.length);
+                dout.write(body);
+                dout.flush();
+            } catch (IOException writeFailed) {
+                // The daemon may have refused the request part-way (e.g. over its size limit) and said why
+                // before closing; that reason beats "broken pipe".
+                sent = true;
+                DataInputStream din = new DataInputStream(in);
+                try {
+                    return readReply(din, address, maxReplyBytes);
+                } catch (IOException noReason) {
+                    throw writeFailed;
+                }
+            }
+            sent = true;
+            return readReply(new DataInputStream(in), address, maxReplyBytes);
+        } catch (WireException e) {
+            throw new ApbasilException("the apbasil proxy at " + address + " sent an unreadable reply: "
+                    + e.getMessage(), true, true, e);
+        } catch (ApbasilException e) {
+            throw e;
+        } catch (IOException e) {
+            String why;
+            if (watchdog.fired()) {
+                why = "no reply within " + timeout.toMillis() + " ms";
+            } else if (e instanceof EOFException) {
+                why = "the connection closed before a reply (daemon stopped or restarted?)";
+            } else {
+                why = describe(e);
+            }
+            throw new ApbasilException("the apbasil proxy at " + address + " failed: " + why, sent, true, e);
+        } finally {
+            watchdog.cancel();
+        }
+    }
+
+    private static Reply readReply(DataInputStream din, ProxyAddress address, int maxReplyBytes)
+            throws IOException {
+        int length = din.readInt();
+        if (length < 0 || length > maxReplyBytes) {
+            throw new ApbasilException("the apbasil proxy at " + address + " announced a reply of " + length
+                    + " bytes (limit " + maxReplyBytes + ")", true, true, null);
+        }
+        byte[] reply = new byte[length];
+        din.readFully(reply);
+        return Reply.decode(ByteBuffer.wrap(reply));
+    }
+
+    private static String describe(IOException e) {
+        String m = e.getMessage();
+        return e.getClass().getSimpleName() + (m == null ? "" : ": " + m);
+    }
+
+    /** Closes the connection when the deadline passes; cheaper at start-up than a scheduler. */
+    private static final class Watchdog implements Runnable {
+        private final long deadlineNanos;
+        private final Thread thread;
+        private volatile Closeable target;
+        private volatile boolean cancelled;
+        private volatile boolean fired;
+
+        Watchdog(Duration timeout) {
+            this.deadlineNanos = System.nanoTime() + timeout.toNanos();
+            this.thread = new Thread(this, "apbasil-deadline");
+            thread.setDaemon(true);
+        }
+
+        void guard(Closeable c) {
+            target = c;
+            if (thread.getState() == Thread.State.NEW) {
+                thread.start();
+            }
+        }
+
+        @Override
+        public void run() {
+            long left;
+            while (!cancelled && (left = deadlineNanos - System.nanoTime()) > 0) {
+                try {
+                    Thread.sleep(Math.max(1, left / 1_000_000), 0);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+            if (!cancelled) {
+                fired = true;
+                try {
+                    target.close();
+                } catch (IOException ignored) {
+                    // closing is all the watchdog can do
+                }
+            }
+        }
+
+        void cancel() {
+            cancelled = true;
+            thread.interrupt();
+        }
+
+        boolean fired() {
+            return fired;
+        }
+    }
+}

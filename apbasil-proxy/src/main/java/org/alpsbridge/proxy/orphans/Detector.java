@@ -1,0 +1,119 @@
+package org.alpsbridge.proxy.orphans;
+
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The orphan verdicts, from what the proxy forwarded and what a full inventory shows.
+ *
+ * <p>Times in this class are {@link System#nanoTime()} readings taken by the proxy: an inventory carries
+ * the moment its fetch started, and a RELEASE that completed after that moment may postdate the
+ * inventory, so its reservation is not judged by that inventory. Reservations made through the proxy are
+ * known from their RESERVE answers; while a RESERVE is in flight, a reservation the proxy does not know yet
+ * may be its result, so unknown ones wait for the next inventory. The first inventory adopts every
+ * reservation in it: what existed before the proxy started is judged by its batch job only.
+ *
+ * <p>Not thread-safe: {@link OrphanWatch} guards it.
+ */
+final class Detector {
+
+    static final String INTERACTIVE_BATCH_ID = "UNKNOWN";
+
+    private final Map<Long, Long> knownSince = new HashMap<>();
+    private final Map<Long, Long> releasedAt = new HashMap<>();
+    private final Map<Long, Long> releaseFailedAt = new HashMap<>();
+    private final Map<Long, Integer> releasesInFlight = new HashMap<>();
+    private int reservesInFlight;
+    private boolean adopted;
+
+    void reserveStarted() {
+        reservesInFlight++;
+    }
+
+    /** @param reservationId the id ALPS answered, or null when the RESERVE failed or got no answer */
+    void reserveEnded(Long reservationId, long now) {
+        reservesInFlight--;
+        if (reservationId != null) {
+            knownSince.put(reservationId, now);
+        }
+    }
+
+    void releaseStarted(long reservationId) {
+        releasesInFlight.merge(reservationId, 1, Integer::sum);
+    }
+
+    void releaseEnded(long reservationId, boolean succeeded, long now) {
+        releasesInFlight.computeIfPresent(reservationId, (k, n) -> n == 1 ? null : n - 1);
+        if (succeeded) {
+            releasedAt.put(reservationId, now);
+            releaseFailedAt.remove(reservationId);
+        } else {
+            releaseFailedAt.put(reservationId, now);
+        }
+    }
+
+    /**
+     * Judges every reservation of one full inventory.
+     *
+     * @param reservations the inventory's reservations
+     * @param inventoryTime the inventory's {@code timestamp} (ALPS clock, epoch seconds), for ages
+     * @param fetchStarted when the proxy started fetching that inventory
+     * @param liveJobs the scheduler's live job ids, or null when no job source is configured or it failed
+     * @return the orphans, by reservation id in inventory order
+     */
+    Map<Long, Orphan> judge(List<Seen> reservations, long inventoryTime, long fetchStarted, Set<String> liveJobs) {
+        if (!adopted) {
+            adopted = true;
+            reservations.forEach(r -> knownSince.putIfAbsent(r.id(), fetchStarted));
+        }
+        Map<Long, Orphan> orphans = new LinkedHashMap<>();
+        Set<Long> present = new HashSet<>();
+        for (Seen r : reservations) {
+            present.add(r.id());
+            if (INTERACTIVE_BATCH_ID.equals(r.batchId()) || releasesInFlight.containsKey(r.id())) {
+                continue;
+            }
+            Long released = releasedAt.get(r.id());
+            if (released != null && released - fetchStarted > 0) {
+                continue; // the inventory may predate the RELEASE
+            }
+            EnumSet<Reason> reasons = EnumSet.noneOf(Reason.class);
+            if (released != null) {
+                reasons.add(Reason.RELEASED_STILL_PRESENT);
+            }
+            if (releaseFailedAt.containsKey(r.id())) {
+                reasons.add(Reason.RELEASE_FAILED);
+            }
+            if (!knownSince.containsKey(r.id()) && reservesInFlight == 0) {
+                reasons.add(Reason.NOT_CREATED_BY_PROXY);
+            }
+            if (liveJobs != null && r.batchId() != null && !liveJobs.contains(r.batchId())) {
+                reasons.add(Reason.JOB_GONE);
+            }
+            if (!reasons.isEmpty()) {
+                orphans.put(r.id(), new Orphan(r.id(), r.user(), r.account(), r.batchId(), r.nids(),
+                        Math.max(0, inventoryTime - r.timeStamp()), new ArrayList<>(reasons), r.apids()));
+            }
+        }
+        forgetGone(present, fetchStarted);
+        return orphans;
+    }
+
+    /** Drops what an inventory fetched after the fact proves gone, so memory stays bounded. */
+    private void forgetGone(Set<Long> present, long fetchStarted) {
+        knownSince.entrySet().removeIf(e -> !present.contains(e.getKey()) && fetchStarted - e.getValue() > 0);
+        releasedAt.entrySet().removeIf(e -> !present.contains(e.getKey()) && fetchStarted - e.getValue() > 0);
+        releaseFailedAt.entrySet().removeIf(e -> !present.contains(e.getKey()) && fetchStarted - e.getValue() > 0);
+    }
+
+    /** The proxy's own reservations it believes alive (for tests and the listing's header). */
+    int knownCount() {
+        return knownSince.size();
+    }
+}

@@ -1,0 +1,29 @@
+package org.alpsbridge.proxy.orphans;
+
+/** Why a reservation is an orphan. A reservation may have several reasons at once. */
+public enum Reason {
+    /** Made behind the proxy's back (interactive aprun on a batch node, another tool), or its RESERVE answer was lost. */
+    NOT_CREATED_BY_PROXY("not created through the proxy"),
+    /** The scheduler released it through the proxy and the RELEASE failed or got no answer. */
+    RELEASE_FAILED("its RELEASE failed"),
+    /** The scheduler released it through the proxy, ALPS said SUCCESS, and it is still there. */
+    RELEASED_STILL_PRESENT("released, still present"),
+    /** Its batch id is not in the scheduler's job list. */
+    JOB_GONE("its batch job is gone");
+
+    private final String text;
+
+    Reason(String text) {
+        this.text = text;
+    }
+
+    /** Short operator text, e.g. {@code its batch job is gone}. */
+    public String text() {
+        return text;
+    }
+
+    /** The label used in metrics and JSON: {@code not-created-by-proxy}, ... */
+    public String label() {
+        return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+    }
+}

@@ -1,0 +1,115 @@
+package org.alpsbridge.proxy.orphans;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.alpsbridge.basil.nodes.NidSet;
+import org.junit.jupiter.api.Test;
+
+class DetectorTest {
+
+    static Seen seen(long id, String batchId) {
+        return new Seen(id, "alice", "DEFAULT", batchId, 1000, NidSet.range(12, 13), List.of());
+    }
+
+    /** A detector that has adopted an empty machine at time 0. */
+    static Detector started() {
+        Detector d = new Detector();
+        d.judge(List.of(), 1000, 0, null);
+        return d;
+    }
+
+    static void madeThroughProxy(Detector d, long id, long at) {
+        d.reserveStarted();
+        d.reserveEnded(id, at);
+    }
+
+    @Test
+    void aReservationMadeThroughTheProxyIsNotAnOrphan() {
+        Detector d = started();
+        madeThroughProxy(d, 5, 10);
+        assertTrue(d.judge(List.of(seen(5, "100")), 1060, 20, Set.of("100")).isEmpty());
+    }
+
+    @Test
+    void aReservationTheProxyNeverSawIsAnOrphanWithItsAge() {
+        Detector d = started();
+        Map<Long, Orphan> found = d.judge(List.of(seen(7, "200")), 1060, 20, null);
+        assertEquals(List.of(Reason.NOT_CREATED_BY_PROXY), found.get(7L).reasons());
+        assertEquals(60, found.get(7L).ageSeconds());
+        assertEquals("12-13", found.get(7L).nids().toString());
+    }
+
+    @Test
+    void unknownReservationsWaitWhileAReserveIsInFlight() {
+        Detector d = started();
+        d.reserveStarted();
+        assertTrue(d.judge(List.of(seen(7, "200")), 1060, 20, null).isEmpty());
+        d.reserveEnded(null, 30);
+        assertEquals(Set.of(7L), d.judge(List.of(seen(7, "200")), 1070, 40, null).keySet());
+    }
+
+    @Test
+    void reservationsPresentAtStartAreJudgedByTheirJobOnly() {
+        Detector d = new Detector();
+        assertTrue(d.judge(List.of(seen(1, "100"), seen(2, "101")), 1000, 0, null).isEmpty());
+        Map<Long, Orphan> found = d.judge(List.of(seen(1, "100"), seen(2, "101")), 1060, 10, Set.of("100"));
+        assertEquals(Set.of(2L), found.keySet());
+        assertEquals(List.of(Reason.JOB_GONE), found.get(2L).reasons());
+    }
+
+    @Test
+    void interactiveReservationsAreNeverOrphans() {
+        Detector d = started();
+        assertTrue(d.judge(List.of(seen(9, "UNKNOWN")), 1060, 20, Set.of()).isEmpty());
+    }
+
+    @Test
+    void aFailedReleaseLeavesAnOrphan() {
+        Detector d = started();
+        madeThroughProxy(d, 5, 10);
+        d.releaseStarted(5);
+        d.releaseEnded(5, false, 20);
+        Map<Long, Orphan> found = d.judge(List.of(seen(5, "100")), 1060, 30, Set.of("100"));
+        assertEquals(List.of(Reason.RELEASE_FAILED), found.get(5L).reasons());
+    }
+
+    @Test
+    void aReleasedReservationStillPresentInALaterInventoryIsAnOrphan() {
+        Detector d = started();
+        madeThroughProxy(d, 5, 10);
+        d.releaseStarted(5);
+        d.releaseEnded(5, true, 20);
+        assertEquals(List.of(Reason.RELEASED_STILL_PRESENT, Reason.JOB_GONE),
+                d.judge(List.of(seen(5, "100")), 1060, 30, Set.of()).get(5L).reasons());
+    }
+
+    @Test
+    void anInventoryFetchedBeforeAReleaseCompletedDoesNotJudgeThatReservation() {
+        Detector d = started();
+        madeThroughProxy(d, 5, 10);
+        d.releaseStarted(5);
+        d.releaseEnded(5, true, 50);
+        assertTrue(d.judge(List.of(seen(5, "100")), 1060, 40, Set.of()).isEmpty(), "fetch started at 40, release at 50");
+    }
+
+    @Test
+    void aReservationWithAReleaseInFlightIsNotJudged() {
+        Detector d = started();
+        madeThroughProxy(d, 5, 10);
+        d.releaseStarted(5);
+        assertTrue(d.judge(List.of(seen(5, "100")), 1060, 40, Set.of()).isEmpty());
+    }
+
+    @Test
+    void whatAnInventoryShowsGoneIsForgotten() {
+        Detector d = started();
+        madeThroughProxy(d, 5, 10);
+        madeThroughProxy(d, 6, 50);
+        d.judge(List.of(), 1060, 40, null);
+        assertEquals(1, d.knownCount(), "5 is gone; 6 was made after the fetch started and stays known");
+    }
+}

@@ -1,0 +1,173 @@
+package org.alpsbridge.proxy.server;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.alpsbridge.proxy.backend.Backend;
+import org.alpsbridge.proxy.backend.Call;
+import org.alpsbridge.proxy.client.Apbasil;
+import org.alpsbridge.proxy.client.ApbasilException;
+import org.alpsbridge.proxy.client.ProxyAddress;
+import org.alpsbridge.proxy.client.ProxyConnection;
+import org.alpsbridge.proxy.wire.Exchange;
+import org.alpsbridge.proxy.wire.Reply;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ProxyDaemonTest {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+    @BeforeAll
+    static void noMungeOnTheClient() {
+        System.setProperty("apbasil.auth", "none");
+    }
+
+    @AfterAll
+    static void restore() {
+        System.clearProperty("apbasil.auth");
+    }
+
+    static ProxyConfig lab(String listen) {
+        return ProxyConfig.defaults().with(Map.of("listen", listen, "auth", "none"));
+    }
+
+    /** Answers every request with the ENGINE fixture and keeps what it was sent. */
+    static final class Canned implements Backend {
+        final AtomicInteger calls = new AtomicInteger();
+        final java.util.List<Call> seen = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+
+        @Override
+        public byte[] call(Call call) {
+            calls.incrementAndGet();
+            seen.add(call);
+            return ENGINE;
+        }
+
+        @Override
+        public String describe() {
+            return "canned";
+        }
+    }
+
+    static final byte[] QUERY_ENGINE = Fixtures.basil("query-engine-1.0.xml");
+    static final byte[] ENGINE = Fixtures.basil("engine-response-1.0.xml");
+
+    @Test
+    void answersOneRequestPerConnectionOverTcp() throws Exception {
+        try (ProxyDaemon daemon = ProxyDaemon.builder().config(lab("127.0.0.1:0")).backend(new Canned()).start()) {
+            assertArrayEquals(ENGINE, Apbasil.call(daemon.address().text(), QUERY_ENGINE, TIMEOUT));
+        }
+    }
+
+    @Test
+    void answersOverAUnixSocketAndRemovesItOnClose(@TempDir Path dir) throws Exception {
+        Path sock = dir.resolve("apbasil.sock");
+        try (ProxyDaemon daemon = ProxyDaemon.builder().config(lab("unix:" + sock)).backend(new Canned()).start()) {
+            assertArrayEquals(ENGINE, Apbasil.call("unix:" + sock, QUERY_ENGINE, TIMEOUT));
+        }
+        assertFalse(sock.toFile().exists());
+    }
+
+    @Test
+    void decoratorsApplyInOrderInnermostFirst() throws Exception {
+        StringBuilder order = new StringBuilder();
+        try (ProxyDaemon daemon = ProxyDaemon.builder().config(lab("127.0.0.1:0")).backend(new Canned())
+                .decorate(inner -> tagging(inner, "1", order))
+                .decorate(inner -> tagging(inner, "2", order))
+                .start()) {
+            Apbasil.call(daemon.address().text(), QUERY_ENGINE, TIMEOUT);
+            assertEquals("21", order.toString());
+            assertEquals("2(1(canned))", daemon.backend().describe());
+        }
+    }
+
+    private static Backend tagging(Backend inner, String tag, StringBuilder order) {
+        return new Backend() {
+            @Override
+            public byte[] call(Call call) throws org.alpsbridge.proxy.backend.BackendException {
+                order.append(tag);
+                return inner.call(call);
+            }
+
+            @Override
+            public String describe() {
+                return tag + "(" + inner.describe() + ")";
+            }
+        };
+    }
+
+    @Test
+    void adminCommandsReachTheirHandlerAndUnknownOnesAreNamed() throws Exception {
+        try (ProxyDaemon daemon = ProxyDaemon.builder().config(lab("127.0.0.1:0")).backend(new Canned())
+                .admin("echo", (args, caller) -> args.toString().getBytes(StandardCharsets.UTF_8))
+                .start()) {
+            byte[] out = Apbasil.admin(daemon.address().text(), "echo", Map.of("k", "v"), TIMEOUT);
+            assertEquals("{k=v}", new String(out, StandardCharsets.UTF_8));
+            ApbasilException e = org.junit.jupiter.api.Assertions.assertThrows(ApbasilException.class,
+                    () -> Apbasil.admin(daemon.address().text(), "nope", Map.of(), TIMEOUT));
+            assertTrue(e.getMessage().contains("unknown admin command 'nope'"), e.getMessage());
+        }
+    }
+
+    @Test
+    void anOverLimitRequestIsRefusedWithTheReasonBeforeItIsRead() throws Exception {
+        ProxyConfig config = lab("127.0.0.1:0").with(ProxyConfig.Key.MAX_REQUEST_BYTES, "1024");
+        Canned mirror = new Canned();
+        try (ProxyDaemon daemon = ProxyDaemon.builder().config(config).backend(mirror).start()) {
+            Exchange big = new Exchange(Exchange.Kind.BASIL, "id", "", new byte[4 * 1024 * 1024]);
+            Reply reply = ProxyConnection.roundTrip(daemon.address(), big, TIMEOUT, null, 1 << 20);
+            assertFalse(reply.isOk());
+            assertTrue(reply.reason().contains("max_request_bytes"), reply.reason());
+            assertEquals(0, mirror.calls.get());
+        }
+    }
+
+    @Test
+    void aRefusedConnectionIsReportedAsNotSentAndTransient() throws Exception {
+        ProxyAddress nowhere;
+        try (ProxyDaemon daemon = ProxyDaemon.builder().config(lab("127.0.0.1:0")).backend(new Canned()).start()) {
+            nowhere = daemon.address();
+        }
+        ApbasilException e = org.junit.jupiter.api.Assertions.assertThrows(ApbasilException.class,
+                () -> Apbasil.call(nowhere.text(), new byte[] {1}, Duration.ofSeconds(2)));
+        assertFalse(e.requestSent());
+        assertTrue(e.isTransient());
+        assertTrue(e.getMessage().contains("cannot connect"), e.getMessage());
+    }
+
+    @Test
+    void theBackendSeesTheRequestByteForByteWithItsMethodProtocolAndExchangeId() throws Exception {
+        Canned canned = new Canned();
+        try (ProxyDaemon daemon = ProxyDaemon.builder().config(lab("127.0.0.1:0")).backend(canned).start()) {
+            Apbasil.call(daemon.address().text(), QUERY_ENGINE, TIMEOUT);
+        }
+        Call call = canned.seen.get(0);
+        assertArrayEquals(QUERY_ENGINE, call.request());
+        assertEquals("QUERY/ENGINE", call.methodKey());
+        assertEquals("1.0", call.protocol());
+        assertEquals(36, call.exchangeId().length());
+    }
+
+    @Test
+    void aDocumentThatIsNotABasilRequestGetsAPermanentFailureWithoutReachingTheBackend() throws Exception {
+        Canned canned = new Canned();
+        try (ProxyDaemon daemon = ProxyDaemon.builder().config(lab("127.0.0.1:0")).backend(canned).start()) {
+            String answer = new String(Apbasil.call(daemon.address().text(),
+                    "<html/>".getBytes(StandardCharsets.UTF_8), TIMEOUT), StandardCharsets.UTF_8);
+            assertTrue(answer.contains("status=\"FAILURE\""), answer);
+            assertTrue(answer.contains("error_class=\"PERMANENT\""), answer);
+            assertTrue(answer.contains("root element is &lt;html&gt;") || answer.contains("root element is <html>"), answer);
+        }
+        assertEquals(0, canned.calls.get());
+    }
+}

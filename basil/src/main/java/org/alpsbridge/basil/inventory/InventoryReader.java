@@ -1,0 +1,481 @@
+package org.alpsbridge.basil.inventory;
+
+import java.io.InputStream;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import javax.xml.stream.Location;
+import javax.xml.stream.XMLStreamConstants;
+import javax.xml.stream.XMLStreamException;
+import javax.xml.stream.XMLStreamReader;
+import org.alpsbridge.basil.codec.BasilCodec;
+import org.alpsbridge.basil.codec.BasilException;
+
+/**
+ * Reads a QUERY(INVENTORY) response one node and one reservation at a time, without building the document
+ * tree: memory stays bounded by one node, whatever the machine's size (a 9,688-node KNL inventory is about
+ * 230 MB of 1.3 XML). Same hardened parser and limits as {@link BasilCodec}; every problem is a
+ * {@link BasilException} naming its line:column.
+ *
+ * <pre>{@code
+ * try (InventoryReader r = InventoryReader.open(in)) {
+ *     for (NodeView n; (n = r.nextNode()) != null; ) { ... }
+ *     for (ReservationView v; (v = r.nextReservation()) != null; ) { ... }
+ *     r.finish();   // optional: checks the rest of the document is well-formed
+ * }
+ * }</pre>
+ *
+ * Every node shape (1.0 flat, 1.1/1.2 Segment, 1.3 Socket) maps into the same {@link NodeView} as
+ * {@link Inventories} gives for the full model. Unknown elements are skipped with their content; junk text
+ * (such as the {@code (Anker: )} a Cray sample has in LabelArray) is ignored. Not thread-safe.
+ */
+public final class InventoryReader implements AutoCloseable {
+
+    private static final int START = XMLStreamConstants.START_ELEMENT;
+    private static final int END = XMLStreamConstants.END_ELEMENT;
+
+    private final XMLStreamReader r;
+    private final NodeAssembler assembler = new NodeAssembler();
+    private final Deque<ReservationView> bufferedReservations = new ArrayDeque<>();
+    private final InventoryHeader header;
+    // Where the cursor stands among the Inventory's children.
+    private boolean inNodeArray;
+    private boolean inReservationArray;
+    private boolean inventoryDone;
+
+    private InventoryReader(XMLStreamReader r) throws BasilException, XMLStreamException {
+        this.r = r;
+        this.header = readHeader();
+    }
+
+    /** Opens {@code in} with {@link BasilCodec#standard()}'s limits and reads up to the first node. */
+    public static InventoryReader open(InputStream in) throws BasilException {
+        return open(in, BasilCodec.standard());
+    }
+
+    /** Opens {@code in} with {@code codec}'s limits and reads up to the first node. */
+    public static InventoryReader open(InputStream in, BasilCodec codec) throws BasilException {
+        XMLStreamReader r = codec.openStream(in);
+        try {
+            return new InventoryReader(r);
+        } catch (BasilException e) {
+            closeQuietly(r);
+            throw e;
+        } catch (XMLStreamException | RuntimeException e) {
+            closeQuietly(r);
+            throw BasilCodec.streamFailure("invalid inventory response", e);
+        }
+    }
+
+    /** The envelope and inventory attributes; for a FAILURE response there are no nodes or reservations. */
+    public InventoryHeader header() {
+        return header;
+    }
+
+    /** The next node, or {@code null} when the NodeArray is done (or absent). */
+    public NodeView nextNode() throws BasilException {
+        try {
+            while (!inventoryDone) {
+                if (inNodeArray) {
+                    if (nextStartOrEnd() == START) {
+                        if ("Node".equals(r.getLocalName())) {
+                            return readNode();
+                        }
+                        skipElement();
+                    } else {
+                        inNodeArray = false;
+                    }
+                } else if (inReservationArray) {
+                    // ReservationArray before NodeArray: keep the reservations for later, find the nodes.
+                    ReservationView v = readReservationOrNull();
+                    if (v != null) {
+                        bufferedReservations.add(v);
+                    }
+                } else if (!enterNextArray(true)) {
+                    return null;
+                }
+            }
+            return null;
+        } catch (XMLStreamException | RuntimeException e) {
+            throw failure(e);
+        }
+    }
+
+    /** The next reservation, or {@code null} when there are no more; nodes not yet read are skipped. */
+    public ReservationView nextReservation() throws BasilException {
+        if (!bufferedReservations.isEmpty()) {
+            return bufferedReservations.poll();
+        }
+        try {
+            while (!inventoryDone) {
+                if (inReservationArray) {
+                    ReservationView v = readReservationOrNull();
+                    if (v != null) {
+                        return v;
+                    }
+                } else if (inNodeArray) {
+                    if (nextStartOrEnd() == START) {
+                        skipElement();
+                    } else {
+                        inNodeArray = false;
+                    }
+                } else if (!enterNextArray(false)) {
+                    return null;
+                }
+            }
+            return null;
+        } catch (XMLStreamException | RuntimeException e) {
+            throw failure(e);
+        }
+    }
+
+    /** Reads the rest of the document, so a truncated or malformed tail is reported too. */
+    public void finish() throws BasilException {
+        try {
+            while (r.hasNext()) {
+                r.next();
+            }
+        } catch (XMLStreamException | RuntimeException e) {
+            throw failure(e);
+        }
+    }
+
+    @Override
+    public void close() throws BasilException {
+        try {
+            r.close();
+        } catch (XMLStreamException e) {
+            throw failure(e);
+        }
+    }
+
+    // ---- envelope ------------------------------------------------------------------------------------------
+
+    private InventoryHeader readHeader() throws BasilException, XMLStreamException {
+        if (r.getEventType() != START) {
+            nextStartOrEnd();
+        }
+        if (!"BasilResponse".equals(r.getLocalName())) {
+            throw problem("not a BASIL response: the root element is <" + r.getLocalName() + ">");
+        }
+        String protocol = r.getAttributeValue(null, "protocol");
+        if (nextStartOrEnd() != START || !"ResponseData".equals(r.getLocalName())) {
+            throw problem("a BasilResponse must hold a ResponseData");
+        }
+        String status = r.getAttributeValue(null, "status");
+        String method = r.getAttributeValue(null, "method");
+        String errorClass = r.getAttributeValue(null, "error_class");
+        String errorSource = r.getAttributeValue(null, "error_source");
+        List<String> messages = new ArrayList<>();
+        String mppHost = null;
+        Long timestamp = null;
+        Long cpcu = null;
+        Long changecount = null;
+        Long schedchangecount = null;
+        inventoryDone = true;
+        while (nextStartOrEnd() == START) {
+            String name = r.getLocalName();
+            if ("Message".equals(name)) {
+                messages.add(r.getElementText().strip());
+            } else if ("Inventory".equals(name)) {
+                mppHost = r.getAttributeValue(null, "mpp_host");
+                timestamp = optionalNumber("timestamp");
+                cpcu = optionalNumber("cpcu");
+                inventoryDone = false;
+                if (enterNextArray(true) && inNodeArray) {
+                    changecount = optionalNumber("changecount");
+                    schedchangecount = optionalNumber("schedchangecount");
+                }
+                break;
+            } else {
+                skipElement();
+            }
+        }
+        return new InventoryHeader(protocol, status, method, errorClass, errorSource, messages, mppHost, timestamp,
+                cpcu, changecount, schedchangecount);
+    }
+
+    /**
+     * Moves to the next NodeArray or ReservationArray child of the Inventory. With {@code wantNodes}, a
+     * ReservationArray met first is still entered (its reservations get buffered). False at the Inventory's end.
+     */
+    private boolean enterNextArray(boolean wantNodes) throws XMLStreamException {
+        while (nextStartOrEnd() == START) {
+            String name = r.getLocalName();
+            if ("NodeArray".equals(name)) {
+                inNodeArray = true;
+                return true;
+            }
+            if ("ReservationArray".equals(name)) {
+                inReservationArray = true;
+                return true;
+            }
+            skipElement();
+        }
+        inventoryDone = true;
+        return false;
+    }
+
+    // ---- nodes ---------------------------------------------------------------------------------------------
+
+    private NodeView readNode() throws XMLStreamException {
+        long nodeId = -1;
+        String name = null;
+        String architecture = null;
+        String role = null;
+        String state = null;
+        Long routerId = null;
+        for (int i = 0, n = r.getAttributeCount(); i < n; i++) {
+            switch (r.getAttributeLocalName(i)) {
+                case "node_id" -> nodeId = number(i);
+                case "name" -> name = r.getAttributeValue(i);
+                case "architecture" -> architecture = r.getAttributeValue(i);
+                case "role" -> role = r.getAttributeValue(i);
+                case "state" -> state = r.getAttributeValue(i);
+                case "router_id" -> routerId = number(i);
+                default -> { }
+            }
+        }
+        NodeAssembler a = assembler;
+        a.begin(nodeId, name, architecture, role, state, routerId);
+        while (true) {
+            if (nextStartOrEnd() == START) {
+                switch (r.getLocalName()) {
+                    case "SocketArray", "SegmentArray", "ComputeUnitArray", "ProcessorArray", "MemoryArray",
+                         "LabelArray", "AcceleratorArray" -> { }
+                    case "Socket" -> a.socket(ordinal(), r.getAttributeValue(null, "architecture"),
+                            numberOr("clock_mhz", 0));
+                    case "Segment" -> a.segment(ordinal());
+                    case "ComputeUnit" -> a.computeUnit(ordinal());
+                    case "Processor" -> readProcessor(a);
+                    case "Memory" -> readMemory(a);
+                    case "Label" -> {
+                        a.label(new NodeView.Label(r.getAttributeValue(null, "name"), r.getAttributeValue(null, "type"),
+                                r.getAttributeValue(null, "disposition")));
+                        skipElement();
+                    }
+                    case "Accelerator" -> readAccelerator(a);
+                    default -> skipElement();
+                }
+            } else {
+                switch (r.getLocalName()) {
+                    case "Socket" -> a.endSocket();
+                    case "Segment" -> a.endSegment();
+                    case "ComputeUnit" -> a.endComputeUnit();
+                    case "Node" -> {
+                        return a.end();
+                    }
+                    default -> { }
+                }
+            }
+        }
+    }
+
+    private void readProcessor(NodeAssembler a) throws XMLStreamException {
+        long ordinal = -1;
+        String arch = null;
+        long clock = 0;
+        for (int i = 0, n = r.getAttributeCount(); i < n; i++) {
+            switch (r.getAttributeLocalName(i)) {
+                case "ordinal" -> ordinal = number(i);
+                case "architecture" -> arch = r.getAttributeValue(i);
+                case "clock_mhz" -> clock = number(i);
+                default -> { }
+            }
+        }
+        a.processor(ordinal, arch, clock, allocations("ProcessorAllocation"));
+    }
+
+    private void readMemory(NodeAssembler a) throws XMLStreamException {
+        String type = r.getAttributeValue(null, "type");
+        long pageSize = numberOr("page_size_kb", 0);
+        long pages = numberOr("page_count", 0);
+        List<NodeView.MemoryAllocation> allocations = List.of();
+        while (nextStartOrEnd() == START) {
+            if ("MemoryAllocation".equals(r.getLocalName())) {
+                if (allocations.isEmpty()) {
+                    allocations = new ArrayList<>(2);
+                }
+                allocations.add(new NodeView.MemoryAllocation(numberOr("reservation_id", 0), numberOr("page_count", 0)));
+            }
+            skipElement();
+        }
+        a.memory(new NodeView.Memory(type, pageSize, pages, allocations));
+    }
+
+    private void readAccelerator(NodeAssembler a) throws XMLStreamException {
+        long ordinal = ordinal();
+        String type = r.getAttributeValue(null, "type");
+        String state = r.getAttributeValue(null, "state");
+        String family = r.getAttributeValue(null, "family");
+        long memory = numberOr("memory_mb", 0);
+        long clock = numberOr("clock_mhz", 0);
+        a.accelerator(new NodeView.Accelerator(ordinal, type, state, family, memory, clock,
+                allocations("AcceleratorAllocation")));
+    }
+
+    /** The reservation ids of the {@code element} children of the current element, which is consumed. */
+    private List<Long> allocations(String element) throws XMLStreamException {
+        List<Long> ids = List.of();
+        while (nextStartOrEnd() == START) {
+            if (element.equals(r.getLocalName())) {
+                if (ids.isEmpty()) {
+                    ids = new ArrayList<>(2);
+                }
+                ids.add(numberOr("reservation_id", 0));
+            }
+            skipElement();
+        }
+        return ids;
+    }
+
+    // ---- reservations --------------------------------------------------------------------------------------
+
+    /** The next Reservation of the open ReservationArray, or null when the array ends. */
+    private ReservationView readReservationOrNull() throws XMLStreamException {
+        while (nextStartOrEnd() == START) {
+            if ("Reservation".equals(r.getLocalName())) {
+                return readReservation();
+            }
+            skipElement();
+        }
+        inReservationArray = false;
+        return null;
+    }
+
+    private ReservationView readReservation() throws XMLStreamException {
+        long id = numberOr("reservation_id", 0);
+        String user = r.getAttributeValue(null, "user_name");
+        String account = r.getAttributeValue(null, "account_name");
+        Long timeStamp = optionalNumber("time_stamp");
+        String batchId = r.getAttributeValue(null, "batch_id");
+        String mode = r.getAttributeValue(null, "reservation_mode");
+        String gpc = r.getAttributeValue(null, "gpc_mode");
+        List<ReservationView.Application> apps = new ArrayList<>(2);
+        List<ReservationView.Command> commands = null;
+        long appId = 0;
+        long uid = 0;
+        long gid = 0;
+        long appTime = 0;
+        int depth = 1;
+        while (depth > 0) {
+            if (nextStartOrEnd() == START) {
+                depth++;
+                switch (r.getLocalName()) {
+                    case "Application" -> {
+                        appId = numberOr("application_id", 0);
+                        uid = numberOr("user_id", 0);
+                        gid = numberOr("group_id", 0);
+                        appTime = numberOr("time_stamp", 0);
+                        commands = new ArrayList<>(1);
+                    }
+                    case "Command" -> {
+                        if (commands != null) {
+                            commands.add(new ReservationView.Command(numberOr("width", 0), numberOr("depth", 0),
+                                    numberOr("nppn", 0), numberOr("memory", 0), r.getAttributeValue(null, "architecture"),
+                                    r.getAttributeValue(null, "cmd")));
+                        }
+                    }
+                    case "ApplicationArray", "CommandArray" -> { }
+                    default -> {
+                        skipElement();
+                        depth--;
+                    }
+                }
+            } else {
+                depth--;
+                if ("Application".equals(r.getLocalName()) && commands != null) {
+                    apps.add(new ReservationView.Application(appId, uid, gid, appTime, commands));
+                    commands = null;
+                }
+            }
+        }
+        return new ReservationView(id, user, account, timeStamp, batchId, mode, gpc, apps);
+    }
+
+    // ---- cursor and attributes -----------------------------------------------------------------------------
+
+    /** Advances to the next start or end tag, skipping text, comments and processing instructions. */
+    private int nextStartOrEnd() throws XMLStreamException {
+        while (true) {
+            int e = r.next();
+            if (e == START || e == END) {
+                return e;
+            }
+            if (e == XMLStreamConstants.END_DOCUMENT) {
+                throw new XMLStreamException("the document ends inside the inventory", r.getLocation());
+            }
+        }
+    }
+
+    /** Skips the current element with everything in it. */
+    private void skipElement() throws XMLStreamException {
+        int depth = 1;
+        while (depth > 0) {
+            if (nextStartOrEnd() == START) {
+                depth++;
+            } else {
+                depth--;
+            }
+        }
+    }
+
+    private long ordinal() throws XMLStreamException {
+        return numberOr("ordinal", -1);
+    }
+
+    private long numberOr(String attribute, long absent) throws XMLStreamException {
+        String v = r.getAttributeValue(null, attribute);
+        return v == null ? absent : parse(attribute, v);
+    }
+
+    private Long optionalNumber(String attribute) throws XMLStreamException {
+        String v = r.getAttributeValue(null, attribute);
+        return v == null ? null : parse(attribute, v);
+    }
+
+    private long number(int index) throws XMLStreamException {
+        return parse(r.getAttributeLocalName(index), r.getAttributeValue(index));
+    }
+
+    /** An unsigned decimal (node ids, counts and sizes are 32-bit unsigned or wider). */
+    private long parse(String attribute, String value) throws XMLStreamException {
+        int n = value.length();
+        if (n == 0 || n > 18) {
+            throw notANumber(attribute, value);
+        }
+        long v = 0;
+        for (int i = 0; i < n; i++) {
+            char c = value.charAt(i);
+            if (c < '0' || c > '9') {
+                throw notANumber(attribute, value);
+            }
+            v = v * 10 + (c - '0');
+        }
+        return v;
+    }
+
+    private XMLStreamException notANumber(String attribute, String value) {
+        return new XMLStreamException("<" + r.getLocalName() + "> " + attribute + "=\"" + value
+                + "\" is not an unsigned decimal number", r.getLocation());
+    }
+
+    private BasilException problem(String message) {
+        Location at = r.getLocation();
+        return new BasilException(message, at == null ? -1 : at.getLineNumber(), at == null ? -1 : at.getColumnNumber(),
+                null);
+    }
+
+    private static BasilException failure(Exception e) {
+        return BasilCodec.streamFailure("invalid inventory response", e);
+    }
+
+    private static void closeQuietly(XMLStreamReader r) {
+        try {
+            r.close();
+        } catch (XMLStreamException ignored) {
+            // already failing; the original problem is what the caller needs
+        }
+    }
+}
