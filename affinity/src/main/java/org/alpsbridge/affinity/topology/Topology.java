@@ -3,7 +3,6 @@ package org.alpsbridge.affinity.topology;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -186,7 +185,10 @@ public final class Topology {
         return sockets.hashCode();
     }
 
-    /** Collects PUs in any order and builds the ordered, validated topology. */
+    /**
+     * Collects PUs in any order and builds the ordered, validated topology. No lambdas or streams here: the
+     * per-task wrapper builds a topology on its start-up path.
+     */
     public static final class Builder {
         private final String source;
         private final Map<Integer, Map<Integer, int[]>> coresByPackage = new TreeMap<>();
@@ -211,7 +213,11 @@ public final class Topology {
                 throw new TopologyException(source + ": CPU " + cpu + " appears twice");
             }
             seen.set(cpu);
-            Map<Integer, int[]> cores = coresByPackage.computeIfAbsent(packageId, k -> new TreeMap<>());
+            Map<Integer, int[]> cores = coresByPackage.get(packageId);
+            if (cores == null) {
+                cores = new TreeMap<>();
+                coresByPackage.put(packageId, cores);
+            }
             int[] core = cores.get(coreId);
             if (core == null) {
                 core = new int[] {numaNode, pusByCore.size()};
@@ -237,7 +243,6 @@ public final class Topology {
                     Collections.sort(pus);
                     cores.add(new Core(c.getKey(), c.getValue()[0], pus));
                 }
-                cores.sort(Comparator.comparingInt(Core::coreId));
                 sockets.add(new Socket(p.getKey(), cores));
             }
             return new Topology(source, sockets);

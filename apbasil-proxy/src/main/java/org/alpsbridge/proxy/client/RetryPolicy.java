@@ -6,23 +6,15 @@ package org.alpsbridge.proxy.client;
  * RESERVE, CONFIRM, RELEASE and SWITCH are not retried once sent; the daemon still remembers each
  * exchange id, so a duplicate that does reach it gets the first answer instead of a second run.
  */
-enum RetryPolicy {
-    UNSENT_ONLY {
-        @Override
-        boolean mayRetry(ApbasilException e) {
-            return !e.requestSent();
-        }
-    },
-    ANY_TRANSIENT {
-        @Override
-        boolean mayRetry(ApbasilException e) {
-            return true;
-        }
-    };
+interface RetryPolicy {
 
-    abstract boolean mayRetry(ApbasilException e);
+    /** Operator commands and anything not known to be harmless twice. */
+    RetryPolicy UNSENT_ONLY = e -> !e.requestSent();
 
+    boolean mayRetry(ApbasilException e);
+
+    /** Looks at the request only when a retry is in question, so the success path parses nothing. */
     static RetryPolicy forRequest(byte[] request) {
-        return FailureDocument.isQuery(request) ? ANY_TRANSIENT : UNSENT_ONLY;
+        return e -> !e.requestSent() || FailureDocument.isQuery(request);
     }
 }

@@ -19,7 +19,9 @@ public interface JobSource {
     Set<String> liveJobIds() throws IOException;
 
     /** For logs and listings, e.g. {@code command: squeue -h -o %A}. */
-    String describe();
+    default String describe() {
+        return "job source";
+    }
 
     /**
      * Runs {@code commandLine} (split on white space, no shell: use a script for pipes or quoting) and

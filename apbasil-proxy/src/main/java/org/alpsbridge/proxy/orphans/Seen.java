@@ -1,6 +1,7 @@
 package org.alpsbridge.proxy.orphans;
 
 import java.util.List;
+import org.alpsbridge.basil.nodes.NidSet;
 
 /**
  * One reservation as a full inventory shows it: what the detector judges.
@@ -10,8 +11,8 @@ import java.util.List;
  * @param account {@code account_name}
  * @param batchId {@code batch_id}; null before 1.1
  * @param timeStamp {@code time_stamp} in epoch seconds; 0 before 1.1
- * @param nids nodes with an allocation for it, ascending
+ * @param nids nodes with an allocation for it
  * @param apids application ids with a non-zero time stamp (real aprun launches, not the BASIL pseudo-application)
  */
-record Seen(long id, String user, String account, String batchId, long timeStamp, List<Long> nids, List<Long> apids) {
+record Seen(long id, String user, String account, String batchId, long timeStamp, NidSet nids, List<Long> apids) {
 }

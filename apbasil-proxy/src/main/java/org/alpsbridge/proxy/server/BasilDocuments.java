@@ -1,31 +1,87 @@
 package org.alpsbridge.proxy.server;
 
+import java.io.ByteArrayInputStream;
+import javax.xml.stream.XMLStreamException;
+import javax.xml.stream.XMLStreamReader;
+import org.alpsbridge.basil.codec.BasilCodec;
+import org.alpsbridge.basil.codec.BasilException;
+import org.alpsbridge.basil.codec.Failures;
+import org.alpsbridge.basil.codec.Probe;
+import org.alpsbridge.basil.model.ErrorClass;
 import org.alpsbridge.proxy.wire.Reply;
 
 /**
  * Where the daemon meets the BASIL codec: what a request is (protocol, method, type) and the FAILURE
- * documents it answers with when the backend cannot.
+ * documents it answers with when it or the backend cannot give a real answer.
  */
 final class BasilDocuments {
 
-    /** What the daemon needs to know about a request before running it. */
-    record Request(String protocol, String method, String queryType) {
+    /** {@code error_source} of failures about the request itself (unreadable, refused). */
+    static final String SOURCE_REQUEST = "PARSER";
+    /** {@code error_source} of refusals by authentication or authorisation. */
+    static final String SOURCE_SECURITY = "SYSTEM";
+    /** {@code error_source} of failures of the backend (apbasil, emulator). */
+    static final String SOURCE_BACKEND = "BACKEND";
+    /** {@code error_source} of the daemon's own failures (busy, internal error). */
+    static final String SOURCE_DAEMON = "INTERNAL";
+
+    /**
+     * What the daemon needs to know about a request before running it.
+     *
+     * @param problem why the request cannot be run at all (unreadable, not a request), or null
+     */
+    record Request(String protocol, String method, String queryType, String problem) {
     }
 
     private BasilDocuments() {
     }
 
     static Request probe(byte[] request) {
-        return new Request(null, null, null); // the codec's Probe replaces this once it is on main
-    }
-
-    /** Why {@code response} is not a complete BASIL response document, or null when it is one. */
-    static String responseProblem(byte[] response) {
-        return response.length == 0 ? "empty output" : null; // the codec's reader replaces this once it is on main
+        try {
+            Probe p = Probe.of(request);
+            if (!p.request()) {
+                return new Request(p.protocol(), p.method(), p.type(), "the document is a BasilResponse, not a BasilRequest");
+            }
+            if (p.method() == null) {
+                return new Request(p.protocol(), null, null, "the BasilRequest has no method attribute");
+            }
+            return new Request(p.protocol(), p.method(), "QUERY".equals(p.method()) ? p.type() : null, null);
+        } catch (BasilException e) {
+            return new Request(null, null, null, "unreadable request: " + e.getMessage());
+        }
     }
 
     /** A BASIL FAILURE for the caller, in its protocol version. */
     static Reply failure(Request request, boolean retryable, String source, String message) {
-        return Reply.rejected(message, retryable); // the codec's Failures replaces this once it is on main
+        return Reply.ok(Failures.failure(request.protocol(), request.method(),
+                retryable ? ErrorClass.TRANSIENT : ErrorClass.PERMANENT, source, message));
+    }
+
+    /**
+     * Why {@code response} is not a complete, well-formed BASIL response document, or null when it is one.
+     * Streams through the document without binding it, so a big inventory costs a parse, not a tree.
+     */
+    static String responseProblem(byte[] response) {
+        if (response.length == 0) {
+            return "empty output";
+        }
+        try {
+            if (Probe.of(response).request()) {
+                return "a BasilRequest where a BasilResponse was expected";
+            }
+            XMLStreamReader r = BasilCodec.standard().openStream(new ByteArrayInputStream(response));
+            try {
+                while (r.hasNext()) {
+                    r.next();
+                }
+            } finally {
+                r.close();
+            }
+            return null;
+        } catch (BasilException e) {
+            return e.getMessage();
+        } catch (XMLStreamException e) {
+            return BasilCodec.streamFailure("malformed response", e).getMessage();
+        }
     }
 }

@@ -66,14 +66,23 @@ final class ExchangeProcessor {
                     reply.complete(handle(exchange, reply));
                 } catch (RuntimeException | Error e) {
                     log.error("exchange {} failed inside the daemon", exchange.exchangeId(), e);
-                    reply.complete(Reply.rejected("internal error in the apbasil proxy: " + e, true));
+                    reply.complete(internalError(exchange, "internal error in the apbasil proxy: " + e));
                 }
             });
         } catch (RejectedExecutionException e) {
-            reply.complete(Reply.rejected("the apbasil proxy is busy: " + config.workers() + " workers and "
-                    + config.queue() + " queued requests; try again", true));
+            reply.complete(internalError(exchange, "the apbasil proxy is busy: " + config.workers()
+                    + " workers and " + config.queue() + " queued requests; try again"));
         }
         return reply;
+    }
+
+    /** A TRANSIENT answer when the daemon itself cannot serve: a BASIL FAILURE for BASIL, a rejection for admin. */
+    private static Reply internalError(Exchange exchange, String message) {
+        if (exchange.kind() == Exchange.Kind.BASIL) {
+            return BasilDocuments.failure(BasilDocuments.probe(exchange.payload()), true,
+                    BasilDocuments.SOURCE_DAEMON, message);
+        }
+        return Reply.rejected(message, true);
     }
 
     private Reply handle(Exchange exchange, CompletableFuture<Reply> reply) {
@@ -91,13 +100,16 @@ final class ExchangeProcessor {
             gatekeeper.authorizeBasil(caller, request.method());
         } catch (Gatekeeper.Refusal r) {
             log.warn("refused {} exchange {}: {}", request.method(), exchange.exchangeId(), r.getMessage());
-            return BasilDocuments.failure(request, r.isTransient(), "apbasil-proxy", r.getMessage());
+            return BasilDocuments.failure(request, r.isTransient(), BasilDocuments.SOURCE_SECURITY, r.getMessage());
+        }
+        if (request.problem() != null) {
+            return BasilDocuments.failure(request, false, BasilDocuments.SOURCE_REQUEST, request.problem());
         }
         Call call = new Call(exchange.payload(), request.protocol(), request.method(), request.queryType(),
                 caller, exchange.exchangeId());
         Duration limit = config.apbasilTimeout(call.methodKey());
         ScheduledFuture<?> guard = timers.schedule(() -> reply.complete(BasilDocuments.failure(request, true,
-                "apbasil-proxy", "the backend did not answer " + call.methodKey() + " within "
+                BasilDocuments.SOURCE_BACKEND, "the backend did not answer " + call.methodKey() + " within "
                         + limit.plus(GRACE).toMillis() + " ms")), limit.plus(GRACE).toNanos(), TimeUnit.NANOSECONDS);
         try {
             byte[] answer = memory.once(call, exchange.digest(), limit.plus(GRACE), () -> backend.call(call));
@@ -105,7 +117,7 @@ final class ExchangeProcessor {
         } catch (BackendException e) {
             log.warn("{} exchange {} from uid {}: {}", call.methodKey(), exchange.exchangeId(), caller.uid(),
                     e.getMessage());
-            return BasilDocuments.failure(request, e.isTransient(), backend.describe(), e.getMessage());
+            return BasilDocuments.failure(request, e.isTransient(), BasilDocuments.SOURCE_BACKEND, e.getMessage());
         } finally {
             guard.cancel(false);
         }

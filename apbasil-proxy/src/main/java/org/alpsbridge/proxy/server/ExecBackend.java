@@ -8,7 +8,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -37,6 +40,7 @@ public final class ExecBackend implements Backend {
 
     private static final Logger log = LoggerFactory.getLogger(ExecBackend.class);
     private static final int STDERR_KEPT = 4096;
+    private static final long STDERR_WAIT_MILLIS = 200;
 
     private final Path program;
     private final Function<String, Duration> timeoutFor;
@@ -98,7 +102,7 @@ public final class ExecBackend implements Backend {
         }, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         ByteArrayOutputStream stderr = new ByteArrayOutputStream();
         pumps.execute(() -> feed(child, call.request()));
-        pumps.execute(() -> keepHead(child.getErrorStream(), stderr));
+        Future<?> stderrDone = pumps.submit(() -> keepHead(child.getErrorStream(), stderr));
         try {
             byte[] out = readCapped(child);
             if (out == null) {
@@ -111,7 +115,7 @@ public final class ExecBackend implements Backend {
                 throw new BackendException(describe() + " did not answer " + call.methodKey() + " within "
                         + limit.toMillis() + " ms (apbasil_timeout); killed it", true);
             }
-            String err = stderrText(stderr);
+            String err = stderrText(stderrDone, stderr);
             if (status != 0) {
                 log.warn("{} exited with {} for {}; stderr: {}", describe(), status, call.methodKey(), err);
             } else if (!err.isEmpty()) {
@@ -175,7 +179,15 @@ public final class ExecBackend implements Backend {
         }
     }
 
-    private static String stderrText(ByteArrayOutputStream head) {
+    /** What the child wrote on stderr; waits briefly for the pump, since a grandchild may still hold it open. */
+    private static String stderrText(Future<?> done, ByteArrayOutputStream head) {
+        try {
+            done.get(STDERR_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // keep what has arrived
+        }
         synchronized (head) {
             return head.toString(StandardCharsets.UTF_8).strip();
         }

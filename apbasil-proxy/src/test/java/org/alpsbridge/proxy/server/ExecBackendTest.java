@@ -108,4 +108,26 @@ class ExecBackendTest {
             assertTrue(Integer.parseInt(count.strip()) <= 2, "saw " + count.strip() + " children at once");
         }
     }
+
+    @Test
+    void garbageOnStdoutIsATransientFailureThatSaysSo() throws Exception {
+        Path garbage = Fixtures.script(dir, "garbage", "cat >/dev/null; echo 'Segmentation fault (core dumped)'");
+        try (ExecBackend b = exec(garbage, 5000, 2, 1 << 20)) {
+            BackendException e = assertThrows(BackendException.class, () -> b.call(query(new byte[] {1})));
+            assertTrue(e.isTransient());
+            assertTrue(e.getMessage().contains("not a BASIL response"), e.getMessage());
+        }
+    }
+
+    @Test
+    void anApbasilThatDiesMidResponseIsNotPassedOnHalfWritten() throws Exception {
+        Path crash = Fixtures.script(dir, "crash", "cat >/dev/null; printf '<?xml version=\"1.0\"?>"
+                + "<BasilResponse protocol=\"1.0\"><ResponseData status=\"SUCC'; kill -9 $$");
+        try (ExecBackend b = exec(crash, 5000, 2, 1 << 20)) {
+            BackendException e = assertThrows(BackendException.class, () -> b.call(query(new byte[] {1})));
+            assertTrue(e.isTransient());
+            assertTrue(e.getMessage().contains("exited with status 137"), e.getMessage());
+            assertTrue(e.getMessage().contains("not a BASIL response"), e.getMessage());
+        }
+    }
 }

@@ -41,42 +41,39 @@ class ProxyDaemonTest {
         return ProxyConfig.defaults().with(Map.of("listen", listen, "auth", "none"));
     }
 
-    /** Answers with the request reversed, so a test can tell the answer belongs to its request. */
-    static final class Mirror implements Backend {
+    /** Answers every request with the ENGINE fixture and keeps what it was sent. */
+    static final class Canned implements Backend {
         final AtomicInteger calls = new AtomicInteger();
+        final java.util.List<Call> seen = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
 
         @Override
         public byte[] call(Call call) {
             calls.incrementAndGet();
-            byte[] r = call.request().clone();
-            for (int i = 0, j = r.length - 1; i < j; i++, j--) {
-                byte t = r[i];
-                r[i] = r[j];
-                r[j] = t;
-            }
-            return r;
+            seen.add(call);
+            return ENGINE;
         }
 
         @Override
         public String describe() {
-            return "mirror";
+            return "canned";
         }
     }
 
+    static final byte[] QUERY_ENGINE = Fixtures.basil("query-engine-1.0.xml");
+    static final byte[] ENGINE = Fixtures.basil("engine-response-1.0.xml");
+
     @Test
     void answersOneRequestPerConnectionOverTcp() throws Exception {
-        try (ProxyDaemon daemon = ProxyDaemon.builder().config(lab("127.0.0.1:0")).backend(new Mirror()).start()) {
-            byte[] answer = Apbasil.call(daemon.address().text(), "abc".getBytes(StandardCharsets.UTF_8), TIMEOUT);
-            assertEquals("cba", new String(answer, StandardCharsets.UTF_8));
+        try (ProxyDaemon daemon = ProxyDaemon.builder().config(lab("127.0.0.1:0")).backend(new Canned()).start()) {
+            assertArrayEquals(ENGINE, Apbasil.call(daemon.address().text(), QUERY_ENGINE, TIMEOUT));
         }
     }
 
     @Test
     void answersOverAUnixSocketAndRemovesItOnClose(@TempDir Path dir) throws Exception {
         Path sock = dir.resolve("apbasil.sock");
-        try (ProxyDaemon daemon = ProxyDaemon.builder().config(lab("unix:" + sock)).backend(new Mirror()).start()) {
-            byte[] answer = Apbasil.call("unix:" + sock, "xyz".getBytes(StandardCharsets.UTF_8), TIMEOUT);
-            assertEquals("zyx", new String(answer, StandardCharsets.UTF_8));
+        try (ProxyDaemon daemon = ProxyDaemon.builder().config(lab("unix:" + sock)).backend(new Canned()).start()) {
+            assertArrayEquals(ENGINE, Apbasil.call("unix:" + sock, QUERY_ENGINE, TIMEOUT));
         }
         assertFalse(sock.toFile().exists());
     }
@@ -84,13 +81,13 @@ class ProxyDaemonTest {
     @Test
     void decoratorsApplyInOrderInnermostFirst() throws Exception {
         StringBuilder order = new StringBuilder();
-        try (ProxyDaemon daemon = ProxyDaemon.builder().config(lab("127.0.0.1:0")).backend(new Mirror())
+        try (ProxyDaemon daemon = ProxyDaemon.builder().config(lab("127.0.0.1:0")).backend(new Canned())
                 .decorate(inner -> tagging(inner, "1", order))
                 .decorate(inner -> tagging(inner, "2", order))
                 .start()) {
-            Apbasil.call(daemon.address().text(), new byte[] {1}, TIMEOUT);
+            Apbasil.call(daemon.address().text(), QUERY_ENGINE, TIMEOUT);
             assertEquals("21", order.toString());
-            assertEquals("2(1(mirror))", daemon.backend().describe());
+            assertEquals("2(1(canned))", daemon.backend().describe());
         }
     }
 
@@ -111,7 +108,7 @@ class ProxyDaemonTest {
 
     @Test
     void adminCommandsReachTheirHandlerAndUnknownOnesAreNamed() throws Exception {
-        try (ProxyDaemon daemon = ProxyDaemon.builder().config(lab("127.0.0.1:0")).backend(new Mirror())
+        try (ProxyDaemon daemon = ProxyDaemon.builder().config(lab("127.0.0.1:0")).backend(new Canned())
                 .admin("echo", (args, caller) -> args.toString().getBytes(StandardCharsets.UTF_8))
                 .start()) {
             byte[] out = Apbasil.admin(daemon.address().text(), "echo", Map.of("k", "v"), TIMEOUT);
@@ -125,7 +122,7 @@ class ProxyDaemonTest {
     @Test
     void anOverLimitRequestIsRefusedWithTheReasonBeforeItIsRead() throws Exception {
         ProxyConfig config = lab("127.0.0.1:0").with(ProxyConfig.Key.MAX_REQUEST_BYTES, "1024");
-        Mirror mirror = new Mirror();
+        Canned mirror = new Canned();
         try (ProxyDaemon daemon = ProxyDaemon.builder().config(config).backend(mirror).start()) {
             Exchange big = new Exchange(Exchange.Kind.BASIL, "id", "", new byte[4 * 1024 * 1024]);
             Reply reply = ProxyConnection.roundTrip(daemon.address(), big, TIMEOUT, null, 1 << 20);
@@ -138,7 +135,7 @@ class ProxyDaemonTest {
     @Test
     void aRefusedConnectionIsReportedAsNotSentAndTransient() throws Exception {
         ProxyAddress nowhere;
-        try (ProxyDaemon daemon = ProxyDaemon.builder().config(lab("127.0.0.1:0")).backend(new Mirror()).start()) {
+        try (ProxyDaemon daemon = ProxyDaemon.builder().config(lab("127.0.0.1:0")).backend(new Canned()).start()) {
             nowhere = daemon.address();
         }
         ApbasilException e = org.junit.jupiter.api.Assertions.assertThrows(ApbasilException.class,
@@ -149,18 +146,28 @@ class ProxyDaemonTest {
     }
 
     @Test
-    void theSameBytesComeBackUnchanged() throws Exception {
-        byte[] all = new byte[256];
-        for (int i = 0; i < all.length; i++) {
-            all[i] = (byte) (255 - i);
+    void theBackendSeesTheRequestByteForByteWithItsMethodProtocolAndExchangeId() throws Exception {
+        Canned canned = new Canned();
+        try (ProxyDaemon daemon = ProxyDaemon.builder().config(lab("127.0.0.1:0")).backend(canned).start()) {
+            Apbasil.call(daemon.address().text(), QUERY_ENGINE, TIMEOUT);
         }
-        try (ProxyDaemon daemon = ProxyDaemon.builder().config(lab("127.0.0.1:0")).backend(new Mirror()).start()) {
-            byte[] answer = Apbasil.call(daemon.address().text(), all, TIMEOUT);
-            byte[] expected = new byte[256];
-            for (int i = 0; i < 256; i++) {
-                expected[i] = (byte) i;
-            }
-            assertArrayEquals(expected, answer);
+        Call call = canned.seen.get(0);
+        assertArrayEquals(QUERY_ENGINE, call.request());
+        assertEquals("QUERY/ENGINE", call.methodKey());
+        assertEquals("1.0", call.protocol());
+        assertEquals(36, call.exchangeId().length());
+    }
+
+    @Test
+    void aDocumentThatIsNotABasilRequestGetsAPermanentFailureWithoutReachingTheBackend() throws Exception {
+        Canned canned = new Canned();
+        try (ProxyDaemon daemon = ProxyDaemon.builder().config(lab("127.0.0.1:0")).backend(canned).start()) {
+            String answer = new String(Apbasil.call(daemon.address().text(),
+                    "<html/>".getBytes(StandardCharsets.UTF_8), TIMEOUT), StandardCharsets.UTF_8);
+            assertTrue(answer.contains("status=\"FAILURE\""), answer);
+            assertTrue(answer.contains("error_class=\"PERMANENT\""), answer);
+            assertTrue(answer.contains("root element is &lt;html&gt;") || answer.contains("root element is <html>"), answer);
         }
+        assertEquals(0, canned.calls.get());
     }
 }

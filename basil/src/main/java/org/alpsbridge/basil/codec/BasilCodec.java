@@ -19,7 +19,11 @@ import org.alpsbridge.basil.model.BasilRequest;
 import org.alpsbridge.basil.model.BasilResponse;
 import org.alpsbridge.basil.model.Confirmed;
 import org.alpsbridge.basil.model.Engine;
+import org.alpsbridge.basil.model.ApplicationStates;
 import org.alpsbridge.basil.model.Inventory;
+import org.alpsbridge.basil.model.Summary;
+import org.alpsbridge.basil.model.SystemInventory;
+import org.alpsbridge.basil.model.Topology;
 import org.alpsbridge.basil.model.Message;
 import org.alpsbridge.basil.model.Released;
 import org.alpsbridge.basil.model.ReservationStates;
@@ -39,7 +43,7 @@ public final class BasilCodec {
     private static final List<Class<?>> MODEL = List.of(
             BasilRequest.class, BasilResponse.class, Message.class,
             Engine.class, Reserved.class, Confirmed.class, Released.class, ReservationStates.class,
-            Inventory.class);
+            Inventory.class, Summary.class, SystemInventory.class, Topology.class, ApplicationStates.class);
 
     private static final byte[] DECLARATION = "<?xml version=\"1.0\"?>\n".getBytes(StandardCharsets.US_ASCII);
 

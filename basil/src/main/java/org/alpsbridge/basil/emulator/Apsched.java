@@ -9,6 +9,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.IntConsumer;
+import java.util.function.IntPredicate;
 import java.util.function.LongSupplier;
 
 /**
@@ -32,6 +34,8 @@ final class Apsched {
     private final String[][] labels;
     /** What is held on each node, or {@code null} for an idle node. */
     private final NodeUse[] use;
+    /** The changecount at which each node's data last changed (1: never since start). */
+    private final long[] changedAt;
     private final TreeMap<Long, Reservation> reservations = new TreeMap<>();
     private long nextReservationId = 1;
     private long nextApid = 1_000_001;
@@ -42,6 +46,8 @@ final class Apsched {
         final BitSet processors = new BitSet();
         final long[] pages;
         final List<Reservation> holders = new ArrayList<>(1);
+        /** The share of each holder on this node, in the order of {@link #holders}. */
+        final List<Reservation.Share> shares = new ArrayList<>(1);
         boolean accelerator;
 
         NodeUse(int segments) {
@@ -61,6 +67,8 @@ final class Apsched {
         roles = new Role[n];
         labels = new String[n][];
         use = new NodeUse[n];
+        changedAt = new long[n];
+        Arrays.fill(changedAt, 1);
         Arrays.fill(states, NodeState.UP);
         for (int i = 0; i < n; i++) {
             roles[i] = machine.initialRole(i) == Machine.ROLE_INTERACTIVE ? Role.INTERACTIVE : Role.BATCH;
@@ -100,40 +108,38 @@ final class Apsched {
 
     /** Sets nodes' state; the change counters move only if some node really changed. */
     void setState(int[] nids, NodeState state) {
-        int[] nodes = indices(nids);
-        boolean changed = false;
-        for (int node : nodes) {
-            changed |= states[node] != state;
-            states[node] = state;
-        }
-        if (changed) {
-            schedulingChange();
-        }
+        change(nids, node -> states[node] != state, node -> states[node] = state, true);
     }
 
     void setRole(int[] nids, Role role) {
-        int[] nodes = indices(nids);
-        boolean changed = false;
-        for (int node : nodes) {
-            changed |= roles[node] != role;
-            roles[node] = role;
-        }
-        if (changed) {
-            schedulingChange();
-        }
+        change(nids, node -> roles[node] != role, node -> roles[node] = role, true);
     }
 
     /** Replaces nodes' labels: node data, but not what SUMMARY's schedchangecount follows. */
     void setLabels(int[] nids, String... names) {
-        for (int node : indices(nids)) {
-            labels[node] = names.clone();
-        }
-        changeCount++;
+        change(nids, node -> !Arrays.equals(labels[node], names), node -> labels[node] = names.clone(), false);
     }
 
-    private void schedulingChange() {
-        changeCount++;
-        schedChangeCount++;
+    /** Applies a node change; the counters move once, and only if some node really changed. */
+    private void change(int[] nids, IntPredicate differs, IntConsumer apply, boolean scheduling) {
+        int[] nodes = indices(nids);
+        boolean changed = false;
+        for (int node : nodes) {
+            if (differs.test(node)) {
+                if (!changed) {
+                    changeCount++;
+                    schedChangeCount += scheduling ? 1 : 0;
+                    changed = true;
+                }
+                apply.accept(node);
+                changedAt[node] = changeCount;
+            }
+        }
+    }
+
+    /** The changecount at which the node's data last changed. */
+    long changedAt(int node) {
+        return changedAt[node];
     }
 
     private int[] indices(int[] nids) {
@@ -155,6 +161,11 @@ final class Apsched {
     /** The reservations holding something on the node, oldest first; empty if idle. */
     List<Reservation> holders(int node) {
         return use[node] == null ? List.of() : List.copyOf(use[node].holders);
+    }
+
+    /** What each of {@link #holders(int)} holds on the node, in the same order. */
+    List<Reservation.Share> shares(int node) {
+        return use[node] == null ? List.of() : List.copyOf(use[node].shares);
     }
 
     Collection<Reservation> reservations() {
@@ -198,6 +209,9 @@ final class Apsched {
     }
 
     private void hold(Reservation r) {
+        if (r.basilApid == 0) {
+            r.basilApid = nextApid++;
+        }
         reservations.put(r.id, r);
         for (Reservation.Share s : r.shares) {
             NodeUse u = use[s.node()];
@@ -210,6 +224,7 @@ final class Apsched {
             }
             u.accelerator |= s.accelerator();
             u.holders.add(r);
+            u.shares.add(s);
         }
     }
 
@@ -217,7 +232,9 @@ final class Apsched {
         reservations.remove(r.id);
         for (Reservation.Share s : r.shares) {
             NodeUse u = use[s.node()];
-            u.holders.remove(r);
+            int k = u.holders.indexOf(r);
+            u.holders.remove(k);
+            u.shares.remove(k);
             if (u.holders.isEmpty()) {
                 use[s.node()] = null;
                 continue;
@@ -672,7 +689,8 @@ final class Apsched {
         }
         Reservation.Command c = r.commands.get(0);
         long apid = nextApid++;
-        r.applications.add(new Reservation.Application(apid, 12795, 12795, Math.max(1, now()), cmd, c.width(), c.depth(), c.nppn()));
+        long uid = Views.userId(r.user);
+        r.applications.add(new Reservation.Application(apid, uid, uid, Math.max(1, now()), cmd, c.width(), c.depth(), c.nppn()));
         return apid;
     }
 

@@ -2,6 +2,8 @@ package org.alpsbridge.basil.emulator;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.alpsbridge.basil.model.ReserveParam;
+import org.alpsbridge.basil.nodes.NidSet;
 
 /**
  * One ReserveParam in the emulator's own terms: a homogeneous group of PEs to place. Zero means "not
@@ -28,6 +30,60 @@ record Demand(String architecture, long width, long depth, long nppn, long npps,
         labels = List.copyOf(labels);
         nodeLists = List.copyOf(nodeLists);
         accels = List.copyOf(accels);
+    }
+
+    /**
+     * The demand of one ReserveParam. Only the first MemoryParam counts (ALPS takes one memory size per
+     * command); NodeParam texts are parsed as NID range lists.
+     *
+     * @throws Rejection (SYNTAX) for a missing width, a bad number or a bad NID list
+     */
+    static Demand of(ReserveParam p) throws Rejection {
+        if (p.width() == null) {
+            throw Rejection.syntax("ALPS error: ReserveParam needs a width");
+        }
+        Builder b = width(p.width())
+                .architecture(p.architecture() == null ? "XT" : p.architecture())
+                .depth(orZero(p.depth()))
+                .nppn(orZero(p.nppn()))
+                .npps(orZero(p.npps()))
+                .nspn(orZero(p.nspn()))
+                .nppcu(orZero(p.nppcu()))
+                .shared("SHARED".equals(p.reservationMode()))
+                .gpcMode(p.gpcMode());
+        if (p.segments() != null && !p.segments().isBlank()) {
+            b.segments(ints("segments", p.segments()));
+        }
+        if (!p.memoryParams().isEmpty()) {
+            ReserveParam.MemoryParam m = p.memoryParams().get(0);
+            b.memory(m.type() == null ? "OS" : m.type(), orZero(m.sizeMb()));
+        }
+        for (ReserveParam.LabelParam l : p.labelParams()) {
+            b.label(l.name(), !"SOFT".equals(l.type()), !"REPEL".equals(l.disposition()));
+        }
+        for (String text : p.nodeParams()) {
+            b.nodes(ints("NodeParam", text));
+        }
+        for (ReserveParam.AccelParam a : p.accelParams()) {
+            b.accel(a.type() == null ? "GPU" : a.type(), a.family(), orZero(a.memoryMb()));
+        }
+        return b.build();
+    }
+
+    private static long orZero(Long v) {
+        return v == null ? 0 : v;
+    }
+
+    private static int[] ints(String what, String rangeList) throws Rejection {
+        try {
+            NidSet set = NidSet.parse(rangeList);
+            if (!set.isEmpty() && set.last() > Integer.MAX_VALUE) {
+                throw Rejection.transientFailure("ALPS error: apsched: node " + set.last() + " is not a compute node known to ALPS");
+            }
+            return set.stream().mapToInt(v -> (int) v).toArray();
+        } catch (IllegalArgumentException e) {
+            throw Rejection.syntax("ALPS error: bad " + what + " '" + rangeList + "': " + e.getMessage());
+        }
     }
 
     static Builder width(long width) {

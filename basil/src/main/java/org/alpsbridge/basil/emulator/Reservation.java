@@ -43,6 +43,8 @@ final class Reservation {
     final List<Command> commands;
     final List<Share> shares;
     final List<Application> applications = new ArrayList<>();
+    /** APID of the {@code cmd="BASIL"} pseudo-application; given when ALPS takes the reservation. */
+    long basilApid;
     long pagg;
     boolean suspended;
     /** RELEASE arrived while applications still ran: the reservation goes when the last one ends. */

@@ -15,6 +15,8 @@ import org.alpsbridge.basil.model.Processor;
 import org.alpsbridge.basil.model.Reservation;
 import org.alpsbridge.basil.model.Segment;
 import org.alpsbridge.basil.model.Socket;
+import org.alpsbridge.basil.model.Summary;
+import org.alpsbridge.basil.nodes.NidSet;
 
 /** Maps the full document model ({@link Inventory}) into the version-neutral views. */
 public final class Inventories {
@@ -39,6 +41,30 @@ public final class Inventories {
             views.add(reservation(r));
         }
         return views;
+    }
+
+    /**
+     * The SUMMARY answer for these nodes, in the shape {@link Summary} defines: NodeSummary Up = nodes whose state
+     * is {@code UP}, Down = all others; AccelSummary (only when some node has an accelerator) Up = nodes whose
+     * accelerators are all {@code UP}, Down = nodes with one that is not.
+     */
+    public static Summary summary(long schedchangecount, Iterable<NodeView> nodes) {
+        java.util.stream.LongStream.Builder up = java.util.stream.LongStream.builder();
+        java.util.stream.LongStream.Builder down = java.util.stream.LongStream.builder();
+        java.util.stream.LongStream.Builder accelUp = java.util.stream.LongStream.builder();
+        java.util.stream.LongStream.Builder accelDown = java.util.stream.LongStream.builder();
+        boolean accelerators = false;
+        for (NodeView n : nodes) {
+            ("UP".equals(n.state()) ? up : down).add(n.nodeId());
+            if (!n.accelerators().isEmpty()) {
+                accelerators = true;
+                boolean allUp = n.accelerators().stream().allMatch(a -> "UP".equals(a.state()));
+                (allUp ? accelUp : accelDown).add(n.nodeId());
+            }
+        }
+        return Summary.of(schedchangecount, NidSet.copyOf(up.build()), NidSet.copyOf(down.build()),
+                accelerators ? NidSet.copyOf(accelUp.build()) : null,
+                accelerators ? NidSet.copyOf(accelDown.build()) : null);
     }
 
     /** One node. */

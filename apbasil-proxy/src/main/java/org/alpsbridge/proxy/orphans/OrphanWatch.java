@@ -1,0 +1,355 @@
+package org.alpsbridge.proxy.orphans;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.alpsbridge.basil.codec.BasilCodec;
+import org.alpsbridge.basil.codec.BasilException;
+import org.alpsbridge.basil.inventory.InventoryHeader;
+import org.alpsbridge.basil.inventory.NodeView;
+import org.alpsbridge.basil.inventory.ReservationView;
+import org.alpsbridge.basil.model.BasilRequest;
+import org.alpsbridge.basil.model.BasilResponse;
+import org.alpsbridge.basil.model.Method;
+import org.alpsbridge.basil.model.Reserved;
+import org.alpsbridge.basil.model.ResponseData;
+import org.alpsbridge.basil.nodes.NidSet;
+import org.alpsbridge.proxy.backend.Backend;
+import org.alpsbridge.proxy.backend.BackendException;
+import org.alpsbridge.proxy.backend.Call;
+import org.alpsbridge.proxy.backend.Caller;
+import org.alpsbridge.proxy.stats.Counter;
+import org.alpsbridge.proxy.stats.JsonText;
+import org.alpsbridge.proxy.stats.Stats;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Finds orphan reservations: a decorator that notes every RESERVE and RELEASE the proxy forwards, and an
+ * {@link #inspect inspection} of each full inventory the policy fetches. Releases them safely on request:
+ * RELEASE first (through the decorated chain, so the policy's cache and this watch see it), then
+ * {@code apkill -9} for each application launched in the reservation, as Slurm did (PROTOCOL.md §12).
+ *
+ * <p>Thread-safe.
+ */
+public final class OrphanWatch {
+
+    private static final Logger log = LoggerFactory.getLogger(OrphanWatch.class);
+
+    private final BasilCodec codec = BasilCodec.standard();
+    private final Detector detector = new Detector();
+    private final JobSource jobs;
+    private final Apkill apkill;
+    private final Counter found;
+    private final Counter releases;
+    private final Counter detectionSeconds;
+    private Backend chain;
+    private Map<Long, Orphan> current = Map.of();
+    private Inspection last;
+
+    /** What the last inspection saw, for listings. */
+    private record Inspection(Instant at, long inventoryTime, String protocol, int reservations, String jobSourceError) {
+    }
+
+    /**
+     * @param jobs the scheduler's job list, or null to judge reservations without it
+     * @param apkill the {@code apkill} program (cray.conf default {@code /usr/bin/apkill})
+     * @param commandTimeout how long {@code apkill} may take
+     * @param stats where the counters and the {@code orphans} gauge go
+     */
+    public OrphanWatch(JobSource jobs, Path apkill, Duration commandTimeout, Stats stats) {
+        this.jobs = jobs;
+        this.apkill = new Apkill(apkill, commandTimeout);
+        this.found = stats.counter("orphans_found", "Orphan reservations found, by reason.", "reason");
+        this.releases = stats.counter("orphans_released", "Orphan reservations released, by outcome.", "outcome");
+        this.detectionSeconds = stats.counter("orphans_detection_seconds",
+                "Sum of the ages (ALPS clock) at which orphans made behind the proxy's back were found.", null);
+        stats.gauge("orphans", "Orphan reservations in the last full inventory.", () -> orphans().size());
+    }
+
+    /** Wraps the chain below this point: RESERVE and RELEASE results are noted on the way back. */
+    public synchronized Backend decorate(Backend inner) {
+        Backend watched = new Watched(inner);
+        chain = watched;
+        return watched;
+    }
+
+    /**
+     * Judges the reservations of one full inventory straight from the backend.
+     *
+     * @param fetchStartedNanos {@link System#nanoTime()} when the fetch of this inventory started
+     */
+    public void inspect(InventoryHeader header, List<NodeView> nodes, List<ReservationView> reservations, long fetchStartedNanos) {
+        Map<Long, List<Long>> held = new HashMap<>();
+        for (NodeView n : nodes) {
+            for (Long id : n.reservations()) {
+                held.computeIfAbsent(id, k -> new ArrayList<>()).add(n.nodeId());
+            }
+        }
+        List<Seen> seen = new ArrayList<>(reservations.size());
+        for (ReservationView r : reservations) {
+            List<Long> nids = held.getOrDefault(r.reservationId(), List.of());
+            seen.add(new Seen(r.reservationId(), r.userName(), r.accountName(), r.batchId(),
+                    r.timeStamp() == null ? 0 : r.timeStamp(), NidSet.copyOf(nids.stream().mapToLong(Long::longValue)),
+                    r.launchedApplicationIds()));
+        }
+        Set<String> live = null;
+        String jobError = null;
+        if (jobs != null) {
+            try {
+                live = jobs.liveJobIds();
+            } catch (IOException e) {
+                jobError = e.getMessage();
+                log.warn("orphans: job source failed, reservations are not judged by their jobs this time: {}", jobError);
+            }
+        }
+        long inventoryTime = header.timestamp() != null ? header.timestamp() : Instant.now().getEpochSecond();
+        synchronized (this) {
+            Map<Long, Orphan> now = detector.judge(seen, inventoryTime, fetchStartedNanos, live);
+            for (Orphan o : now.values()) {
+                if (!current.containsKey(o.reservationId())) {
+                    o.reasons().forEach(r -> found.increment(r.label()));
+                    if (o.reasons().contains(Reason.NOT_CREATED_BY_PROXY)) {
+                        detectionSeconds.add("", o.ageSeconds());
+                    }
+                    log.warn("orphans: reservation {} is an orphan ({}): user {}, batch id {}, nodes {}, age {} s",
+                            o.reservationId(), o.why(), o.user(), o.batchId(), o.nids(), o.ageSeconds());
+                }
+            }
+            current = now;
+            last = new Inspection(Instant.now(), inventoryTime, header.protocol(), reservations.size(), jobError);
+        }
+    }
+
+    /** The orphans of the last inspection, in inventory order. */
+    public synchronized List<Orphan> orphans() {
+        return List.copyOf(current.values());
+    }
+
+    /**
+     * Releases orphans the safe way: RELEASE, then {@code apkill -9} for each launched application once
+     * ALPS took the RELEASE (a reservation ALPS no longer knows counts as released).
+     *
+     * @param ids the reservations to release; each must be an orphan of the last inspection
+     */
+    public List<ReleaseOutcome> release(Collection<Long> ids) {
+        List<Orphan> targets = new ArrayList<>();
+        Backend through;
+        String protocol;
+        synchronized (this) {
+            for (Long id : ids) {
+                Orphan o = current.get(id);
+                if (o == null) {
+                    throw new IllegalArgumentException("reservation " + id + " is not an orphan of the last inventory");
+                }
+                targets.add(o);
+            }
+            through = chain;
+            protocol = last == null || last.protocol() == null || last.protocol().isEmpty() ? "1.0" : last.protocol();
+        }
+        if (through == null) {
+            throw new IllegalStateException("orphans: the watch is not part of a backend chain");
+        }
+        List<ReleaseOutcome> outcomes = new ArrayList<>();
+        for (Orphan o : targets) {
+            outcomes.add(releaseOne(through, protocol, o));
+        }
+        return outcomes;
+    }
+
+    private ReleaseOutcome releaseOne(Backend through, String protocol, Orphan o) {
+        String message;
+        boolean released;
+        try {
+            byte[] request = codec.write(BasilRequest.release(protocol, o.reservationId()));
+            ResponseData answer = codec.readResponse(through.call(new Call(request, protocol, "RELEASE", null,
+                    Caller.UNAUTHENTICATED, null))).responseData();
+            released = answer.isSuccess() || answer.messageText().contains("No entry for resId");
+            message = answer.isSuccess() ? "released" : answer.messageText();
+        } catch (BasilException | BackendException e) {
+            released = false;
+            message = e.getMessage();
+        }
+        List<ReleaseOutcome.Kill> kills = new ArrayList<>();
+        if (released) {
+            for (long apid : o.apids()) {
+                kills.add(apkill.kill(apid));
+            }
+        }
+        boolean killedAll = kills.stream().allMatch(ReleaseOutcome.Kill::succeeded);
+        String outcome = !released ? "release-failed" : killedAll ? "released" : "apkill-failed";
+        releases.increment(outcome);
+        log.warn("orphans: released reservation {}: {}{}", o.reservationId(), message,
+                kills.isEmpty() ? "" : ", apkill " + kills.stream().map(k -> k.apid() + "=" + k.exitStatus()).collect(Collectors.joining(",")));
+        return new ReleaseOutcome(o.reservationId(), released, message, kills);
+    }
+
+    /**
+     * The admin handler behind {@code alpsbridge proxy orphans}: {@code release=true} releases every
+     * orphan first; {@code format=json} answers one JSON object, anything else a table.
+     */
+    public byte[] admin(Map<String, String> args) {
+        Map<Long, ReleaseOutcome> outcomes = new LinkedHashMap<>();
+        List<Orphan> listed = orphans();
+        if (Boolean.parseBoolean(args.getOrDefault("release", "false"))) {
+            release(listed.stream().map(Orphan::reservationId).toList()).forEach(r -> outcomes.put(r.reservationId(), r));
+        }
+        Inspection seen;
+        synchronized (this) {
+            seen = last;
+        }
+        String text = "json".equals(args.get("format")) ? json(seen, listed, outcomes) : table(seen, listed, outcomes);
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private String json(Inspection seen, List<Orphan> listed, Map<Long, ReleaseOutcome> outcomes) {
+        StringBuilder j = new StringBuilder(256);
+        j.append("{\"inspectedAt\":").append(seen == null ? "null" : JsonText.quote(seen.at().toString()))
+                .append(",\"inventoryTimestamp\":").append(seen == null ? "null" : seen.inventoryTime())
+                .append(",\"reservations\":").append(seen == null ? 0 : seen.reservations())
+                .append(",\"jobSource\":").append(jobs == null ? "null" : JsonText.quote(jobs.describe()))
+                .append(",\"jobSourceError\":").append(seen == null ? "null" : JsonText.quote(seen.jobSourceError()))
+                .append(",\"orphans\":[");
+        String sep = "";
+        for (Orphan o : listed) {
+            j.append(sep).append("{\"reservationId\":").append(o.reservationId())
+                    .append(",\"user\":").append(JsonText.quote(o.user()))
+                    .append(",\"account\":").append(JsonText.quote(o.account()))
+                    .append(",\"batchId\":").append(JsonText.quote(o.batchId()))
+                    .append(",\"nodes\":").append(JsonText.quote(o.nids().toString()))
+                    .append(",\"nodeCount\":").append(o.nids().size())
+                    .append(",\"ageSeconds\":").append(o.ageSeconds())
+                    .append(",\"reasons\":[").append(o.reasons().stream().map(r -> JsonText.quote(r.label())).collect(Collectors.joining(",")))
+                    .append("],\"why\":").append(JsonText.quote(o.why()))
+                    .append(",\"apids\":").append(o.apids());
+            ReleaseOutcome r = outcomes.get(o.reservationId());
+            if (r != null) {
+                j.append(",\"release\":").append(r.toJson());
+            }
+            j.append('}');
+            sep = ",";
+        }
+        return j.append("]}\n").toString();
+    }
+
+    private String table(Inspection seen, List<Orphan> listed, Map<Long, ReleaseOutcome> outcomes) {
+        StringBuilder t = new StringBuilder(256);
+        if (seen == null) {
+            return "no full inventory inspected yet\n";
+        }
+        t.append(String.format(Locale.ROOT, "inventory of %s (ALPS time %d): %d reservations, %d orphans; jobs from %s%s%n",
+                seen.at(), seen.inventoryTime(), seen.reservations(), listed.size(), jobs == null ? "(none)" : jobs.describe(),
+                seen.jobSourceError() == null ? "" : " (failed: " + seen.jobSourceError() + ")"));
+        if (listed.isEmpty()) {
+            return t.toString();
+        }
+        String row = "%-10s %-12s %-10s %-10s %-20s %8s  %s%n";
+        t.append(String.format(Locale.ROOT, row, "RESID", "USER", "ACCOUNT", "BATCH", "NODES", "AGE", "WHY"));
+        for (Orphan o : listed) {
+            ReleaseOutcome r = outcomes.get(o.reservationId());
+            t.append(String.format(Locale.ROOT, row, o.reservationId(), o.user(), o.account(), o.batchId(), o.nids(),
+                    o.ageSeconds() + "s", o.why() + (r == null ? "" : " -> " + r.summary())));
+        }
+        return t.toString();
+    }
+
+    private final class Watched implements Backend {
+        private final Backend inner;
+
+        Watched(Backend inner) {
+            this.inner = inner;
+        }
+
+        @Override
+        public byte[] call(Call call) throws BackendException {
+            if ("RESERVE".equals(call.method())) {
+                return reserve(call);
+            }
+            if ("RELEASE".equals(call.method())) {
+                return release(call);
+            }
+            return inner.call(call);
+        }
+
+        private byte[] reserve(Call call) throws BackendException {
+            synchronized (OrphanWatch.this) {
+                detector.reserveStarted();
+            }
+            Long id = null;
+            try {
+                byte[] response = inner.call(call);
+                id = reservedId(response);
+                return response;
+            } finally {
+                synchronized (OrphanWatch.this) {
+                    detector.reserveEnded(id, System.nanoTime());
+                }
+            }
+        }
+
+        private byte[] release(Call call) throws BackendException {
+            Long id;
+            try {
+                id = codec.readRequest(call.request()).reservationId();
+            } catch (BasilException e) {
+                id = null;
+            }
+            if (id == null) {
+                return inner.call(call); // the backend will reject it; nothing to note
+            }
+            synchronized (OrphanWatch.this) {
+                detector.releaseStarted(id);
+            }
+            boolean ok = false;
+            try {
+                byte[] response = inner.call(call);
+                ok = succeeded(response);
+                return response;
+            } finally {
+                synchronized (OrphanWatch.this) {
+                    detector.releaseEnded(id, ok, System.nanoTime());
+                }
+            }
+        }
+
+        private Long reservedId(byte[] response) {
+            try {
+                BasilResponse r = codec.readResponse(response);
+                return r.responseData().isSuccess() && r.responseData().method() == Method.RESERVE
+                        ? r.responseData().content(Reserved.class).map(Reserved::reservationId).orElse(null)
+                        : null;
+            } catch (BasilException e) {
+                return null;
+            }
+        }
+
+        private boolean succeeded(byte[] response) {
+            try {
+                return codec.readResponse(response).responseData().isSuccess();
+            } catch (BasilException e) {
+                return false;
+            }
+        }
+
+        @Override
+        public String describe() {
+            return inner.describe();
+        }
+
+        @Override
+        public void close() {
+            inner.close();
+        }
+    }
+}

@@ -1,0 +1,157 @@
+package org.alpsbridge.basil.emulator;
+
+import java.util.Objects;
+import org.alpsbridge.basil.model.ErrorClass;
+import org.alpsbridge.basil.model.Method;
+
+/**
+ * Fault and scenario controls of an {@link Emulator}, for tests and operators: node states and roles,
+ * method faults, reservations made behind the scheduler's back, lost releases. Thread-safe.
+ *
+ * <p>Method faults stay until {@link #clearFaults()} or until another fault is set for the same method.
+ * Node and reservation changes take effect at once and move the change counters as a real ALPS would.
+ *
+ * @throws IllegalArgumentException from every method given a NID the machine does not have, an unknown
+ *         state or role, or a reservation that does not exist
+ */
+public final class Control {
+
+    private final Emulator emulator;
+
+    Control(Emulator emulator) {
+        this.emulator = emulator;
+    }
+
+    /** Sets nodes' state: {@code UP}, {@code DOWN}, {@code UNAVAILABLE}, {@code ROUTING}, {@code SUSPECT}, {@code ADMIN}, {@code UNKNOWN}. */
+    public void setState(int[] nids, String state) {
+        NodeState s = NodeState.parse(state);
+        emulator.changing(() -> {
+            emulator.apsched().setState(nids, s);
+            return null;
+        });
+    }
+
+    /** Sets nodes' role: {@code BATCH} or {@code INTERACTIVE}. */
+    public void setRole(int[] nids, String role) {
+        Role r = Role.parse(role);
+        emulator.changing(() -> {
+            emulator.apsched().setRole(nids, r);
+            return null;
+        });
+    }
+
+    /** Replaces nodes' labels (what LabelParam matches); an empty list removes them. */
+    public void setLabels(int[] nids, String... labels) {
+        emulator.changing(() -> {
+            emulator.apsched().setLabels(nids, labels);
+            return null;
+        });
+    }
+
+    /** Makes every call of {@code method} fail with this class and message (error_source BACKEND). */
+    public void fail(Method method, ErrorClass errorClass, String message) {
+        set(method, new Faults.Fault(Faults.Kind.FAIL, Objects.requireNonNull(errorClass, "errorClass"),
+                Objects.requireNonNull(message, "message"), 0, 0));
+    }
+
+    /** Makes every call of {@code method} answer bytes that are not XML. */
+    public void garbage(Method method) {
+        set(method, new Faults.Fault(Faults.Kind.GARBAGE, null, null, 0, 0));
+    }
+
+    /** Makes every call of {@code method} answer the first half of its real response. */
+    public void truncate(Method method) {
+        set(method, new Faults.Fault(Faults.Kind.TRUNCATE, null, null, 0, 0));
+    }
+
+    /** Delays every call of {@code method} by {@code millis} before answering it normally. */
+    public void slow(Method method, long millis) {
+        latency(method, millis, 0);
+    }
+
+    /**
+     * The optional latency model: delays every call of {@code method} by {@code millis} plus a uniform
+     * random extra of up to {@code jitterMillis} (seeded, so runs repeat). Off unless set; it stands in for
+     * a real ALPS's round trips to compute nodes in proxy-policy tests and is never on in a benchmark.
+     */
+    public void latency(Method method, long millis, long jitterMillis) {
+        if (millis < 0 || jitterMillis < 0) {
+            throw new IllegalArgumentException("delays must not be negative");
+        }
+        set(method, new Faults.Fault(Faults.Kind.SLOW, null, null, millis, jitterMillis));
+    }
+
+    /** Makes every call of {@code method} block until the fault is cleared (or the calling thread is interrupted). */
+    public void hang(Method method) {
+        set(method, new Faults.Fault(Faults.Kind.HANG, null, null, 0, 0));
+    }
+
+    /** Removes every method fault and a pending lost release, and wakes hung calls. */
+    public void clearFaults() {
+        emulator.faults().clear();
+    }
+
+    /** The next RELEASE of an existing reservation answers SUCCESS but leaves the reservation in place. */
+    public void loseNextRelease() {
+        emulator.faults().loseNextRelease(true);
+    }
+
+    /**
+     * Creates a confirmed reservation on whole nodes behind the scheduler's back, with one running aprun
+     * application: an orphan for Slurm's inventory scan. Use batch id {@code "UNKNOWN"} for what aprun on an
+     * interactive node creates (never an orphan). Ignores node state and role, not other reservations.
+     *
+     * @return the new reservation id
+     */
+    public long plantReservation(String user, String batchId, int... nids) {
+        if (nids.length == 0) {
+            throw new IllegalArgumentException("a planted reservation needs at least one NID");
+        }
+        return emulator.changing(() -> emulator.apsched().plant(user, batchId, nids).id);
+    }
+
+    /** Starts an aprun application in a reservation; returns its APID. */
+    public long launch(long reservationId, String cmd) {
+        return emulator.changing(() -> emulator.apsched().launch(reservationId, cmd));
+    }
+
+    /** Ends an application as apkill would; false if no reservation runs it. */
+    public boolean kill(long apid) {
+        return emulator.changing(() -> emulator.apsched().kill(apid));
+    }
+
+    /** Ids of the reservations ALPS holds, ascending. */
+    public long[] reservationIds() {
+        return emulator.reading(() -> emulator.apsched().reservationIds());
+    }
+
+    /** The NodeArray {@code changecount}: moves with any change of node data other than allocations. */
+    public long changeCount() {
+        return emulator.reading(() -> emulator.apsched().changeCount());
+    }
+
+    /** The {@code schedchangecount} of NodeArray and SUMMARY: moves when a node's state or role changes. */
+    public long schedChangeCount() {
+        return emulator.reading(() -> emulator.apsched().schedChangeCount());
+    }
+
+    /** The NIDs of a reservation's nodes, in placement order. */
+    public int[] reservationNodes(long reservationId) {
+        return emulator.reading(() -> {
+            Reservation r = emulator.apsched().reservation(reservationId);
+            if (r == null) {
+                throw new IllegalArgumentException("no reservation " + reservationId);
+            }
+            int[] nodes = r.nodes();
+            int[] nids = new int[nodes.length];
+            for (int i = 0; i < nodes.length; i++) {
+                nids[i] = emulator.apsched().machine().nid(nodes[i]);
+            }
+            return nids;
+        });
+    }
+
+    private void set(Method method, Faults.Fault fault) {
+        emulator.faults().set(Objects.requireNonNull(method, "method"), fault);
+    }
+}

@@ -1,0 +1,120 @@
+package org.alpsbridge.basil.emulator;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.alpsbridge.basil.inventory.NodeView;
+import org.alpsbridge.basil.inventory.ReservationView;
+
+/**
+ * The emulator's state as the version-neutral inventory views the inventory writer turns into any
+ * protocol's shape. Ordinals are local, as in real 1.3 output: segments per socket, compute units per
+ * segment, processors per compute unit. Memory sits on the segments (the placement of CLE 5.1 and of 5.2
+ * UP03 and later). The parts of an idle node are shared between nodes of one hardware kind, which keeps
+ * a 100,000-node inventory cheap to produce.
+ */
+final class Views {
+
+    private static final String ARCHITECTURE = "x86_64";
+
+    private final Apsched apsched;
+    private final Map<Hardware, List<NodeView.Socket>> idleSockets = new HashMap<>();
+
+    Views(Apsched apsched) {
+        this.apsched = apsched;
+    }
+
+    NodeView node(int node) {
+        Machine m = apsched.machine();
+        Hardware hw = m.hardware(node);
+        List<Reservation> holders = apsched.holders(node);
+        List<Reservation.Share> shares = apsched.shares(node);
+        List<NodeView.Socket> sockets = holders.isEmpty()
+                ? idleSockets.computeIfAbsent(hw, h -> sockets(h, List.of(), List.of()))
+                : sockets(hw, holders, shares);
+        List<NodeView.Label> labels = new ArrayList<>();
+        for (String l : apsched.labels(node)) {
+            labels.add(new NodeView.Label(l, "HARD", "ATTRACT"));
+        }
+        List<NodeView.Accelerator> accels = new ArrayList<>();
+        if (hw.accelerator() != null) {
+            List<Long> holding = new ArrayList<>();
+            for (int i = 0; i < shares.size(); i++) {
+                if (shares.get(i).accelerator()) {
+                    holding.add(holders.get(i).id);
+                }
+            }
+            Hardware.Accelerator a = hw.accelerator();
+            accels.add(new NodeView.Accelerator(0, "GPU", "UP", a.family(), a.memoryMb(), a.clockMhz(), holding));
+        }
+        int nid = m.nid(node);
+        // Gemini routers serve two nodes each; Aries nodes carry no router_id.
+        Long router = hw.aries() ? null : (long) (nid / 2);
+        return new NodeView(nid, m.name(node), "XT", apsched.role(node).name(), apsched.state(node).name(), router,
+                sockets, List.of(), labels, accels);
+    }
+
+    private static List<NodeView.Socket> sockets(Hardware hw, List<Reservation> holders, List<Reservation.Share> shares) {
+        List<NodeView.Socket> sockets = new ArrayList<>(hw.sockets());
+        for (int s = 0; s < hw.sockets(); s++) {
+            List<NodeView.Segment> segments = new ArrayList<>(hw.segmentsPerSocket());
+            for (int g = 0; g < hw.segmentsPerSocket(); g++) {
+                int segment = s * hw.segmentsPerSocket() + g;
+                List<NodeView.Core> cores = new ArrayList<>(hw.cusPerSegment());
+                for (int c = 0; c < hw.cusPerSegment(); c++) {
+                    List<NodeView.Thread> threads = new ArrayList<>(hw.threadsPerCu());
+                    for (int t = 0; t < hw.threadsPerCu(); t++) {
+                        int processor = (segment * hw.cusPerSegment() + c) * hw.threadsPerCu() + t;
+                        threads.add(new NodeView.Thread(t, holding(holders, shares, processor)));
+                    }
+                    cores.add(new NodeView.Core(c, threads));
+                }
+                List<NodeView.MemoryAllocation> allocations = new ArrayList<>();
+                for (int i = 0; i < shares.size(); i++) {
+                    long pages = shares.get(i).pages()[segment];
+                    if (pages > 0) {
+                        allocations.add(new NodeView.MemoryAllocation(holders.get(i).id, pages));
+                    }
+                }
+                NodeView.Memory memory = new NodeView.Memory("OS", Hardware.PAGE_SIZE_KB, hw.segmentPages(segment), allocations);
+                segments.add(new NodeView.Segment(g, cores, List.of(memory), List.of()));
+            }
+            sockets.add(new NodeView.Socket(s, ARCHITECTURE, hw.clockMhz(), segments));
+        }
+        return sockets;
+    }
+
+    private static List<Long> holding(List<Reservation> holders, List<Reservation.Share> shares, int processor) {
+        List<Long> ids = List.of();
+        for (int i = 0; i < shares.size(); i++) {
+            if (shares.get(i).processors().get(processor)) {
+                ids = ids.isEmpty() ? new ArrayList<>(1) : ids;
+                ids.add(holders.get(i).id);
+            }
+        }
+        return ids;
+    }
+
+    static ReservationView reservation(Reservation r) {
+        List<ReservationView.Application> apps = new ArrayList<>();
+        List<ReservationView.Command> basil = new ArrayList<>();
+        for (Reservation.Command c : r.commands) {
+            basil.add(new ReservationView.Command(c.width(), c.depth(), c.nppn(), c.memoryMb(), c.architecture(), "BASIL"));
+        }
+        long uid = userId(r.user);
+        apps.add(new ReservationView.Application(r.basilApid, uid, uid, 0, basil));
+        long memory = r.commands.get(0).memoryMb();
+        for (Reservation.Application a : r.applications) {
+            apps.add(new ReservationView.Application(a.apid(), a.userId(), a.groupId(), a.timeStamp(),
+                    List.of(new ReservationView.Command(a.width(), a.depth(), a.nppn(), memory, "XT", a.cmd()))));
+        }
+        return new ReservationView(r.id, r.user, r.account, r.timeStamp, r.batchId, r.shared ? "SHARED" : "EXCLUSIVE",
+                r.gpcMode == null ? "NONE" : r.gpcMode, apps);
+    }
+
+    /** A stable numeric uid for a user name: the emulator has no password database. */
+    static long userId(String user) {
+        return 10_000 + Math.floorMod(user.hashCode(), 50_000);
+    }
+}

@@ -1,0 +1,151 @@
+package org.alpsbridge.ledger;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Predicate;
+import org.alpsbridge.ledger.cost.Weights;
+import org.alpsbridge.ledger.store.JdbcLedger;
+
+/**
+ * The allocation ledger: projects, allocations and credits, and the RESERVE → CONFIRM → RELEASE
+ * charging of ALPS reservations against them (SPEC.md of issue 7).
+ *
+ * <p>Every event is one transaction and is acknowledged only after it is durable. Every event is
+ * idempotent by its key: a retry returns the first outcome (a denial stays a denial); the same key with
+ * a different request is refused as {@link Outcome.Decision#CONFLICT} and raises an {@link Alert}.
+ * Balances are derived from an append-only journal and checked against it when the ledger is opened.
+ *
+ * <p>Thread-safe. Bad input throws {@link LedgerException} and changes nothing.
+ */
+public interface Ledger extends AutoCloseable {
+
+    /** The cluster name used when a request names none. */
+    String DEFAULT_CLUSTER = "default";
+    /** The partition used when a request names none; its weights are 1.000 unless set. */
+    String DEFAULT_PARTITION = "default";
+
+    /**
+     * Opens (creating and migrating if needed) a ledger.
+     *
+     * @param url {@code sqlite:PATH} or {@code jdbc:sqlite:PATH} for an embedded single-file ledger;
+     *     {@code postgresql://HOST:PORT/DB?user=U&password=P} or {@code jdbc:postgresql://...} for a
+     *     site-wide one
+     * @throws LedgerException when the store cannot be opened or its journal and balances disagree
+     */
+    static Ledger open(String url) {
+        return JdbcLedger.open(url);
+    }
+
+    /** The idempotency key of a reservation as stored and shown. */
+    static String key(String cluster, String batchId, String resId) {
+        return cluster + "/" + batchId + "/" + resId;
+    }
+
+    // ---- projects, allocations, credit ----
+
+    Project addProject(String name, int gid, String account);
+
+    List<Project> projects();
+
+    /**
+     * Grants {@code minutes} to the project's allocation for exactly {@code [from, to)}, creating it if
+     * it does not exist. Refused if the period overlaps another allocation of the same project and
+     * resource (adjacent periods are fine).
+     *
+     * @param requestId idempotency key of this administrative request, or null for none
+     */
+    Balance grant(String project, Resource resource, long minutes, Instant from, Instant to, String category,
+                  String requestId);
+
+    /** Adds credit to the allocation active at {@code at}. */
+    Balance credit(String project, Resource resource, Instant at, long minutes, String reason, String requestId);
+
+    /**
+     * Takes credit away. Refused if it would leave the available balance negative, unless
+     * {@code force} (then flagged like any forced entry).
+     */
+    Balance withdraw(String project, Resource resource, Instant at, long minutes, boolean force, String reason,
+                     String requestId);
+
+    /** Moves credit between two projects' active allocations in one transaction. */
+    List<Balance> transfer(String from, String to, Resource resource, Instant at, long minutes, String requestId);
+
+    /**
+     * The central accounting server changed the base budget: records {@code ADJUST(newBase − granted)}
+     * so that granted becomes {@code newBase}; the balance cache is never overwritten.
+     */
+    Balance adjustBase(String project, Resource resource, Instant at, long newBase, String requestId);
+
+    /** Gives back part of a settled job's charge; the sum of refunds never exceeds the charge. */
+    Outcome refund(Lookup reservation, long amount, String reason, String requestId);
+
+    /** Sets a partition's billing weights (used by reservations made from now on). */
+    void setWeights(String partition, Weights weights);
+
+    Weights weights(String partition);
+
+    // ---- the reservation lifecycle ----
+
+    /** Holds the worst case or denies; a denial is recorded with its reason and figures. */
+    Outcome reserve(ReserveRequest request);
+
+    /** Attaches the ALPS reservation id to a hold made with a token (the proxy's RESERVE). */
+    Outcome bind(String key, long resId);
+
+    /** Voids a hold whose ALPS RESERVE was refused: the whole hold comes back. */
+    Outcome voidHold(String key, String reason);
+
+    /**
+     * Marks a reservation running. Unknown reservation: the job runs anyway, so with
+     * {@code ifUnknown} parameters a forced hold is made, otherwise only an alert.
+     */
+    Outcome confirm(Lookup lookup, Instant at, ReserveRequest ifUnknown);
+
+    /** Settles the actual cost, bounded by the hold, and returns the rest. */
+    Outcome release(ReleaseRequest request);
+
+    /**
+     * Resolves abandoned reservations: unconfirmed holds older than {@code unconfirmedGrace} are voided;
+     * confirmed ones past their time limit plus {@code confirmedGrace} are charged their full hold and
+     * flagged. Either only when {@code stillPresent} says ALPS/the scheduler no longer has them.
+     *
+     * @return the outcomes, one per reservation resolved
+     */
+    List<Outcome> sweep(Instant now, Duration unconfirmedGrace, Duration confirmedGrace,
+                        Predicate<Reservation> stillPresent);
+
+    // ---- reports ----
+
+    /** Balances of a project's allocations (all projects when {@code project} is null). */
+    List<Balance> balances(String project);
+
+    /** The reservation a CONFIRM or RELEASE would act on, if any. */
+    Optional<Reservation> reservation(Lookup lookup);
+
+    /** Holds in flight (HELD or CONFIRMED), oldest first. */
+    List<Reservation> holds(String project);
+
+    /** Denied RESERVEs with their reasons, newest first. */
+    List<Reservation> failures(String project, int limit);
+
+    /** Reservations of one batch job with their journal entries. */
+    List<Reservation> reservations(String cluster, String batchId);
+
+    List<JournalEntry> journal(String reservationKey);
+
+    List<Usage> usage(String project);
+
+    List<Alert> alerts(int limit);
+
+    /**
+     * Recomputes every balance from the journal and checks the journal has no gaps.
+     *
+     * @return one line per disagreement; empty when the ledger is consistent
+     */
+    List<String> check();
+
+    @Override
+    void close();
+}

@@ -1,0 +1,369 @@
+package org.alpsbridge.ledger.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.alpsbridge.ledger.Balance;
+import org.alpsbridge.ledger.JournalEntry;
+import org.alpsbridge.ledger.Ledger;
+import org.alpsbridge.ledger.LedgerException;
+import org.alpsbridge.ledger.Lookup;
+import org.alpsbridge.ledger.Outcome;
+import org.alpsbridge.ledger.Outcome.Decision;
+import org.alpsbridge.ledger.ReleaseRequest;
+import org.alpsbridge.ledger.ReserveRequest;
+import org.alpsbridge.ledger.Resource;
+import org.alpsbridge.ledger.State;
+import org.alpsbridge.ledger.cost.NodeShape;
+import org.alpsbridge.ledger.cost.Weights;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The ledger's rules, run against every store (SQLite always, PostgreSQL when one can be started).
+ * Each test opens a fresh, empty ledger; after each, the journal must agree with the balances.
+ */
+abstract class LedgerContractTest {
+
+    static final Instant JAN = Instant.parse("2026-01-01T00:00:00Z");
+    static final Instant JUL = Instant.parse("2026-07-01T00:00:00Z");
+    static final Instant JAN27 = Instant.parse("2027-01-01T00:00:00Z");
+    static final Instant T = Instant.parse("2026-03-01T12:00:00Z");
+
+    Ledger ledger;
+
+    /** A URL of a new, empty store. */
+    abstract String newStoreUrl();
+
+    @BeforeEach
+    void open() {
+        ledger = Ledger.open(newStoreUrl());
+        ledger.addProject("chem", 5001, "chem_acct");
+        ledger.grant("chem", Resource.CPU, 10_000, JAN, JUL, "research", null);
+    }
+
+    @AfterEach
+    void consistent() {
+        if (ledger != null) {
+            assertEquals(List.of(), ledger.check());
+            ledger.close();
+        }
+    }
+
+    Balance chem() {
+        return ledger.balances("chem").stream().filter(b -> b.activeAt(T)).findFirst().orElseThrow();
+    }
+
+    static ReserveRequest reserve(long resId, String job, int nodes, int cores, long minutes) {
+        return ReserveRequest.of(resId, job, "chem", "alice", nodes, cores, minutes, T);
+    }
+
+    @Test
+    void reserveHoldsTheWorstCaseAndReleaseSettlesTheActualAndReturnsTheRest() {
+        Outcome held = ledger.reserve(reserve(11, "j1", 2, 32, 120));
+        assertEquals(Decision.OK, held.decision());
+        assertEquals(State.HELD, held.state());
+        assertEquals(7_680, held.hold());
+        assertEquals(2_320, chem().available());
+        assertEquals(7_680, chem().held());
+
+        assertEquals(State.CONFIRMED, ledger.confirm(Lookup.of(11), T.plusSeconds(5), null).state());
+        Outcome settled = ledger.release(ReleaseRequest.of(11, 4_990, T.plusSeconds(5_000)));
+        assertEquals(State.SETTLED, settled.state());
+        assertEquals(5_323, settled.charge());
+        assertEquals(2_357, settled.returned());
+        Balance b = chem();
+        assertEquals(10_000, b.granted());
+        assertEquals(0, b.held());
+        assertEquals(5_323, b.used());
+        assertEquals(4_677, b.available());
+    }
+
+    @Test
+    void anInsufficientBalanceIsDeniedWithTheProjectCostAndAvailableFigures() {
+        ledger.reserve(reserve(1, "j1", 1, 32, 120)); // holds 3840
+        Outcome denied = ledger.reserve(reserve(2, "j2", 2, 32, 120)); // costs 7680 > 6160
+        assertEquals(Decision.DENIED, denied.decision());
+        assertEquals("INSUFFICIENT_BALANCE", denied.reason());
+        assertTrue(denied.message().contains("chem"), denied.message());
+        assertTrue(denied.message().contains("7680"), denied.message());
+        assertTrue(denied.message().contains("available 6160"), denied.message());
+        assertTrue(denied.message().contains("held 3840"), denied.message());
+        assertEquals(6_160, chem().available());
+        assertEquals(1, ledger.failures("chem", 10).size());
+        assertEquals("INSUFFICIENT_BALANCE", ledger.failures(null, 10).get(0).reason());
+    }
+
+    @Test
+    void aRetriedDenialStaysDeniedEvenAfterCreditIsAddedButAFreshKeySucceeds() {
+        assertEquals(Decision.DENIED, ledger.reserve(reserve(3, "j3", 4, 32, 120)).decision());
+        ledger.credit("chem", Resource.CPU, T, 50_000, "supplement", null);
+        Outcome retry = ledger.reserve(reserve(3, "j3", 4, 32, 120));
+        assertEquals(Decision.DENIED, retry.decision());
+        assertTrue(retry.replayed());
+        assertEquals(Decision.OK, ledger.reserve(reserve(4, "j3", 4, 32, 120)).decision());
+    }
+
+    @Test
+    void aDuplicateReserveReturnsTheFirstOutcomeAndAConflictingOneChangesNothing() {
+        Outcome first = ledger.reserve(reserve(5, "j5", 1, 32, 60));
+        Outcome again = ledger.reserve(reserve(5, "j5", 1, 32, 60));
+        assertTrue(again.replayed());
+        assertEquals(first.hold(), again.hold());
+        long available = chem().available();
+        Outcome conflict = ledger.reserve(reserve(5, "j5", 2, 32, 60));
+        assertEquals(Decision.CONFLICT, conflict.decision());
+        assertEquals(available, chem().available());
+        assertEquals(1, ledger.journal(first.key()).size());
+        assertEquals("CONFLICT", ledger.alerts(5).get(0).kind());
+    }
+
+    @Test
+    void aDuplicateReleaseIsSettledOnceAndADifferentOneIsAConflict() {
+        ledger.reserve(reserve(6, "j6", 1, 32, 60));
+        ledger.confirm(Lookup.of(6), T, null);
+        Outcome first = ledger.release(ReleaseRequest.of(6, 600, T.plusSeconds(600)));
+        Balance after = chem();
+        Outcome again = ledger.release(ReleaseRequest.of(6, 600, T.plusSeconds(900)));
+        assertTrue(again.replayed());
+        assertEquals(first.charge(), again.charge());
+        Outcome conflict = ledger.release(ReleaseRequest.of(6, 1_200, T.plusSeconds(1_200)));
+        assertEquals(Decision.CONFLICT, conflict.decision());
+        assertEquals(after, chem());
+        assertEquals(3, ledger.journal(first.key()).size(), "HOLD, SETTLE, RETURN: once");
+    }
+
+    @Test
+    void aNodeFailureEndingCostsNothing() {
+        ledger.reserve(reserve(7, "j7", 2, 32, 120));
+        ledger.confirm(Lookup.of(7), T, null);
+        Outcome o = ledger.release(new ReleaseRequest(Lookup.of(7), 3_000, true, false, T.plusSeconds(3_000), null));
+        assertEquals(0, o.charge());
+        assertEquals("NODE_FAILURE", o.reason());
+        assertEquals(10_000, chem().available());
+    }
+
+    @Test
+    void usagePastTheTimeLimitIsCappedAtTheHoldAndRecordedAsOverrun() {
+        ledger.reserve(reserve(8, "j8", 1, 10, 60));
+        ledger.confirm(Lookup.of(8), T, null);
+        Outcome o = ledger.release(ReleaseRequest.of(8, 4_000, T.plusSeconds(4_000)));
+        assertEquals(600, o.charge());
+        assertEquals(400, ledger.reservations(null, "j8").get(0).overrunSeconds());
+    }
+
+    @Test
+    void aReleaseOfAnUnknownReservationIsAForcedDebitWhenItsParametersAreKnown() {
+        Outcome o = ledger.release(new ReleaseRequest(Lookup.of(99), 600, false, false, T.plusSeconds(600),
+                reserve(99, "j99", 1, 10, 60)));
+        assertTrue(o.forced());
+        assertEquals(100, o.charge());
+        assertEquals(9_900, chem().available());
+        assertEquals("FORCED_DEBIT", ledger.alerts(1).get(0).kind());
+        Outcome blind = ledger.release(ReleaseRequest.of(98, 600, T.plusSeconds(600)));
+        assertTrue(blind.forced());
+        assertEquals("UNKNOWN_RELEASE", ledger.alerts(1).get(0).kind());
+        assertEquals(9_900, chem().available());
+    }
+
+    @Test
+    void aConfirmWithoutReserveMakesAForcedHoldThatMayOverdraw() {
+        Outcome o = ledger.confirm(Lookup.of(40), T, reserve(40, "j40", 10, 32, 120));
+        assertTrue(o.forced());
+        assertEquals(State.CONFIRMED, o.state());
+        assertEquals(38_400, chem().held());
+        assertTrue(chem().available() < 0);
+        Outcome denied = ledger.reserve(reserve(41, "j41", 1, 1, 1));
+        assertEquals(Decision.DENIED, denied.decision(), "an overdrawn allocation denies every RESERVE");
+        ledger.release(ReleaseRequest.of(40, 60, T.plusSeconds(60)));
+        assertEquals(9_680, chem().available());
+    }
+
+    @Test
+    void aJobStraddlingTwoPeriodsIsChargedToTheEarlierOne() {
+        ledger.grant("chem", Resource.CPU, 1_000, JUL, JAN27, "research", null);
+        Instant justBefore = JUL.minusSeconds(1);
+        ledger.reserve(ReserveRequest.of(50, "j50", "chem", "bob", 1, 10, 60, justBefore));
+        ledger.confirm(Lookup.of(50), justBefore, null);
+        ledger.release(ReleaseRequest.of(50, 1_800, JUL.plusSeconds(1_800)));
+        List<Balance> both = ledger.balances("chem");
+        assertEquals(300, both.get(0).used());
+        assertEquals(0, both.get(1).used());
+        Outcome atEnd = ledger.reserve(ReserveRequest.of(51, "j51", "chem", "bob", 1, 10, 60, JUL));
+        assertEquals(Decision.OK, atEnd.decision());
+        assertEquals(600, ledger.balances("chem").get(1).held());
+    }
+
+    @Test
+    void overlappingAllocationsAreRefusedAndAdjacentOnesAccepted() {
+        LedgerException e = assertThrows(LedgerException.class,
+                () -> ledger.grant("chem", Resource.CPU, 5, Instant.parse("2026-06-01T00:00:00Z"), JAN27, "x", null));
+        assertTrue(e.getMessage().contains("overlaps"), e.getMessage());
+        ledger.grant("chem", Resource.CPU, 5, JUL, JAN27, "x", null);
+        ledger.grant("chem", Resource.GPU, 5, JAN, JAN27, "x", null);
+        assertEquals(3, ledger.balances("chem").size());
+    }
+
+    @Test
+    void aReusedReservationIdWithAnotherBatchJobIsADifferentReservation() {
+        ledger.reserve(reserve(60, "jA", 1, 10, 60));
+        ledger.release(ReleaseRequest.of(60, 60, T.plusSeconds(60)));
+        Outcome second = ledger.reserve(reserve(60, "jB", 1, 10, 60));
+        assertEquals(Decision.OK, second.decision());
+        assertFalse(second.replayed());
+        assertEquals(State.HELD, second.state());
+        assertEquals(2, ledger.reservations(null, "jA").size() + ledger.reservations(null, "jB").size());
+    }
+
+    @Test
+    void refundsNeverExceedTheChargeAndAreAppliedOncePerRequestId() {
+        ledger.reserve(reserve(70, "j70", 1, 10, 60));
+        ledger.confirm(Lookup.of(70), T, null);
+        ledger.release(ReleaseRequest.of(70, 600, T.plusSeconds(600)));
+        ledger.refund(Lookup.of(70), 60, "system problem", "r1");
+        ledger.refund(Lookup.of(70), 60, "system problem", "r1");
+        assertEquals(40, ledger.reservations(null, "j70").get(0).charge());
+        assertThrows(LedgerException.class, () -> ledger.refund(Lookup.of(70), 41, "too much", "r2"));
+        assertThrows(LedgerException.class, () -> ledger.refund(Lookup.of(70), 10, "other", "r1"));
+        assertEquals(40, chem().used());
+    }
+
+    @Test
+    void aWithdrawalMayNotOverdrawUnlessForcedAndThenReservesAreDenied() {
+        assertThrows(LedgerException.class,
+                () -> ledger.withdraw("chem", Resource.CPU, T, 10_001, false, "oops", null));
+        assertEquals(10_000, chem().available());
+        ledger.withdraw("chem", Resource.CPU, T, 10_010, true, "clawback", null);
+        assertEquals(-10, chem().available());
+        assertEquals(Decision.DENIED, ledger.reserve(reserve(80, "j80", 1, 1, 1)).decision());
+    }
+
+    @Test
+    void transfersMoveCreditAndBaseAdjustmentsAreEntriesNotOverwrites() {
+        ledger.addProject("phys", 5002, null);
+        ledger.grant("phys", Resource.CPU, 0, JAN, JUL, "startup", null);
+        ledger.transfer("chem", "phys", Resource.CPU, T, 4_000, "t1");
+        ledger.transfer("chem", "phys", Resource.CPU, T, 4_000, "t1");
+        assertEquals(6_000, chem().available());
+        assertEquals(4_000, ledger.balances("phys").get(0).available());
+        assertThrows(LedgerException.class, () -> ledger.transfer("chem", "phys", Resource.CPU, T, 6_001, null));
+        ledger.adjustBase("chem", Resource.CPU, T, 20_000, "central-7");
+        assertEquals(20_000, chem().granted());
+        List<JournalEntry> adjust = ledger.journal(null).stream()
+                .filter(e -> e.kind() == JournalEntry.Kind.ADJUST).toList();
+        assertEquals(1, adjust.size());
+        assertEquals(14_000, adjust.get(0).amount());
+    }
+
+    @Test
+    void theProxysTokenHoldIsBoundToTheAlpsIdThenConfirmedAndReleasedByIt() {
+        ReserveRequest q = new ReserveRequest("xc1", "4242", 0, "exchange-1", "chem_acct", "alice", null,
+                Resource.CPU, 2, NodeShape.cores(32), 3_600, T);
+        Outcome held = ledger.reserve(q);
+        assertEquals("xc1/4242/~exchange-1", held.key());
+        assertEquals(Decision.OK, ledger.bind(held.key(), 777).decision());
+        assertTrue(ledger.bind(held.key(), 777).replayed());
+        Lookup byId = new Lookup("xc1", 777, null);
+        assertEquals(State.CONFIRMED, ledger.confirm(byId, T, null).state());
+        Outcome settled = ledger.release(new ReleaseRequest(byId, 60, false, false, T.plusSeconds(60), null));
+        assertEquals(64, settled.charge());
+    }
+
+    @Test
+    void aHoldWhoseAlpsReserveFailedIsVoidedWhole() {
+        Outcome held = ledger.reserve(new ReserveRequest(null, "4243", 0, "x2", "chem", "alice", null,
+                Resource.CPU, 1, NodeShape.cores(32), 3_600, T));
+        Outcome voided = ledger.voidHold(held.key(), "ALPS_REFUSED");
+        assertEquals(State.VOIDED, voided.state());
+        assertEquals(10_000, chem().available());
+        assertTrue(ledger.voidHold(held.key(), "ALPS_REFUSED").replayed());
+    }
+
+    @Test
+    void theSweeperVoidsAbandonedHoldsAndChargesVanishedRunningJobsInFull() {
+        ledger.reserve(reserve(90, "j90", 1, 10, 60)); // never confirmed
+        ledger.reserve(reserve(91, "j91", 1, 10, 60));
+        ledger.confirm(Lookup.of(91), T, null);
+        ledger.reserve(reserve(92, "j92", 1, 10, 60));
+        ledger.confirm(Lookup.of(92), T, null);
+        Instant later = T.plus(Duration.ofHours(3));
+        List<Outcome> swept = ledger.sweep(later, Duration.ofHours(1), Duration.ofMinutes(10),
+                r -> r.resId() == 92); // 92 is still running in ALPS
+        assertEquals(2, swept.size());
+        assertEquals(State.VOIDED, swept.get(0).state());
+        assertEquals(State.ORPHAN_SETTLED, swept.get(1).state());
+        assertEquals(600, swept.get(1).charge());
+        assertEquals(1, ledger.holds("chem").size());
+        assertTrue(ledger.sweep(later, Duration.ofHours(1), Duration.ofMinutes(10), r -> true).isEmpty());
+
+        // the late RELEASE of the orphan is the truth: the difference comes back
+        Outcome late = ledger.release(ReleaseRequest.of(91, 1_200, later));
+        assertEquals(200, late.charge());
+        // a late RELEASE of the voided hold is usage that cannot be refused: forced debit
+        Outcome forced = ledger.release(ReleaseRequest.of(90, 600, later));
+        assertTrue(forced.forced());
+        assertEquals(100, forced.charge());
+        assertEquals(10_000 - 600 - 200 - 100, chem().available());
+    }
+
+    @Test
+    void badInputIsRejectedAndChangesNothing() {
+        Balance before = chem();
+        assertThrows(LedgerException.class, () -> reserve(0, "j", 1, 1, 1));
+        assertThrows(LedgerException.class, () -> reserve(1, "j", 0, 1, 1));
+        assertThrows(LedgerException.class, () -> reserve(1, "j", 1, 1, 0));
+        assertThrows(LedgerException.class, () -> ledger.reserve(new ReserveRequest(null, "j", 1, null, "chem", "a",
+                "nosuch", Resource.CPU, 1, NodeShape.cores(1), 60, T)));
+        assertThrows(LedgerException.class, () -> ledger.reserve(new ReserveRequest(null, "j", 1, null, "chem", "a",
+                null, Resource.CPU, Integer.MAX_VALUE, NodeShape.cores(Integer.MAX_VALUE), 60, T)));
+        assertThrows(LedgerException.class, () -> ledger.addProject("chem", 1, null));
+        assertThrows(LedgerException.class, () -> ledger.addProject("bad name", 1, null));
+        assertThrows(LedgerException.class, () -> ledger.credit("chem", Resource.CPU, T, -5, null, null));
+        assertThrows(LedgerException.class, () -> ledger.credit("nobody", Resource.CPU, T, 5, null, null));
+        assertThrows(LedgerException.class, () -> ledger.grant("chem", Resource.CPU, 5, JUL, JAN, "x", null));
+        assertEquals(before, chem());
+        assertTrue(ledger.holds(null).isEmpty());
+    }
+
+    @Test
+    void anUnknownProjectIsDeniedAndRemembered() {
+        Outcome o = ledger.reserve(ReserveRequest.of(100, "j100", "nosuch", "eve", 1, 1, 1, T));
+        assertEquals(Decision.DENIED, o.decision());
+        assertEquals("UNKNOWN_PROJECT", o.reason());
+        assertEquals(1, ledger.failures("nosuch", 5).size());
+    }
+
+    @Test
+    void partitionWeightsAndMultipliersApplyToHolds() {
+        ledger.setWeights("big", new Weights(1000, 0, 1000, 1500));
+        Outcome o = ledger.reserve(new ReserveRequest(null, "j", 5, null, "chem", "a", "big", Resource.CPU, 3,
+                NodeShape.cores(24), 1_800, T));
+        assertEquals(3_240, o.hold());
+        assertEquals(1500, ledger.weights("big").multiplierMilli());
+    }
+
+    @Test
+    void usageIsReportedPerUser() {
+        ledger.reserve(ReserveRequest.of(1, "a1", "chem", "alice", 1, 10, 60, T));
+        ledger.reserve(ReserveRequest.of(2, "b1", "chem", "bob", 1, 10, 60, T));
+        ledger.release(ReleaseRequest.of(2, 60, T.plusSeconds(60)));
+        var usage = ledger.usage("chem");
+        assertEquals(2, usage.size());
+        assertEquals(600, usage.get(0).held());
+        assertEquals(10, usage.get(1).charged());
+    }
+
+    @Test
+    void theBalancesAreCheckedAgainstTheJournalWhenTheLedgerIsOpened() {
+        ledger.reserve(reserve(1, "j", 1, 10, 60));
+        assertNotNull(ledger.projects());
+        assertEquals(List.of(), ledger.check());
+    }
+}
