@@ -8,6 +8,7 @@ import picocli.CommandLine.Command;
         description = "BASIL documents: check, request, convert, geometry, emulate.",
         subcommands = {
                 GeometryCommand.class,
+                EmulateCommand.class,
         })
 public final class BasilCommand {
 }

@@ -101,6 +101,11 @@ public final class Emulator {
      * @throws IOException only when {@code out} fails
      */
     public void handle(byte[] request, OutputStream out) throws IOException {
+        handle(request, out, true);
+    }
+
+    /** As {@link #handle(byte[], OutputStream)}; {@code delays} false when the caller applied SLOW and HANG already. */
+    void handle(byte[] request, OutputStream out, boolean delays) throws IOException {
         BasilRequest req;
         try {
             req = codec.readRequest(request);
@@ -122,7 +127,7 @@ public final class Emulator {
             return;
         }
         Faults.Fault fault = faults.get(method);
-        if (fault != null && !beforeAnswer(fault, req, out)) {
+        if (fault != null && !beforeAnswer(fault, req, out, delays)) {
             return;
         }
         if (fault != null && fault.kind() == Faults.Kind.TRUNCATE) {
@@ -136,11 +141,15 @@ public final class Emulator {
     }
 
     /** Applies a fault's effect ahead of the answer; false if the fault replaced the answer. */
-    private boolean beforeAnswer(Faults.Fault fault, BasilRequest req, OutputStream out) throws IOException {
+    private boolean beforeAnswer(Faults.Fault fault, BasilRequest req, OutputStream out, boolean delays) throws IOException {
         try {
             switch (fault.kind()) {
-                case SLOW -> Thread.sleep(faults.delayMillis(fault));
-                case HANG -> faults.hang(req.method());
+                case SLOW -> Thread.sleep(delays ? faults.delayMillis(fault) : 0);
+                case HANG -> {
+                    if (delays) {
+                        faults.hang(req.method());
+                    }
+                }
                 case FAIL -> {
                     out.write(Failures.failure(req.protocol(), req.method(), fault.errorClass(), "BACKEND", fault.message()));
                     return false;
