@@ -7,6 +7,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         description = "BASIL documents: check, request, convert, geometry, emulate.",
         subcommands = {
+                GeometryCommand.class,
                 EmulateCommand.class,
         })
 public final class BasilCommand {
