@@ -6,6 +6,9 @@ import picocli.CommandLine.Command;
 @Command(name = "basil",
         mixinStandardHelpOptions = true,
         description = "BASIL documents: check, request, convert, geometry, emulate.",
-        subcommands = {})
+        subcommands = {
+                GeometryCommand.class,
+                EmulateCommand.class,
+        })
 public final class BasilCommand {
 }
