@@ -6,6 +6,10 @@ import picocli.CommandLine.Command;
 @Command(name = "basil",
         mixinStandardHelpOptions = true,
         description = "BASIL documents: check, request, convert, geometry, emulate.",
-        subcommands = {})
+        subcommands = {
+                CheckCommand.class,
+                RequestCommand.class,
+                ConvertCommand.class,
+        })
 public final class BasilCommand {
 }
