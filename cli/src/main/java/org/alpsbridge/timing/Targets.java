@@ -1,7 +1,9 @@
 package org.alpsbridge.timing;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.alpsbridge.basil.emulator.Emulator;
 
 /** Parses the target specifications {@code alpsbridge time --target} accepts. */
 public final class Targets {
@@ -13,9 +15,24 @@ public final class Targets {
     private Targets() {
     }
 
+    /** A target over an emulator the caller already holds (the demo plants faults in it). */
+    public static Target of(String name, Emulator emulator) {
+        return new EmulatorTarget(name, emulator);
+    }
+
+    /** A target that calls the proxy at {@code address} through the drop-in client's code path. */
+    public static Target proxy(String name, String address, Duration timeout) {
+        return new ProxyTarget(name, address, timeout);
+    }
+
+    /** A target that runs {@code command} per call with extra environment, as slurmctld ran apbasil. */
+    public static Target exec(String name, List<String> command, Map<String, String> environment, Duration timeout) {
+        return new ExecTarget(name, command, environment, timeout.toMillis());
+    }
+
     /**
      * @param spec one of {@link #FORMS}
-     * @param timeoutMillis how long one exec call may take before it counts as failed
+     * @param timeoutMillis how long one exec or proxy call may take before it counts as failed
      */
     public static Target open(String spec, long timeoutMillis) {
         int colon = spec.indexOf(':');
@@ -26,6 +43,8 @@ public final class Targets {
         }
         return switch (kind) {
             case "exec" -> new ExecTarget(spec, List.of(rest), Map.of(), timeoutMillis);
+            case "emulator" -> new EmulatorTarget(spec, Emulator.create(rest));
+            case "proxy" -> new ProxyTarget(spec, rest, Duration.ofMillis(timeoutMillis));
             default -> throw new IllegalArgumentException("unknown target kind '" + kind + "' in '" + spec + "'; expected " + FORMS);
         };
     }

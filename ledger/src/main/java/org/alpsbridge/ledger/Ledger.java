@@ -3,6 +3,7 @@ package org.alpsbridge.ledger;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Predicate;
 import org.alpsbridge.ledger.cost.Weights;
 import org.alpsbridge.ledger.store.JdbcLedger;
@@ -119,6 +120,9 @@ public interface Ledger extends AutoCloseable {
 
     /** Balances of a project's allocations (all projects when {@code project} is null). */
     List<Balance> balances(String project);
+
+    /** The reservation a CONFIRM or RELEASE would act on, if any. */
+    Optional<Reservation> reservation(Lookup lookup);
 
     /** Holds in flight (HELD or CONFIRMED), oldest first. */
     List<Reservation> holds(String project);

@@ -15,10 +15,17 @@ import java.util.Objects;
 public record ReleaseRequest(Lookup lookup, long elapsedSeconds, boolean nodeFailure, boolean neverRan,
                              Instant at, ReserveRequest ifUnknown) {
 
+    /**
+     * {@code elapsedSeconds} value meaning "measure it on the ledger's record": from CONFIRM to
+     * {@code at}, or never ran when there was no CONFIRM. The proxy uses it: BASIL RELEASE carries no
+     * usage. Retries of such a RELEASE are the same request whatever their {@code at}.
+     */
+    public static final long BY_CLOCK = -1;
+
     public ReleaseRequest {
         Objects.requireNonNull(lookup, "lookup");
         Objects.requireNonNull(at, "at");
-        if (elapsedSeconds < 0) {
+        if (elapsedSeconds < 0 && elapsedSeconds != BY_CLOCK) {
             throw new LedgerException("elapsed time must not be negative, got " + elapsedSeconds + " s");
         }
     }
@@ -27,8 +34,14 @@ public record ReleaseRequest(Lookup lookup, long elapsedSeconds, boolean nodeFai
         return new ReleaseRequest(Lookup.of(resId), elapsedSeconds, false, false, at, null);
     }
 
+    /** A RELEASE whose usage the ledger measures from its CONFIRM time (see {@link #BY_CLOCK}). */
+    public static ReleaseRequest byClock(Lookup lookup, Instant at) {
+        return new ReleaseRequest(lookup, BY_CLOCK, false, false, at, null);
+    }
+
     /** What makes two RELEASEs of one reservation the same: a retry, not a conflicting report. */
     public String payloadText() {
-        return elapsedSeconds + "|" + nodeFailure + "|" + neverRan;
+        return (elapsedSeconds == BY_CLOCK ? "clock" : Long.toString(elapsedSeconds)) + "|" + nodeFailure + "|"
+                + neverRan;
     }
 }

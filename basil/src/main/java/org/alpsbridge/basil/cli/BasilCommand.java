@@ -10,6 +10,8 @@ import picocli.CommandLine.Command;
                 CheckCommand.class,
                 RequestCommand.class,
                 ConvertCommand.class,
+                GeometryCommand.class,
+                EmulateCommand.class,
         })
 public final class BasilCommand {
 }

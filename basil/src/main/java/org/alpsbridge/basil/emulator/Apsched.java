@@ -711,4 +711,43 @@ final class Apsched {
     long[] reservationIds() {
         return reservations.keySet().stream().mapToLong(Long::longValue).toArray();
     }
+
+    // ---- snapshot and restore (the drop-in's state directory) ---------------------------------------
+
+    /** The counters a snapshot keeps: next reservation id, next APID, changecount, schedchangecount. */
+    long[] counters() {
+        return new long[] {nextReservationId, nextApid, changeCount, schedChangeCount};
+    }
+
+    void restoreCounters(long[] c) {
+        nextReservationId = c[0];
+        nextApid = c[1];
+        changeCount = c[2];
+        schedChangeCount = c[3];
+    }
+
+    /** True if the node differs from how the machine starts, so a snapshot must keep it. */
+    boolean changedSinceStart(int node) {
+        return states[node] != NodeState.UP || changedAt[node] != 1 || labels[node].length > 0
+                || (roles[node] == Role.INTERACTIVE) != (machine.initialRole(node) == Machine.ROLE_INTERACTIVE);
+    }
+
+    void restoreNode(int node, NodeState state, Role role, String[] nodeLabels, long at) {
+        states[node] = state;
+        roles[node] = role;
+        labels[node] = nodeLabels;
+        changedAt[node] = at;
+    }
+
+    /** Puts back a reservation read from a snapshot; refuses one that overlaps what is already held. */
+    void restoreReservation(Reservation r) {
+        for (Reservation.Share s : r.shares) {
+            NodeUse u = use[s.node()];
+            if (u != null && (u.exclusive() || !r.shared || u.processors.intersects(s.processors()))) {
+                throw new IllegalArgumentException("reservation " + r.id + " overlaps reservation " + u.holders.get(0).id
+                        + " on NID " + machine.nid(s.node()));
+            }
+        }
+        hold(r);
+    }
 }

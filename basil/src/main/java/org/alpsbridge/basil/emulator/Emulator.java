@@ -51,12 +51,14 @@ public final class Emulator {
     private final BasilCodec codec = BasilCodec.standard();
     private final Control control;
     private final List<String> supported;
+    private final Queries queries;
 
     Emulator(Apsched apsched, Faults faults) {
         this.apsched = apsched;
         this.faults = faults;
         this.control = new Control(this);
         this.supported = supportedProtocols(apsched.machine().engineVersion());
+        this.queries = new Queries(apsched);
     }
 
     /** An emulator of the machine {@code spec} on the wall clock. */
@@ -101,6 +103,11 @@ public final class Emulator {
      * @throws IOException only when {@code out} fails
      */
     public void handle(byte[] request, OutputStream out) throws IOException {
+        handle(request, out, true);
+    }
+
+    /** As {@link #handle(byte[], OutputStream)}; {@code delays} false when the caller applied SLOW and HANG already. */
+    void handle(byte[] request, OutputStream out, boolean delays) throws IOException {
         BasilRequest req;
         try {
             req = codec.readRequest(request);
@@ -122,7 +129,7 @@ public final class Emulator {
             return;
         }
         Faults.Fault fault = faults.get(method);
-        if (fault != null && !beforeAnswer(fault, req, out)) {
+        if (fault != null && !beforeAnswer(fault, req, out, delays)) {
             return;
         }
         if (fault != null && fault.kind() == Faults.Kind.TRUNCATE) {
@@ -136,11 +143,15 @@ public final class Emulator {
     }
 
     /** Applies a fault's effect ahead of the answer; false if the fault replaced the answer. */
-    private boolean beforeAnswer(Faults.Fault fault, BasilRequest req, OutputStream out) throws IOException {
+    private boolean beforeAnswer(Faults.Fault fault, BasilRequest req, OutputStream out, boolean delays) throws IOException {
         try {
             switch (fault.kind()) {
-                case SLOW -> Thread.sleep(faults.delayMillis(fault));
-                case HANG -> faults.hang(req.method());
+                case SLOW -> Thread.sleep(delays ? faults.delayMillis(fault) : 0);
+                case HANG -> {
+                    if (delays) {
+                        faults.hang(req.method());
+                    }
+                }
                 case FAIL -> {
                     out.write(Failures.failure(req.protocol(), req.method(), fault.errorClass(), "BACKEND", fault.message()));
                     return false;
@@ -211,15 +222,23 @@ public final class Emulator {
     }
 
     /** The content of a QUERY answer, or {@code null} when the answer was streamed onto {@code out} already. */
-    private Object query(BasilRequest req, OutputStream out) throws Rejection, IOException {
+    private Object query(BasilRequest req, OutputStream out) throws Rejection, BasilException {
         String type = req.type() == null ? "" : req.type();
         return switch (type) {
             case "ENGINE" -> Engine.of(req.protocol(), apsched.machine().engineVersion(), supported);
             case "STATUS" -> status(req);
-            case "INVENTORY", "SUMMARY", "SYSTEM" -> {
-                Queries.write(apsched, req, out);
+            case "INVENTORY" -> {
+                queries.inventory(req, out);
                 yield null;
             }
+            case "SUMMARY" -> queries.summary();
+            case "SYSTEM" -> {
+                if (!Protocols.atLeast(req.protocol(), "1.7")) {
+                    throw Rejection.syntax("ALPS error: QUERY type 'SYSTEM' needs BASIL 1.7");
+                }
+                yield queries.system();
+            }
+            case "TOPOLOGY" -> queries.topology(req);
             default -> throw Rejection.permanent("ALPS error: QUERY type '" + type + "' is not supported by this ALPS");
         };
     }

@@ -207,6 +207,16 @@ public final class BasilRequest {
         return inventory != null;
     }
 
+    /** Whether an INVENTORY query asks for nodes: always without a body, else when it has a {@code NodeArray}. */
+    public boolean inventoryNodesWanted() {
+        return inventory == null || inventory.nodeArray != null;
+    }
+
+    /** Whether an INVENTORY query asks for reservations: always without a body, else when it has a {@code ReservationArray}. */
+    public boolean inventoryReservationsWanted() {
+        return inventory == null || inventory.reservationArray != null;
+    }
+
     /** The reservations of a SWITCH or STATUS request. */
     public List<ReservationAction> reservations() {
         return ReserveParam.unmodifiable(reservations);

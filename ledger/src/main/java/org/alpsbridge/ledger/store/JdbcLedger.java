@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Predicate;
 import org.alpsbridge.ledger.Alert;
 import org.alpsbridge.ledger.Balance;
@@ -57,6 +58,14 @@ public final class JdbcLedger implements Ledger {
 
     /** See {@link Ledger#open(String)}. */
     public static JdbcLedger open(String url) {
+        return open(url, true);
+    }
+
+    /**
+     * @param verify check the balances against the journal and refuse an inconsistent ledger; only
+     *     {@code alpsbridge ledger check}, which reports the disagreements, opens without
+     */
+    public static JdbcLedger open(String url, boolean verify) {
         String jdbc = Dialect.jdbcUrl(url);
         Dialect dialect = Dialect.of(jdbc);
         Executor executor = dialect == Dialect.SQLITE ? new SqliteExecutor(jdbc) : new PostgresExecutor(jdbc);
@@ -66,7 +75,7 @@ public final class JdbcLedger implements Ledger {
                 dialect.migrate(c);
                 return null;
             });
-            List<String> problems = ledger.check();
+            List<String> problems = verify ? ledger.check() : List.of();
             if (!problems.isEmpty()) {
                 throw new LedgerException("ledger " + url + " is inconsistent; refusing to use it until an "
                         + "operator looks (alpsbridge ledger check): " + String.join("; ", problems));
@@ -691,7 +700,7 @@ public final class JdbcLedger implements Ledger {
         return executor.write(c -> {
             Res r = findReservation(c, q.lookup());
             if (r == null) {
-                return forcedForUnknown(c, q.lookup(), q.ifUnknown(), t, q.elapsedSeconds(), false);
+                return forcedForUnknown(c, q.lookup(), q.ifUnknown(), t, Math.max(0, q.elapsedSeconds()), false);
             }
             if (r.releaseText() != null) {
                 if (r.releaseText().equals(payload)) {
@@ -701,17 +710,20 @@ public final class JdbcLedger implements Ledger {
                         + " report (" + payload + " vs " + r.releaseText() + "); refused, nothing changed");
                 return r.outcome(Decision.CONFLICT, false);
             }
+            boolean byClock = q.elapsedSeconds() == ReleaseRequest.BY_CLOCK;
+            long elapsed = !byClock ? q.elapsedSeconds() : r.tConfirm() == null ? 0 : Math.max(0, t - r.tConfirm());
+            boolean neverRan = q.neverRan() || byClock && r.tConfirm() == null;
             long limit = r.limit();
-            long overrun = Math.max(0, q.elapsedSeconds() - limit);
-            long actual = q.nodeFailure() || q.neverRan() ? 0 : Cost.actual(r.rate(), q.elapsedSeconds(), limit);
-            String reason = q.nodeFailure() ? "NODE_FAILURE" : q.neverRan() ? "NEVER_RAN" : null;
+            long overrun = Math.max(0, elapsed - limit);
+            long actual = q.nodeFailure() || neverRan ? 0 : Cost.actual(r.rate(), elapsed, limit);
+            String reason = q.nodeFailure() ? "NODE_FAILURE" : neverRan ? "NEVER_RAN" : null;
             switch (r.state()) {
                 case HELD, CONFIRMED -> {
-                    if (q.neverRan()) {
+                    if (neverRan) {
                         voidIt(c, r, "NEVER_RAN", t);
                     } else {
                         if (r.state() == State.HELD && actual > 0) {
-                            log.info("RELEASE of unconfirmed {} reports {} s of use: charged", r.key(), q.elapsedSeconds());
+                            log.info("RELEASE of unconfirmed {} reports {} s of use: charged", r.key(), elapsed);
                         }
                         long charge = Math.min(actual, r.hold());
                         lockAllocation(c, r.allocationId());
@@ -809,6 +821,17 @@ public final class JdbcLedger implements Ledger {
                 + (project == null ? "" : " WHERE p.name = ? OR p.account = ?")
                 + " ORDER BY p.name, a.resource, a.starts_at", JdbcLedger::alloc,
                 project == null ? new Object[0] : new Object[] {project, project})).stream().map(Alloc::balance).toList();
+    }
+
+    @Override
+    public Optional<Reservation> reservation(Lookup lookup) {
+        return Optional.ofNullable(executor.read(c -> {
+            Res r = Sql.one(c, "SELECT " + RES_COLUMNS + " FROM reservation WHERE cluster = ? AND res_id = ?"
+                    + (lookup.batchId() == null ? "" : " AND batch_id = ?") + " ORDER BY id DESC LIMIT 1",
+                    JdbcLedger::res, lookup.batchId() == null ? new Object[] {lookup.cluster(), lookup.resId()}
+                            : new Object[] {lookup.cluster(), lookup.resId(), lookup.batchId()});
+            return r == null ? null : r.view();
+        }));
     }
 
     @Override

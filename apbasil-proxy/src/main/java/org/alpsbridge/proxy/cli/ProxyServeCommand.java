@@ -1,0 +1,93 @@
+package org.alpsbridge.proxy.cli;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.alpsbridge.proxy.server.Backends;
+import org.alpsbridge.proxy.server.ProxyConfig;
+import org.alpsbridge.proxy.server.ProxyDaemon;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code alpsbridge proxy serve}: runs the daemon until SIGTERM/SIGINT, then stops gracefully. */
+@Command(name = "serve",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Runs the apbasil proxy daemon on the service node: answers BASIL requests from bin/apbasil",
+            "clients through the real apbasil (exec:) or the in-process ALPS emulator (emulator:).",
+            "Settings come from --config (key=value, like cray.conf; keys in the module README);",
+            "flags override the file. SIGTERM or Ctrl-C stops it after requests in flight finish."},
+        footer = {"", "Examples:",
+            "  alpsbridge proxy serve --listen 0.0.0.0:6830 --backend exec:/usr/bin/apbasil",
+            "  alpsbridge proxy serve --listen unix:/run/alpsbridge/apbasil.sock --backend emulator:xc30:2256 --auth none",
+            "", "Exit codes: 0 stopped cleanly, 1 could not start (reason on stderr), 2 usage error."})
+public final class ProxyServeCommand implements Callable<Integer> {
+
+    @Option(names = "--config", paramLabel = "FILE", description = "key=value settings file (default: none, all defaults)")
+    Path config;
+
+    @Option(names = "--listen", paramLabel = "ADDRESS",
+            description = "host:port or unix:/path; repeat for several (default 127.0.0.1:6830)")
+    List<String> listen = new ArrayList<>();
+
+    @Option(names = "--backend", paramLabel = "SPEC",
+            description = "exec:/usr/bin/apbasil (default) or emulator:SPEC, e.g. emulator:xc30:2256")
+    String backend;
+
+    @Option(names = "--auth", paramLabel = "munge|none",
+            description = "munge (default): every request carries a MUNGE credential; none: lab use on loopback only")
+    String auth;
+
+    @Option(names = "--set", paramLabel = "KEY=VALUE", description = "any config key, e.g. --set apbasil_timeout=120")
+    Map<String, String> set = new LinkedHashMap<>();
+
+    @picocli.CommandLine.Mixin
+    org.alpsbridge.proxy.ledger.LedgerOptions ledger = new org.alpsbridge.proxy.ledger.LedgerOptions();
+
+    @Override
+    public Integer call() throws Exception {
+        ProxyDaemon daemon = start();
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            daemon.close();
+            stopped.countDown();
+        }, "apbasil-proxy-shutdown"));
+        System.err.println("apbasil proxy: listening on " + daemon.addresses() + ", backend " + daemon.backend().describe());
+        stopped.await();
+        return 0;
+    }
+
+    /** The daemon as the options describe it, started. */
+    ProxyDaemon start() throws Exception {
+        ProxyConfig cfg = config == null ? ProxyConfig.defaults() : ProxyConfig.read(config);
+        Map<String, String> flags = new LinkedHashMap<>(set);
+        if (!listen.isEmpty()) {
+            flags.put(ProxyConfig.Key.LISTEN.key(), String.join(",", listen));
+        }
+        if (backend != null) {
+            flags.put(ProxyConfig.Key.BACKEND.key(), backend);
+        }
+        if (auth != null) {
+            flags.put(ProxyConfig.Key.AUTH.key(), auth);
+        }
+        cfg = cfg.with(flags);
+        ProxyDaemon.Builder builder = ProxyDaemon.builder().config(cfg).backend(Backends.of(cfg.backend(), cfg));
+        assemble(builder, cfg);
+        ledger.decorate(builder);
+        return builder.start();
+    }
+
+    /**
+     * THE one place where the daemon is assembled: backend decorators (applied in the order added, the
+     * first innermost: policy, timing/stats, ledger, ...) and operator commands ({@code stats},
+     * {@code orphans}, ...). Add one line per decorator or command here.
+     */
+    static void assemble(ProxyDaemon.Builder daemon, ProxyConfig cfg) {
+        // daemon.decorate(backend -> new SomeDecorator(backend, cfg));
+        // daemon.admin("name", (args, caller) -> output);
+    }
+}

@@ -1,0 +1,64 @@
+package org.alpsbridge.proxy.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.alpsbridge.proxy.client.Apbasil;
+import org.alpsbridge.proxy.server.ProxyDaemon;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class ProxyServeCommandTest {
+
+    @TempDir
+    Path dir;
+
+    private ProxyServeCommand parse(String... args) {
+        ProxyServeCommand cmd = new ProxyServeCommand();
+        new CommandLine(cmd).parseArgs(args);
+        return cmd;
+    }
+
+    @Test
+    void flagsOverrideTheConfigFile() throws Exception {
+        Path apbasil = dir.resolve("apbasil");
+        Files.writeString(apbasil, "#!/bin/sh\nexit 1\n");
+        apbasil.toFile().setExecutable(true);
+        Path conf = dir.resolve("proxy.conf");
+        Files.writeString(conf, "# lab proxy\nListen = 127.0.0.1:1\nbackend=exec:/nonexistent\nauth=none\n");
+        Path sock = dir.resolve("p.sock");
+        try (ProxyDaemon daemon = parse("--config", conf.toString(), "--listen", "unix:" + sock,
+                "--backend", "exec:" + apbasil, "--set", "apbasil_timeout=5").start()) {
+            assertEquals("unix:" + sock, daemon.address().text());
+            assertEquals("exec:" + apbasil, daemon.backend().describe());
+            System.setProperty("apbasil.auth", "none");
+            try {
+                Apbasil.admin(daemon.address().text(), "nothing", Map.of(), Duration.ofSeconds(5));
+            } catch (java.io.IOException e) {
+                assertTrue(e.getMessage().contains("unknown admin command"), e.getMessage());
+            } finally {
+                System.clearProperty("apbasil.auth");
+            }
+        }
+    }
+
+    @Test
+    void aBackendThatCannotRunIsRefusedAtStartWithTheReason() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> parse("--listen", "127.0.0.1:0", "--backend", "exec:/nonexistent/apbasil", "--auth", "none").start());
+        assertTrue(e.getMessage().contains("/nonexistent/apbasil is not an executable file"), e.getMessage());
+    }
+
+    @Test
+    void anUnknownBackendKindIsRefused() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> parse("--listen", "127.0.0.1:0", "--backend", "ssh:sdb", "--auth", "none").start());
+        assertTrue(e.getMessage().contains("expected exec:/path/to/apbasil or emulator:SPEC"), e.getMessage());
+    }
+}

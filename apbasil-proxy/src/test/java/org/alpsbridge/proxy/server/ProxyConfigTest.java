@@ -1,0 +1,98 @@
+package org.alpsbridge.proxy.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.alpsbridge.proxy.backend.Caller;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ProxyConfigTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void defaultsAreTheDocumentedOnes() {
+        ProxyConfig c = ProxyConfig.defaults();
+        assertEquals(List.of("127.0.0.1:6830"), c.listen());
+        assertEquals("exec:/usr/bin/apbasil", c.backend());
+        assertTrue(c.mungeAuth());
+        assertEquals(Duration.ofSeconds(60), c.apbasilTimeout("QUERY/INVENTORY"));
+        assertEquals(1048576, c.maxRequestBytes());
+        assertNull(c.exchangeJournal());
+        assertTrue(c.allowQuery().allows(new Caller(12345, 12345)));
+        assertFalse(c.allowReserve().allows(new Caller(12345, 12345)));
+        assertTrue(c.allowReserve().allows(new Caller(0, 0)));
+    }
+
+    @Test
+    void theFileIsKeyValueWithCommentsAndCaseInsensitiveKeys() throws Exception {
+        Path f = dir.resolve("proxy.conf");
+        Files.writeString(f, "# apbasil proxy\n\nLISTEN = 0.0.0.0:7000, unix:/run/a.sock  # both\n"
+                + "apbasil_timeout=30\n"
+                + "apbasil_timeout.QUERY/INVENTORY=90\napbasil_timeout.reserve=10\n");
+        ProxyConfig c = ProxyConfig.read(f);
+        assertEquals(List.of("0.0.0.0:7000", "unix:/run/a.sock"), c.listen());
+        assertEquals(Duration.ofSeconds(90), c.apbasilTimeout("QUERY/INVENTORY"));
+        assertEquals(Duration.ofSeconds(30), c.apbasilTimeout("QUERY/ENGINE"));
+        assertEquals(Duration.ofSeconds(10), c.apbasilTimeout("RESERVE"));
+        assertEquals(Duration.ofSeconds(90), c.longestApbasilTimeout());
+    }
+
+    @Test
+    void anUnknownKeyIsAnErrorNamingFileAndLine() throws Exception {
+        Path f = dir.resolve("proxy.conf");
+        Files.writeString(f, "listen=127.0.0.1:1\napbasil_timout=5\n");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ProxyConfig.read(f));
+        assertEquals(f + ":2: unknown key 'apbasil_timout'", e.getMessage());
+    }
+
+    @Test
+    void aLineWithoutEqualsIsAnError() throws Exception {
+        Path f = dir.resolve("proxy.conf");
+        Files.writeString(f, "listen 127.0.0.1:1\n");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ProxyConfig.read(f));
+        assertTrue(e.getMessage().startsWith(f + ":1: expected key=value"), e.getMessage());
+    }
+
+    @Test
+    void badValuesAreRefusedWithTheKeyNamed() {
+        assertMessage("auth=kerberos: expected munge or none", Map.of("auth", "kerberos"));
+        assertMessage("workers=0: expected a whole number above 0", Map.of("workers", "0"));
+        assertMessage("apbasil_timeout=soon: expected seconds above 0", Map.of("apbasil_timeout", "soon"));
+        assertMessage("tls_cert and tls_key go together: set both or neither", Map.of("tls_cert", "/x.pem"));
+        assertMessage("allow_reserve: no user named 'nosuchuser-xyz' in /etc/passwd",
+                Map.of("allow_reserve", "root,nosuchuser-xyz"));
+    }
+
+    @Test
+    void accessRulesTakeNamesUidsGroupsAndEveryone() throws Exception {
+        Path passwd = dir.resolve("passwd");
+        Path group = dir.resolve("group");
+        Files.writeString(passwd, "root:x:0:0::/root:/bin/sh\nslurm:x:64030:64030::/:/bin/false\n");
+        Files.writeString(group, "root:x:0:\nhpcops:x:5000:alice\n");
+        AccessRule r = AccessRule.parse("allow_reserve", "root, slurm,@hpcops, 1234", passwd, group);
+        assertTrue(r.allows(new Caller(0, 0)));
+        assertTrue(r.allows(new Caller(64030, 1)));
+        assertTrue(r.allows(new Caller(777, 5000)));
+        assertTrue(r.allows(new Caller(1234, 1)));
+        assertFalse(r.allows(new Caller(777, 1)));
+        assertTrue(AccessRule.parse("allow_query", "*", passwd, group).allows(new Caller(9, 9)));
+        assertEquals("allow_reserve=root, slurm,@hpcops, 1234", r.toString());
+    }
+
+    private static void assertMessage(String expected, Map<String, String> settings) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ProxyConfig.defaults().with(settings));
+        assertEquals(expected, e.getMessage());
+    }
+}

@@ -1,0 +1,62 @@
+package org.alpsbridge.basil.cli;
+
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import org.alpsbridge.basil.emulator.StateDirectory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code alpsbridge basil emulate}: the emulated ALPS as a drop-in {@code apbasil}. Reads one BASIL request
+ * on stdin, writes one response on stdout, keeps the machine's state in a directory.
+ */
+@Command(name = "emulate",
+        mixinStandardHelpOptions = true,
+        description = {
+            "A drop-in apbasil backed by the ALPS emulator: one BASIL request on stdin, one response on stdout,",
+            "the machine's state (node states, reservations, counters, faults) kept in --state DIR so that",
+            "successive and concurrent invocations see each other's effects. Bad requests get a BASIL FAILURE",
+            "document, as from a real ALPS.",
+            "",
+            "Machine specs: [mixed:]KIND:N(+KIND:N)*[,service=S][,interactive=I][,engine=VERSION]",
+            "  kinds: xc30 (2x8 cores x2 threads, 64 GiB), xe6 (2x Interlagos, 16 compute units x2),",
+            "         knl (68x4, 96 GiB + 16 GiB MCDRAM), xk7 and xc50-gpu (one GPU per node);",
+            "         append -NNg for another memory size (xc30-32g).",
+            "  or inventory:FILE to replay a captured QUERY INVENTORY response.",
+            "Example: echo '<BasilRequest protocol=\"1.0\" method=\"QUERY\" type=\"ENGINE\"/>' |",
+            "         alpsbridge basil emulate --machine xc30:2256 --state /tmp/alps"},
+        subcommands = {EmulateControlCommand.class},
+        footer = {"", "Exit codes: 0 a response was written (it may be a FAILURE), 1 the state directory could not be",
+            "used (reason on stderr), 2 usage error."})
+public final class EmulateCommand implements Callable<Integer> {
+
+    @Option(names = "--machine", paramLabel = "SPEC",
+            description = "The machine to emulate; must match the one the state directory already holds, if any.")
+    String machine;
+
+    @Option(names = "--state", paramLabel = "DIR",
+            description = "Required. Directory holding the machine's state between invocations (created if missing).")
+    Path state;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() throws IOException {
+        if (state == null) {
+            // Not required by picocli itself, so that `emulate control --state DIR` needs it only once.
+            throw new ParameterException(spec.commandLine(), "Missing required option: '--state=DIR'");
+        }
+        byte[] request = System.in.readAllBytes();
+        OutputStream out = new BufferedOutputStream(System.out, 1 << 16);
+        new StateDirectory(state).apbasil(machine, request, out);
+        out.flush();
+        return 0;
+    }
+}

@@ -1,0 +1,83 @@
+package org.alpsbridge.basil.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import org.alpsbridge.basil.codec.BasilCodec;
+import org.alpsbridge.basil.model.BasilRequest;
+import org.alpsbridge.basil.model.ReserveParam;
+import org.alpsbridge.basil.model.ResponseData;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class EmulateCommandTest {
+
+    @TempDir
+    Path dir;
+
+    /** Runs {@code basil emulate ARGS} with {@code stdin}; returns stdout bytes, and the exit code in {@code code[0]}. */
+    private static byte[] run(byte[] stdin, StringWriter stdout, int[] code, String... args) {
+        InputStream oldIn = System.in;
+        PrintStream oldOut = System.out;
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try {
+            System.setIn(new ByteArrayInputStream(stdin));
+            System.setOut(new PrintStream(bytes, true, StandardCharsets.US_ASCII));
+            CommandLine cmd = new CommandLine(new BasilCommand());
+            cmd.setOut(new PrintWriter(stdout));
+            cmd.setErr(new PrintWriter(new StringWriter()));
+            cmd.setExecutionExceptionHandler((ex, line, parsed) -> 1);
+            String[] all = new String[args.length + 1];
+            all[0] = "emulate";
+            System.arraycopy(args, 0, all, 1, args.length);
+            code[0] = cmd.execute(all);
+        } finally {
+            System.setIn(oldIn);
+            System.setOut(oldOut);
+        }
+        return bytes.toByteArray();
+    }
+
+    @Test
+    void theDropInAnswersOnStdoutAndControlActionsChangeWhatItSees() throws Exception {
+        BasilCodec codec = BasilCodec.standard();
+        int[] code = new int[1];
+        StringWriter out = new StringWriter();
+        run(new byte[0], out, code, "control", "--state", dir.toString(), "--machine", "xc30:4",
+                "down:0", "plant:bob:UNKNOWN:1", "show");
+        assertEquals(0, code[0]);
+        assertTrue(out.toString().contains("1\n"), out.toString());
+        assertTrue(out.toString().contains("schedchangecount 2"), out.toString());
+        assertTrue(out.toString().contains("reservations 1"), out.toString());
+        byte[] request = codec.write(BasilRequest.reserve("1.3", "alice", "9", null, List.of(ReserveParam.builder().width(64).build())));
+        ResponseData d = codec.readResponse(run(request, new StringWriter(), code, "--machine", "xc30:4", "--state", dir.toString()))
+                .responseData();
+        assertEquals(0, code[0]);
+        assertTrue(d.isSuccess(), d.messageText());
+        byte[] full = run(request, new StringWriter(), code, "--machine", "xc30:4", "--state", dir.toString());
+        assertEquals("TRANSIENT", codec.readResponse(full).responseData().errorClass().name());
+    }
+
+    @Test
+    void aBadActionOrAForeignMachineFailsWithExitOne() {
+        int[] code = new int[1];
+        run(new byte[0], new StringWriter(), code, "control", "--state", dir.toString(), "--machine", "xc30:4", "explode:1");
+        assertEquals(1, code[0]);
+        run(new byte[0], new StringWriter(), code, "control", "--state", dir.toString(), "--machine", "xc30:4", "down:1");
+        assertEquals(0, code[0]);
+        run(new byte[0], new StringWriter(), code, "--machine", "xe6:4", "--state", dir.toString());
+        assertEquals(1, code[0]);
+        run(new byte[0], new StringWriter(), code, "control");
+        assertEquals(2, code[0]);
+    }
+}
