@@ -3,11 +3,7 @@ package org.alpsbridge.affinity.policy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import java.util.ArrayList;
 import java.util.List;
-import org.alpsbridge.affinity.format.CpuLists;
-import org.alpsbridge.affinity.topology.Numbering;
-import org.alpsbridge.affinity.topology.Topology;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -15,16 +11,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 class ReducedPolicyTest {
 
     static List<String> place(String layout, String numbering, int n, int c, String allowed) throws Rejection {
-        Topology node = Topology.synthetic(layout, Numbering.of(numbering));
-        Request request = Request.of(n, c);
-        if (allowed != null && !allowed.isEmpty()) {
-            request = request.withAllowed(CpuLists.parse(allowed));
-        }
-        List<String> lists = new ArrayList<>();
-        for (var m : Policy.REDUCED.place(node, request).masks()) {
-            lists.add(CpuLists.linux(m));
-        }
-        return lists;
+        return Placements.place("reduced", layout, n, c,
+                "numbering=" + numbering + (allowed == null || allowed.isEmpty() ? "" : " allowed=" + allowed));
     }
 
     @ParameterizedTest(name = "{0} {1} -n{2} -c{3} allowed={4} -> {5}")
