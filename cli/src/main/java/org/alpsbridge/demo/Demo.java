@@ -123,7 +123,7 @@ public final class Demo {
                      // SUMMARY/INVENTORY policy, the ledger, and what the scheduler sees.
                      .decorate(stats::backendSide)
                      .decorate(orphans::decorate)
-                     .decorate(next -> new LedgerBackend(next, ledger, ledgerSettings(jobs), scenario.clock()))
+                     .decorate(next -> new LedgerBackend(next, ledger, ledgerSettings(jobs), scenario.clock(), false))
                      .decorate(stats::clientSide)
                      .admin("orphans", (args, caller) -> orphans.admin(args))
                      .start()) {
