@@ -45,6 +45,9 @@ public final class ProxyServeCommand implements Callable<Integer> {
     @Option(names = "--set", paramLabel = "KEY=VALUE", description = "any config key, e.g. --set apbasil_timeout=120")
     Map<String, String> set = new LinkedHashMap<>();
 
+    @picocli.CommandLine.Mixin
+    org.alpsbridge.proxy.ledger.LedgerOptions ledger = new org.alpsbridge.proxy.ledger.LedgerOptions();
+
     @Override
     public Integer call() throws Exception {
         ProxyDaemon daemon = start();
@@ -74,6 +77,7 @@ public final class ProxyServeCommand implements Callable<Integer> {
         cfg = cfg.with(flags);
         ProxyDaemon.Builder builder = ProxyDaemon.builder().config(cfg).backend(Backends.of(cfg.backend(), cfg));
         assemble(builder, cfg);
+        ledger.decorate(builder);
         return builder.start();
     }
 

@@ -90,18 +90,23 @@ public final class LedgerBackend implements Backend {
     private final Ledger ledger;
     private final Settings settings;
     private final Clock clock;
+    private final boolean ownsLedger;
     private final BasilCodec codec = BasilCodec.standard();
 
-    public LedgerBackend(Backend next, Ledger ledger, Settings settings, Clock clock) {
+    /**
+     * @param ownsLedger close the ledger when this backend is closed (the daemon's shutdown)
+     */
+    public LedgerBackend(Backend next, Ledger ledger, Settings settings, Clock clock, boolean ownsLedger) {
         this.next = next;
         this.ledger = ledger;
         this.settings = settings;
         this.clock = clock;
+        this.ownsLedger = ownsLedger;
     }
 
-    /** For {@code ProxyDaemon.builder().decorate(...)}. */
+    /** For {@code ProxyDaemon.builder().decorate(...)}; the caller keeps and closes the ledger. */
     public static UnaryOperator<Backend> decorator(Ledger ledger, Settings settings) {
-        return next -> new LedgerBackend(next, ledger, settings, Clock.systemUTC());
+        return next -> new LedgerBackend(next, ledger, settings, Clock.systemUTC(), false);
     }
 
     @Override
@@ -239,6 +244,12 @@ public final class LedgerBackend implements Backend {
 
     @Override
     public void close() {
-        next.close();
+        try {
+            next.close();
+        } finally {
+            if (ownsLedger) {
+                ledger.close();
+            }
+        }
     }
 }

@@ -116,7 +116,7 @@ class LedgerBackendTest {
         alps = new FakeAlps();
         clock = new MutableClock();
         TimeLimits limits = new TimeLimits(job -> java.util.Optional.empty(), Map.of("default", 7_200L), 3_600);
-        chain = new LedgerBackend(alps, ledger, new LedgerBackend.Settings("xc", 32, null, limits, null), clock);
+        chain = new LedgerBackend(alps, ledger, new LedgerBackend.Settings("xc", 32, null, limits, null), clock, false);
     }
 
     @AfterEach
@@ -227,7 +227,7 @@ class LedgerBackendTest {
         assertEquals(0, alps.calls.get());
         ledger = Ledger.open("sqlite:" + dir.resolve("ledger.db"));
         Backend open = new LedgerBackend(alps, closedLedger(), new LedgerBackend.Settings("xc", 32, null, null,
-                LedgerBackend.WhenUnavailable.ALLOW), clock);
+                LedgerBackend.WhenUnavailable.ALLOW), clock, false);
         assertTrue(answer(open.call(new Call(codec.write(reserve("chem_acct", 64)), "1.3", "RESERVE", null,
                 Caller.UNAUTHENTICATED, "ex-9"))).isSuccess());
     }

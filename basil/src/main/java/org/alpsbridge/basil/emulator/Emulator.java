@@ -51,12 +51,14 @@ public final class Emulator {
     private final BasilCodec codec = BasilCodec.standard();
     private final Control control;
     private final List<String> supported;
+    private final Queries queries;
 
     Emulator(Apsched apsched, Faults faults) {
         this.apsched = apsched;
         this.faults = faults;
         this.control = new Control(this);
         this.supported = supportedProtocols(apsched.machine().engineVersion());
+        this.queries = new Queries(apsched);
     }
 
     /** An emulator of the machine {@code spec} on the wall clock. */
@@ -220,15 +222,23 @@ public final class Emulator {
     }
 
     /** The content of a QUERY answer, or {@code null} when the answer was streamed onto {@code out} already. */
-    private Object query(BasilRequest req, OutputStream out) throws Rejection, IOException {
+    private Object query(BasilRequest req, OutputStream out) throws Rejection, BasilException {
         String type = req.type() == null ? "" : req.type();
         return switch (type) {
             case "ENGINE" -> Engine.of(req.protocol(), apsched.machine().engineVersion(), supported);
             case "STATUS" -> status(req);
-            case "INVENTORY", "SUMMARY", "SYSTEM" -> {
-                Queries.write(apsched, req, out);
+            case "INVENTORY" -> {
+                queries.inventory(req, out);
                 yield null;
             }
+            case "SUMMARY" -> queries.summary();
+            case "SYSTEM" -> {
+                if (!Protocols.atLeast(req.protocol(), "1.7")) {
+                    throw Rejection.syntax("ALPS error: QUERY type 'SYSTEM' needs BASIL 1.7");
+                }
+                yield queries.system();
+            }
+            case "TOPOLOGY" -> queries.topology(req);
             default -> throw Rejection.permanent("ALPS error: QUERY type '" + type + "' is not supported by this ALPS");
         };
     }

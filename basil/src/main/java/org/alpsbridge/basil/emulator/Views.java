@@ -1,9 +1,9 @@
 package org.alpsbridge.basil.emulator;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.alpsbridge.basil.inventory.NodeView;
 import org.alpsbridge.basil.inventory.ReservationView;
 
@@ -19,7 +19,7 @@ final class Views {
     private static final String ARCHITECTURE = "x86_64";
 
     private final Apsched apsched;
-    private final Map<Hardware, List<NodeView.Socket>> idleSockets = new HashMap<>();
+    private final Map<Hardware, List<NodeView.Socket>> idleSockets = new ConcurrentHashMap<>();
 
     Views(Apsched apsched) {
         this.apsched = apsched;

@@ -207,6 +207,16 @@ public final class BasilRequest {
         return inventory != null;
     }
 
+    /** Whether an INVENTORY query asks for nodes: always without a body, else when it has a {@code NodeArray}. */
+    public boolean inventoryNodesWanted() {
+        return inventory == null || inventory.nodeArray != null;
+    }
+
+    /** Whether an INVENTORY query asks for reservations: always without a body, else when it has a {@code ReservationArray}. */
+    public boolean inventoryReservationsWanted() {
+        return inventory == null || inventory.reservationArray != null;
+    }
+
     /** The reservations of a SWITCH or STATUS request. */
     public List<ReservationAction> reservations() {
         return ReserveParam.unmodifiable(reservations);
@@ -224,6 +234,27 @@ public final class BasilRequest {
     /** Child elements this model does not know (e.g. a TOPOLOGY filter), kept as DOM. */
     public List<Element> otherElements() {
         return ReserveParam.unmodifiable(otherElements);
+    }
+
+    /**
+     * A copy with another {@code protocol} and everything else as it is (body included); the caller decides
+     * what the other version cannot carry ({@code basil convert} does).
+     */
+    public BasilRequest withProtocol(String newProtocol) {
+        BasilRequest r = new BasilRequest(newProtocol, Method.QUERY);
+        r.method = method;
+        r.type = type;
+        r.reservationId = reservationId;
+        r.paggId = paggId;
+        r.adminCookie = adminCookie;
+        r.jobName = jobName;
+        r.otherAttributes = otherAttributes;
+        r.reserveParamArray = reserveParamArray;
+        r.inventory = inventory;
+        r.reservations = reservations;
+        r.applications = applications;
+        r.otherElements = otherElements;
+        return r;
     }
 
     @XmlAccessorType(XmlAccessType.FIELD)

@@ -69,6 +69,21 @@ public final class NodeGroup {
         this.nids = nids.toString();
     }
 
+    /** Adds the accelerator attributes: the accelerator's name and its state ({@code up} or {@code down}). */
+    public NodeGroup withAccelerator(String name, String state) {
+        this.accels = name;
+        this.accelState = state;
+        return this;
+    }
+
+    /** Adds the KNL attributes: cluster mode ({@code quad}, ...), MCDRAM size and the share of it used as cache. */
+    public NodeGroup withKnl(String numaCfg, long hbmSizeMb, String hbmCachePct) {
+        this.numaCfg = numaCfg;
+        this.hbmSizeMb = hbmSizeMb;
+        this.hbmCachePct = hbmCachePct;
+        return this;
+    }
+
     public String role() {
         return role;
     }

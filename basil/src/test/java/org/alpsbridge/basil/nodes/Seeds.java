@@ -7,14 +7,14 @@ import java.util.function.Consumer;
  * Runs a property over seeded random trials. The base seed is fixed so every run checks the same cases; set
  * {@code -Dalpsbridge.seed=N} to replay one failing trial, whose seed the failure message prints.
  */
-final class Seeds {
+public final class Seeds {
 
     private static final long BASE = 0x5eed_a1b5L;
 
     private Seeds() {
     }
 
-    static void check(int trials, Consumer<SplittableRandom> property) {
+    public static void check(int trials, Consumer<SplittableRandom> property) {
         String replay = System.getProperty("alpsbridge.seed");
         if (replay != null) {
             run(Long.parseLong(replay), property);

@@ -1,0 +1,282 @@
+package org.alpsbridge.proxy.policy;
+
+import java.io.ByteArrayInputStream;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.alpsbridge.basil.codec.BasilException;
+import org.alpsbridge.basil.inventory.InventoryHeader;
+import org.alpsbridge.basil.inventory.InventoryReader;
+import org.alpsbridge.basil.inventory.InventoryWriter;
+import org.alpsbridge.basil.inventory.NodeView;
+import org.alpsbridge.basil.inventory.ReservationView;
+import org.alpsbridge.basil.model.BasilRequest;
+import org.alpsbridge.basil.model.Protocols;
+import org.alpsbridge.basil.model.ReserveParam;
+
+/**
+ * The last full inventory of one protocol version, as views, kept current by the reservation changes the
+ * proxy forwarded, and written back on demand with the inventory writer the backend's own documents come
+ * from. Not thread-safe: the policy guards it.
+ *
+ * <p>Besides the document it keeps what a RESERVE answer does not say and earlier inventories did: each
+ * user's uid and gid (from their reservations' pseudo-applications), the highest application id ALPS has
+ * handed out (the next reservation's pseudo-application takes the next one), and the offset of ALPS's
+ * clock from the proxy's.
+ */
+final class CachedInventory {
+
+    final String protocol;
+    private final InventoryHeader header;
+    private final List<NodeView> nodes;
+    private final Map<Long, Integer> position = new HashMap<>();
+    private final LinkedHashMap<Long, ReservationView> reservations = new LinkedHashMap<>();
+    private final Map<String, long[]> idsByUser;
+    private final long clockOffsetSeconds;
+    final long fetchedAtMillis;
+    final long fetchStartedNanos;
+    private long maxApid;
+    private final Set<Long> patched = new LinkedHashSet<>();
+    private byte[] written;
+    private long writtenTimestamp;
+
+    private CachedInventory(String protocol, InventoryHeader header, List<NodeView> nodes, List<ReservationView> reservations,
+                            Map<String, long[]> idsByUser, long maxApid, long clockOffsetSeconds, long fetchedAtMillis,
+                            long fetchStartedNanos, byte[] document) {
+        this.protocol = protocol;
+        this.header = header;
+        this.nodes = nodes;
+        for (int i = 0; i < nodes.size(); i++) {
+            position.put(nodes.get(i).nodeId(), i);
+        }
+        reservations.forEach(r -> this.reservations.put(r.reservationId(), r));
+        this.idsByUser = idsByUser;
+        this.maxApid = maxApid;
+        this.clockOffsetSeconds = clockOffsetSeconds;
+        this.fetchedAtMillis = fetchedAtMillis;
+        this.fetchStartedNanos = fetchStartedNanos;
+        this.written = document;
+        this.writtenTimestamp = header.timestamp() == null ? Long.MIN_VALUE : header.timestamp();
+    }
+
+    /**
+     * Reads a full inventory the backend just answered.
+     *
+     * @param previous the entry it replaces, whose learned uids and application ids carry over, or null
+     */
+    static CachedInventory read(byte[] document, String protocol, long fetchedAtMillis, long fetchStartedNanos,
+                                CachedInventory previous) throws BasilException {
+        List<NodeView> nodes = new ArrayList<>();
+        List<ReservationView> reservations = new ArrayList<>();
+        InventoryHeader header;
+        try (InventoryReader r = InventoryReader.open(new ByteArrayInputStream(document))) {
+            header = r.header();
+            for (NodeView n; (n = r.nextNode()) != null; ) {
+                nodes.add(n);
+            }
+            for (ReservationView v; (v = r.nextReservation()) != null; ) {
+                reservations.add(v);
+            }
+            r.finish();
+        }
+        Map<String, long[]> ids = previous == null ? new HashMap<>() : new HashMap<>(previous.idsByUser);
+        long maxApid = previous == null ? 0 : previous.maxApid;
+        for (ReservationView v : reservations) {
+            for (ReservationView.Application a : v.applications()) {
+                maxApid = Math.max(maxApid, a.applicationId());
+                if (a.isReservationPseudoApplication()) {
+                    ids.put(v.userName(), new long[] {a.userId(), a.groupId()});
+                }
+            }
+        }
+        long offset = header.timestamp() == null ? 0 : header.timestamp() - Math.floorDiv(fetchedAtMillis, 1000);
+        return new CachedInventory(protocol, header, nodes, reservations, ids, maxApid, offset, fetchedAtMillis,
+                fetchStartedNanos, document);
+    }
+
+    InventoryHeader header() {
+        return header;
+    }
+
+    List<NodeView> nodes() {
+        return List.copyOf(nodes);
+    }
+
+    List<ReservationView> reservations() {
+        return List.copyOf(reservations.values());
+    }
+
+    Long schedchangecount() {
+        return header.schedchangecount();
+    }
+
+    /** ALPS's clock now, by the offset seen at the fetch. */
+    long alpsSeconds(long nowMillis) {
+        return Math.floorDiv(nowMillis, 1000) + clockOffsetSeconds;
+    }
+
+    /** The document the backend would write now: the fetched bytes while nothing changed, else written anew. */
+    byte[] document(long nowMillis) throws BasilException {
+        long timestamp = header.timestamp() == null ? Long.MIN_VALUE : alpsSeconds(nowMillis);
+        if (written == null || timestamp != writtenTimestamp) {
+            InventoryHeader h = new InventoryHeader(header.protocol(), header.status(), header.method(), header.errorClass(),
+                    header.errorSource(), header.messages(), header.mppHost(),
+                    header.timestamp() == null ? null : timestamp, header.cpcu(), header.changecount(),
+                    header.schedchangecount());
+            written = InventoryWriter.write(h, nodes, List.copyOf(reservations.values()));
+            writtenTimestamp = timestamp;
+        }
+        return written;
+    }
+
+    /**
+     * Adds what a successful RESERVE made: the reservation with its BASIL pseudo-application, and its
+     * allocations on the nodes ALPS named.
+     *
+     * @return false when that cannot be worked out with certainty; the entry is then unusable
+     */
+    boolean applyReserve(BasilRequest request, long id, List<Long> nids, long nowMillis) {
+        long[] ids = idsByUser.get(request.user());
+        if (ids == null || maxApid == 0 || nids.isEmpty() || request.reserveParams().isEmpty()
+                || reservations.containsKey(id)) {
+            return false;
+        }
+        List<ReservationView.Command> commands = new ArrayList<>();
+        Map<Integer, NodeView> changed = new HashMap<>();
+        int next = 0;
+        for (ReserveParam p : request.reserveParams()) {
+            if (p.width() == null || p.width() < 1) {
+                return false;
+            }
+            Placement placement = new Placement(p);
+            long remaining = p.width();
+            NodeView first = null;
+            int firstPes = 0;
+            while (remaining > 0) {
+                if (next >= nids.size()) {
+                    return false;
+                }
+                Integer at = position.get(nids.get(next++));
+                if (at == null || changed.containsKey(at)) {
+                    return false;
+                }
+                Placement.Placed placed = placement.place(nodes.get(at), remaining, id);
+                if (placed == null) {
+                    return false;
+                }
+                if (first == null) {
+                    first = nodes.get(at);
+                    firstPes = placed.pes();
+                }
+                changed.put(at, placed.node());
+                remaining -= placed.pes();
+            }
+            commands.add(new ReservationView.Command(p.width(), placement.effectiveDepth(), p.nppn() == null ? 0 : p.nppn(),
+                    placement.memoryPerPe(first, firstPes), p.architecture() == null ? "XT" : p.architecture(), "BASIL"));
+        }
+        if (next != nids.size()) {
+            return false;
+        }
+        ReserveParam lead = request.reserveParams().get(0);
+        boolean v11 = Protocols.atLeast(protocol, "1.1");
+        long apid = maxApid + 1;
+        ReservationView view = new ReservationView(id, request.user(), request.account() == null ? "DEFAULT" : request.account(),
+                v11 ? alpsSeconds(nowMillis) : null, v11 ? request.batchId() : null,
+                v11 ? ("SHARED".equals(lead.reservationMode()) ? "SHARED" : "EXCLUSIVE") : null,
+                v11 ? (lead.gpcMode() == null ? "NONE" : lead.gpcMode()) : null,
+                List.of(new ReservationView.Application(apid, ids[0], ids[1], 0, commands)));
+        changed.forEach(nodes::set);
+        reservations.put(id, view);
+        maxApid = apid;
+        patched.add(id);
+        written = null;
+        return true;
+    }
+
+    /** Removes a reservation ALPS released (claims 0) and its allocations. */
+    void applyRelease(long id) {
+        if (reservations.remove(id) == null) {
+            return;
+        }
+        for (int i = 0; i < nodes.size(); i++) {
+            NodeView n = nodes.get(i);
+            if (n.reservations().contains(id)) {
+                nodes.set(i, without(n, id));
+            }
+        }
+        patched.remove(id);
+        written = null;
+    }
+
+    private static NodeView without(NodeView n, long id) {
+        List<NodeView.Socket> sockets = new ArrayList<>();
+        for (NodeView.Socket s : n.sockets()) {
+            List<NodeView.Segment> segments = new ArrayList<>();
+            for (NodeView.Segment g : s.segments()) {
+                List<NodeView.Core> cores = new ArrayList<>();
+                for (NodeView.Core c : g.cores()) {
+                    cores.add(new NodeView.Core(c.ordinal(), c.threads().stream()
+                            .map(t -> t.reservations().contains(id) ? new NodeView.Thread(t.ordinal(), minus(t.reservations(), id)) : t)
+                            .toList()));
+                }
+                segments.add(new NodeView.Segment(g.ordinal(), cores, withoutMemory(g.memory(), id), g.labels()));
+            }
+            sockets.add(new NodeView.Socket(s.ordinal(), s.architecture(), s.clockMhz(), segments));
+        }
+        List<NodeView.Accelerator> accels = n.accelerators().stream().map(a -> new NodeView.Accelerator(a.ordinal(), a.type(),
+                a.state(), a.family(), a.memoryMb(), a.clockMhz(), minus(a.reservations(), id))).toList();
+        return new NodeView(n.nodeId(), n.name(), n.architecture(), n.role(), n.state(), n.routerId(), sockets,
+                withoutMemory(n.memory(), id), n.labels(), accels);
+    }
+
+    private static List<NodeView.Memory> withoutMemory(List<NodeView.Memory> memory, long id) {
+        return memory.stream().map(m -> new NodeView.Memory(m.type(), m.pageSizeKb(), m.pageCount(),
+                m.allocations().stream().filter(a -> a.reservationId() != id).toList())).toList();
+    }
+
+    private static List<Long> minus(List<Long> ids, long id) {
+        return ids.stream().filter(x -> x != id).toList();
+    }
+
+    /**
+     * Where this entry's own RESERVE patches differ from what a fresh inventory shows for the same
+     * reservations: each difference is a misjudged placement, application id, uid or clock.
+     */
+    List<String> patchMismatches(CachedInventory fresh) {
+        List<String> out = new ArrayList<>();
+        for (Long id : patched) {
+            ReservationView mine = reservations.get(id);
+            ReservationView theirs = fresh.reservations.get(id);
+            if (theirs == null) {
+                continue; // gone since: nothing to compare
+            }
+            if (!mine.equals(theirs)) {
+                out.add("reservation " + id + ": cached " + mine + " but ALPS shows " + theirs);
+                continue;
+            }
+            for (NodeView n : nodes) {
+                if (n.reservations().contains(id)) {
+                    Integer at = fresh.position.get(n.nodeId());
+                    if (at == null || !fresh.nodes.get(at).equals(n)) {
+                        out.add("reservation " + id + " on node " + n.nodeId() + ": allocations differ");
+                        break;
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Whether the nodes and reservations equal another entry's (the header aside). */
+    boolean sameContent(CachedInventory other) {
+        return nodes.equals(other.nodes) && List.copyOf(reservations.values()).equals(List.copyOf(other.reservations.values()));
+    }
+
+    boolean patchedSinceFetch() {
+        return !patched.isEmpty();
+    }
+}

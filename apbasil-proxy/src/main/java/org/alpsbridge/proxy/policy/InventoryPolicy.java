@@ -1,0 +1,470 @@
+package org.alpsbridge.proxy.policy;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import org.alpsbridge.basil.codec.BasilCodec;
+import org.alpsbridge.basil.codec.BasilException;
+import org.alpsbridge.basil.inventory.NodeView;
+import org.alpsbridge.basil.model.BasilRequest;
+import org.alpsbridge.basil.model.ErrorClass;
+import org.alpsbridge.basil.model.Protocols;
+import org.alpsbridge.basil.model.Released;
+import org.alpsbridge.basil.model.Reserved;
+import org.alpsbridge.basil.model.ResponseData;
+import org.alpsbridge.basil.model.Summary;
+import org.alpsbridge.basil.nodes.NidSet;
+import org.alpsbridge.proxy.backend.Backend;
+import org.alpsbridge.proxy.backend.BackendException;
+import org.alpsbridge.proxy.backend.Call;
+import org.alpsbridge.proxy.backend.Caller;
+import org.alpsbridge.proxy.stats.Counter;
+import org.alpsbridge.proxy.stats.Stats;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Answers the scheduler's QUERY(INVENTORY) from the last full inventory while that is provably current,
+ * and asks the backend for a full one only when it may not be.
+ *
+ * <p>The cache of one protocol version is current when: SUMMARY's {@code schedchangecount} equals the
+ * cached inventory's (no node changed state or role), every RESERVE and RELEASE the proxy forwarded since
+ * has been applied to it, and it is younger than the refresh interval. A full INVENTORY is fetched
+ * instead, with the reason counted in {@code alpsbridge_proxy_policy_refreshes_total{reason=...}}:
+ * {@code start} (nothing cached yet, e.g. after a restart), {@code summary-changed},
+ * {@code summary-failed}, {@code interval}, {@code fallback-interval} (a backend without SUMMARY),
+ * {@code unknown-outcome} (a reservation change that failed to answer, or answered garbage),
+ * {@code release-failed}, {@code release-unclear} (a RELEASE answer without {@code claims}),
+ * {@code reserve-unpatched} (a RESERVE whose effect the cache could not work out), {@code switch},
+ * {@code fetch-failed} (the previous fetch failed).
+ *
+ * <p>A RESERVE or CONFIRM answered FAILURE changed nothing (ALPS rejects them whole), so it costs no
+ * refresh. Selective INVENTORY requests (with a body) and every other method pass straight through.
+ * Reservation changes, refreshes and cache answers are serialized by one lock, as slurmctld itself makes
+ * its calls one at a time; the backend is called on the caller's thread, except the interval refresh of
+ * {@link #start()}.
+ *
+ * <p>Each refresh checks the cache's own RESERVE patches against what ALPS shows; a difference is logged
+ * and counted ({@code policy_patch_mismatches}). What no SUMMARY shows (reservations made behind the
+ * proxy's back, label changes) reaches the cache at the next refresh: the documented staleness window is
+ * the refresh interval for those, and the SUMMARY interval for node states.
+ */
+public final class InventoryPolicy implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(InventoryPolicy.class);
+
+    private final PolicySettings settings;
+    private final Clock clock;
+    private final BasilCodec codec = BasilCodec.standard();
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Map<String, Entry> entries = new HashMap<>();
+    private final List<FullInventoryListener> listeners = new CopyOnWriteArrayList<>();
+    private final Executor notifier;
+    private final ExecutorService ownNotifier;
+    private final Counter refreshes;
+    private final Counter patches;
+    private final Counter mismatches;
+    private final Counter unseen;
+    private final Counter answered;
+    private ScheduledExecutorService timer;
+    private Backend inner;
+
+    /** What the policy knows about one protocol version's inventory. */
+    private static final class Entry {
+        CachedInventory cache;
+        String staleBecause;
+        long summaryCheckedMillis = Long.MIN_VALUE;
+        boolean noSummary;
+    }
+
+    /**
+     * @param notifier runs the full-inventory listeners, in order; null for a background thread of its own
+     */
+    public InventoryPolicy(PolicySettings settings, Clock clock, Stats stats, Executor notifier) {
+        this.settings = settings;
+        this.clock = clock;
+        if (notifier == null) {
+            this.ownNotifier = Executors.newSingleThreadExecutor(r -> daemon(r, "policy-listeners"));
+            this.notifier = ownNotifier;
+        } else {
+            this.ownNotifier = null;
+            this.notifier = notifier;
+        }
+        this.refreshes = stats.counter("policy_refreshes", "Full inventories fetched from the backend, by reason.", "reason");
+        this.patches = stats.counter("policy_patches", "Forwarded reservation changes applied to the cache, by outcome.", "outcome");
+        this.mismatches = stats.counter("policy_patch_mismatches",
+                "Refreshes that found a cached RESERVE patch different from what ALPS shows.", null);
+        this.unseen = stats.counter("policy_unseen_changes",
+                "Refreshes that found changes the cache had not seen (made behind the proxy's back, or mispatched).", null);
+        this.answered = stats.counter("policy_inventory_answers", "Scheduler INVENTORY requests, by where the answer came from.", "source");
+        stats.gauge("policy_cache_age_seconds", "Age of the oldest cached full inventory.", this::oldestAgeSeconds);
+    }
+
+    public InventoryPolicy(PolicySettings settings, Stats stats) {
+        this(settings, Clock.systemUTC(), stats, null);
+    }
+
+    /** Wraps the chain below: the backend, or the backend's timing decorator. */
+    public Backend decorate(Backend below) {
+        lock.lock();
+        try {
+            this.inner = below;
+        } finally {
+            lock.unlock();
+        }
+        return new Policy(below);
+    }
+
+    /** Adds a receiver of every full inventory fetched from the backend. */
+    public void onFullInventory(FullInventoryListener listener) {
+        listeners.add(listener);
+    }
+
+    /** Starts the timer that refreshes any cached inventory older than the refresh interval, even when idle. */
+    public synchronized void start() {
+        if (timer == null) {
+            timer = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "policy-refresh"));
+            long period = Math.max(1000, settings.refreshInterval().toMillis() / 4);
+            timer.scheduleWithFixedDelay(this::refreshDue, period, period, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * Refreshes every cached inventory older than the refresh interval; what the timer runs. Failures are
+     * logged, and the next scheduler request retries.
+     */
+    public void refreshDue() {
+        lock.lock();
+        try {
+            long now = clock.millis();
+            for (Map.Entry<String, Entry> e : new ArrayList<>(entries.entrySet())) {
+                CachedInventory c = e.getValue().cache;
+                if (c != null && now - c.fetchedAtMillis >= settings.refreshInterval().toMillis()) {
+                    byte[] request = codec.write(BasilRequest.query(e.getKey(), "INVENTORY"));
+                    refresh(e.getValue(), new Call(request, e.getKey(), "QUERY", "INVENTORY", Caller.UNAUTHENTICATED, null),
+                            "interval");
+                }
+            }
+        } catch (BasilException | BackendException | RuntimeException ex) {
+            log.warn("policy: interval refresh failed: {}", ex.getMessage());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        if (timer != null) {
+            timer.shutdownNow();
+            timer = null;
+        }
+        if (ownNotifier != null) {
+            ownNotifier.shutdownNow();
+        }
+    }
+
+    private long oldestAgeSeconds() {
+        if (!lock.tryLock()) {
+            return -1;
+        }
+        try {
+            long now = clock.millis();
+            return entries.values().stream().filter(e -> e.cache != null)
+                    .mapToLong(e -> (now - e.cache.fetchedAtMillis) / 1000).max().orElse(-1);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+
+    // ---- INVENTORY ------------------------------------------------------------------------------------
+
+    private byte[] inventory(Call call, String protocol) throws BackendException {
+        lock.lock();
+        try {
+            Entry e = entries.computeIfAbsent(protocol, p -> new Entry());
+            String reason = staleness(e, protocol);
+            if (reason != null) {
+                return refresh(e, call, reason);
+            }
+            answered.increment("cache");
+            return e.cache.document(clock.millis());
+        } catch (BasilException ex) {
+            throw new BackendException("policy: cannot write the cached inventory: " + ex.getMessage(), true, ex);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Why the cache cannot answer now, or null when it can. */
+    private String staleness(Entry e, String protocol) {
+        if (e.cache == null) {
+            return e.staleBecause == null ? "start" : e.staleBecause;
+        }
+        if (e.staleBecause != null) {
+            return e.staleBecause;
+        }
+        long now = clock.millis();
+        long age = now - e.cache.fetchedAtMillis;
+        if (age >= settings.refreshInterval().toMillis()) {
+            return "interval";
+        }
+        if (e.noSummary || !Protocols.atLeast(protocol, "1.3")) {
+            return age >= settings.fallbackInterval().toMillis() ? "fallback-interval" : null;
+        }
+        if (e.summaryCheckedMillis != Long.MIN_VALUE && now - e.summaryCheckedMillis < settings.summaryInterval().toMillis()) {
+            return null;
+        }
+        return summaryVerdict(e, protocol, now);
+    }
+
+    private String summaryVerdict(Entry e, String protocol, long now) {
+        ResponseData answer;
+        try {
+            byte[] request = codec.write(BasilRequest.query(protocol, "SUMMARY"));
+            answer = codec.readResponse(inner.call(new Call(request, protocol, "QUERY", "SUMMARY", Caller.UNAUTHENTICATED,
+                    null))).responseData();
+        } catch (BasilException | BackendException ex) {
+            log.info("policy: SUMMARY failed, fetching INVENTORY: {}", ex.getMessage());
+            return "summary-failed";
+        }
+        if (!answer.isSuccess()) {
+            if (answer.errorClass() == ErrorClass.PERMANENT) {
+                log.warn("policy: the backend refuses SUMMARY ({}); INVENTORY is fetched at most every {} s instead",
+                        answer.messageText(), settings.fallbackInterval().toSeconds());
+                e.noSummary = true;
+                return now - e.cache.fetchedAtMillis >= settings.fallbackInterval().toMillis() ? "fallback-interval" : null;
+            }
+            return "summary-failed";
+        }
+        Optional<Summary> summary = answer.content(Summary.class);
+        if (summary.isEmpty()) {
+            return "summary-failed";
+        }
+        e.summaryCheckedMillis = now;
+        return changed(summary.get(), e.cache) ? "summary-changed" : null;
+    }
+
+    /** schedchangecount when both sides carry it, else the up/down node lists against the cached states. */
+    private static boolean changed(Summary s, CachedInventory cache) {
+        Long cached = cache.schedchangecount();
+        if (s.schedchangecount().isPresent() && cached != null) {
+            return !s.schedchangecount().get().equals(cached);
+        }
+        if (s.nodes().isEmpty()) {
+            return true;
+        }
+        List<Long> up = new ArrayList<>();
+        List<Long> down = new ArrayList<>();
+        for (NodeView n : cache.nodes()) {
+            ("UP".equals(n.state()) ? up : down).add(n.nodeId());
+        }
+        try {
+            return !s.nodes().get().up().equals(NidSet.copyOf(up.stream().mapToLong(Long::longValue)))
+                    || !s.nodes().get().down().equals(NidSet.copyOf(down.stream().mapToLong(Long::longValue)));
+        } catch (IllegalArgumentException ex) {
+            return true;
+        }
+    }
+
+    private byte[] refresh(Entry e, Call call, String reason) throws BackendException {
+        refreshes.increment(reason);
+        answered.increment("backend");
+        long startedNanos = System.nanoTime();
+        long startedMillis = clock.millis();
+        byte[] response;
+        try {
+            response = inner.call(new Call(call.request(), call.protocol(), "QUERY", "INVENTORY", call.caller(), call.exchangeId()));
+        } catch (BackendException ex) {
+            e.staleBecause = "fetch-failed";
+            throw ex;
+        }
+        CachedInventory fresh;
+        try {
+            fresh = CachedInventory.read(response, call.protocol(), startedMillis, startedNanos, e.cache);
+        } catch (BasilException ex) {
+            log.warn("policy: the backend's INVENTORY is unreadable, nothing cached: {}", ex.getMessage());
+            e.staleBecause = "fetch-failed";
+            return response;
+        }
+        if (!fresh.header().isSuccess()) {
+            e.staleBecause = "fetch-failed";
+            return response;
+        }
+        check(e.cache, fresh);
+        e.cache = fresh;
+        e.staleBecause = null;
+        e.summaryCheckedMillis = startedMillis;
+        var header = fresh.header();
+        var nodes = fresh.nodes();
+        var reservations = fresh.reservations();
+        for (FullInventoryListener l : listeners) {
+            notifier.execute(() -> {
+                try {
+                    l.fullInventory(header, nodes, reservations, startedNanos);
+                } catch (RuntimeException ex) {
+                    log.warn("policy: a full-inventory listener failed: {}", ex.toString());
+                }
+            });
+        }
+        return response;
+    }
+
+    /** Compares the cache as it stood with what the backend says now: patch errors and unseen changes. */
+    private void check(CachedInventory before, CachedInventory fresh) {
+        if (before == null) {
+            return;
+        }
+        List<String> wrong = before.patchMismatches(fresh);
+        if (!wrong.isEmpty()) {
+            mismatches.increment();
+            log.warn("policy: {} cached RESERVE patch(es) differ from ALPS, e.g. {}", wrong.size(), wrong.get(0));
+        }
+        if (!before.sameContent(fresh)) {
+            unseen.increment();
+            log.debug("policy: the refresh found changes the cache had not seen");
+        }
+    }
+
+    // ---- reservation changes ----------------------------------------------------------------------------
+
+    private byte[] change(Call call) throws BackendException {
+        lock.lock();
+        try {
+            BasilRequest request;
+            try {
+                request = codec.readRequest(call.request());
+            } catch (BasilException ex) {
+                return inner.call(call); // the backend answers the malformed request; nothing changes
+            }
+            byte[] response;
+            try {
+                response = inner.call(call);
+            } catch (BackendException ex) {
+                staleAll("unknown-outcome");
+                throw ex;
+            }
+            ResponseData answer;
+            try {
+                answer = codec.readResponse(response).responseData();
+            } catch (BasilException ex) {
+                staleAll("unknown-outcome");
+                return response;
+            }
+            apply(call.method(), request, answer);
+            return response;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void apply(String method, BasilRequest request, ResponseData answer) {
+        switch (method) {
+            case "RESERVE" -> {
+                if (!answer.isSuccess()) {
+                    return;
+                }
+                Optional<Reserved> reserved = answer.content(Reserved.class);
+                if (reserved.isEmpty() || reserved.get().reservationId() == null) {
+                    staleAll("reserve-unpatched");
+                    return;
+                }
+                long now = clock.millis();
+                for (Entry e : entries.values()) {
+                    if (e.cache == null || e.staleBecause != null) {
+                        continue;
+                    }
+                    boolean ok = settings.patch()
+                            && e.cache.applyReserve(request, reserved.get().reservationId(), reserved.get().nodeIds(), now);
+                    patches.increment(ok ? "reserve-applied" : "reserve-unpatched");
+                    if (!ok) {
+                        e.staleBecause = "reserve-unpatched";
+                    }
+                }
+            }
+            case "RELEASE" -> {
+                if (!answer.isSuccess()) {
+                    staleAll("release-failed");
+                    return;
+                }
+                Long claims = answer.content(Released.class).map(Released::claims).orElse(null);
+                if (claims == null || request.reservationId() == null) {
+                    staleAll("release-unclear");
+                } else if (claims == 0) {
+                    entries.values().stream().filter(e -> e.cache != null).forEach(e -> e.cache.applyRelease(request.reservationId()));
+                    patches.increment("release-applied");
+                }
+                // claims > 0: ALPS keeps the reservation until its applications end; the inventory is unchanged
+            }
+            case "SWITCH" -> staleAll("switch");
+            default -> {
+                // CONFIRM binds a process aggregate, which the inventory does not show
+            }
+        }
+    }
+
+    private void staleAll(String reason) {
+        for (Entry e : entries.values()) {
+            if (e.staleBecause == null) {
+                e.staleBecause = reason;
+            }
+        }
+    }
+
+    private final class Policy implements Backend {
+        private final Backend below;
+
+        Policy(Backend below) {
+            this.below = below;
+        }
+
+        @Override
+        public byte[] call(Call call) throws BackendException {
+            if (!settings.enabled()) {
+                return below.call(call);
+            }
+            if (call.changesReservations()) {
+                return change(call);
+            }
+            if ("QUERY".equals(call.method()) && "INVENTORY".equals(call.queryType())) {
+                BasilRequest request;
+                try {
+                    request = codec.readRequest(call.request());
+                } catch (BasilException ex) {
+                    return below.call(call);
+                }
+                if (request.selectiveInventory() || request.protocol() == null) {
+                    return below.call(call);
+                }
+                return inventory(call, request.protocol());
+            }
+            return below.call(call);
+        }
+
+        @Override
+        public String describe() {
+            return below.describe();
+        }
+
+        @Override
+        public void close() {
+            InventoryPolicy.this.close();
+            below.close();
+        }
+    }
+}
