@@ -11,7 +11,7 @@ import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.Map;
-import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocketFactory;
 import javax.net.ssl.TrustManagerFactory;
@@ -160,8 +160,14 @@ public final class Apbasil {
         }
     }
 
+    /**
+     * Unique per call among all clients of a daemon within its exchange memory: wall time, monotonic
+     * nanoseconds and 64 random bits. Not {@code UUID.randomUUID()} (seeding SecureRandom) nor the pid
+     * ({@code ProcessHandle} starts a thread pool): both are visible parts of the client's start-up.
+     */
     static String newExchangeId() {
-        return UUID.randomUUID().toString();
+        return Long.toHexString(System.currentTimeMillis()) + "-" + Long.toHexString(System.nanoTime()) + "-"
+                + Long.toHexString(ThreadLocalRandom.current().nextLong());
     }
 
     private static void sleep(long millis) {

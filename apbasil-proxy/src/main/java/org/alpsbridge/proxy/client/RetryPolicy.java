@@ -6,15 +6,24 @@ package org.alpsbridge.proxy.client;
  * RESERVE, CONFIRM, RELEASE and SWITCH are not retried once sent; the daemon still remembers each
  * exchange id, so a duplicate that does reach it gets the first answer instead of a second run.
  */
-interface RetryPolicy {
+final class RetryPolicy {
 
     /** Operator commands and anything not known to be harmless twice. */
-    RetryPolicy UNSENT_ONLY = e -> !e.requestSent();
+    static final RetryPolicy UNSENT_ONLY = new RetryPolicy(null);
 
-    boolean mayRetry(ApbasilException e);
+    // Plain classes rather than lambdas: a lambda's bootstrap costs the drop-in client milliseconds at start-up.
+    private final byte[] request;
+
+    private RetryPolicy(byte[] request) {
+        this.request = request;
+    }
 
     /** Looks at the request only when a retry is in question, so the success path parses nothing. */
     static RetryPolicy forRequest(byte[] request) {
-        return e -> !e.requestSent() || FailureDocument.isQuery(request);
+        return new RetryPolicy(request);
+    }
+
+    boolean mayRetry(ApbasilException e) {
+        return !e.requestSent() || (request != null && FailureDocument.isQuery(request));
     }
 }
