@@ -23,6 +23,7 @@ import picocli.CommandLine.Command;
                 AffinityCommand.class,
                 LedgerCommand.class,
                 TimeCommand.class,
+                DemoCommand.class,
                 CommandLine.HelpCommand.class
         },
         footer = {"", "Exit codes: 0 success, 1 failure (reason on stderr), 2 usage error; see each subcommand's help."})

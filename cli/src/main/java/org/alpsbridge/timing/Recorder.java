@@ -22,7 +22,7 @@ public final class Recorder {
         return label;
     }
 
-    void record(String methodKey, long nanos, long responseBytes, boolean failed) {
+    public void record(String methodKey, long nanos, long responseBytes, boolean failed) {
         methods.computeIfAbsent(methodKey, k -> new MethodRecord()).add(nanos, responseBytes, failed);
     }
 

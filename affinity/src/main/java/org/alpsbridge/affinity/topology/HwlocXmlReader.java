@@ -61,7 +61,9 @@ final class HwlocXmlReader {
         XMLStreamReader r = null;
         try {
             r = f.createXMLStreamReader(in);
-            r.nextTag();
+            while (r.next() != XMLStreamConstants.START_ELEMENT) {
+                // prolog: declaration, comments, the DOCTYPE hwloc writes (not processed)
+            }
             if (!"topology".equals(r.getLocalName())) {
                 throw new TopologyException(source + ": root element is <" + r.getLocalName()
                         + ">, not an hwloc <topology>");
@@ -147,16 +149,19 @@ final class HwlocXmlReader {
         }
     }
 
-    /** hwloc's bitmap text: 32-bit hex words, most significant first, separated by commas. */
+    /**
+     * hwloc's bitmap text: 32-bit hex words, most significant first, separated by commas; hwloc writes an all-zero
+     * word as nothing ({@code 0x0000ffff,,,,0x0000ffff}).
+     */
     static BitSet hwlocBitmap(String text, String source, Location at) throws TopologyException {
-        String[] words = text.trim().split(",");
+        String[] words = text.trim().split(",", -1);
         StringBuilder hex = new StringBuilder();
         for (int i = 0; i < words.length; i++) {
             String w = words[i].trim();
             if (w.startsWith("0x") || w.startsWith("0X")) {
                 w = w.substring(2);
             }
-            if (w.length() > 8 || (w.isEmpty())) {
+            if (w.length() > 8 || (w.isEmpty() && words.length == 1)) {
                 throw new TopologyException(source + ": cpuset '" + text + "' is not an hwloc bitmap at " + where(at));
             }
             if (i > 0) {
@@ -165,7 +170,7 @@ final class HwlocXmlReader {
             hex.append(w);
         }
         try {
-            return CpuLists.parseHex(hex.toString());
+            return CpuLists.parseHex(hex.length() == 0 ? "0" : hex.toString());
         } catch (IllegalArgumentException e) {
             throw new TopologyException(source + ": cpuset '" + text + "': " + e.getMessage() + " at " + where(at), e);
         }

@@ -7,6 +7,9 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         description = "BASIL documents: check, request, convert, geometry, emulate.",
         subcommands = {
+                CheckCommand.class,
+                RequestCommand.class,
+                ConvertCommand.class,
                 GeometryCommand.class,
                 EmulateCommand.class,
         })

@@ -59,7 +59,13 @@ final class Apsched {
         }
     }
 
+    /** A machine as it starts, holding the reservations of its capture, if any. */
     Apsched(Machine machine, LongSupplier clockSeconds) {
+        this(machine, clockSeconds, true);
+    }
+
+    /** {@code startReservations} false for a machine whose reservations come from a snapshot instead. */
+    Apsched(Machine machine, LongSupplier clockSeconds, boolean startReservations) {
         this.machine = machine;
         this.clock = clockSeconds;
         int n = machine.size();
@@ -69,10 +75,18 @@ final class Apsched {
         use = new NodeUse[n];
         changedAt = new long[n];
         Arrays.fill(changedAt, 1);
-        Arrays.fill(states, NodeState.UP);
         for (int i = 0; i < n; i++) {
+            states[i] = machine.initialState(i);
             roles[i] = machine.initialRole(i) == Machine.ROLE_INTERACTIVE ? Role.INTERACTIVE : Role.BATCH;
             labels[i] = machine.initialLabels(i);
+        }
+        if (startReservations) {
+            for (Reservation r : machine.startReservations()) {
+                restoreReservation(r);
+                nextReservationId = Math.max(nextReservationId, r.id + 1);
+                nextApid = Math.max(nextApid, r.applications.stream().mapToLong(Reservation.Application::apid).max().orElse(0) + 1);
+                nextApid = Math.max(nextApid, r.basilApid + 1);
+            }
         }
     }
 
@@ -728,7 +742,7 @@ final class Apsched {
 
     /** True if the node differs from how the machine starts, so a snapshot must keep it. */
     boolean changedSinceStart(int node) {
-        return states[node] != NodeState.UP || changedAt[node] != 1 || labels[node].length > 0
+        return states[node] != machine.initialState(node) || changedAt[node] != 1 || !Arrays.equals(labels[node], machine.initialLabels(node))
                 || (roles[node] == Role.INTERACTIVE) != (machine.initialRole(node) == Machine.ROLE_INTERACTIVE);
     }
 

@@ -33,16 +33,25 @@ final class Machine {
     private final Hardware[] hardware;
     private final byte[] roles;
     private final String[][] labels;
+    private final NodeState[] states;
+    private final List<Reservation> startReservations;
     private final String engineVersion;
     private final int[] indexByNid;
 
-    Machine(String spec, int[] nids, String[] names, Hardware[] hardware, byte[] roles, String[][] labels, String engineVersion) {
+    /**
+     * @param states initial node states, or {@code null} for all UP
+     * @param startReservations reservations the machine holds at start (from a captured inventory); copied per use
+     */
+    Machine(String spec, int[] nids, String[] names, Hardware[] hardware, byte[] roles, String[][] labels, NodeState[] states,
+            List<Reservation> startReservations, String engineVersion) {
         this.spec = spec;
         this.nids = nids;
         this.names = names;
         this.hardware = hardware;
         this.roles = roles;
         this.labels = labels;
+        this.states = states;
+        this.startReservations = List.copyOf(startReservations);
         this.engineVersion = engineVersion;
         int maxNid = Arrays.stream(nids).max().orElse(-1);
         if (maxNid >= MAX_NID || Arrays.stream(nids).anyMatch(n -> n < 0)) {
@@ -61,6 +70,9 @@ final class Machine {
     static Machine parse(String spec) {
         if (spec == null || spec.isBlank()) {
             throw new IllegalArgumentException("empty machine spec; expected e.g. xc30:2256 or xc30:100+knl:20,service=4,interactive=2");
+        }
+        if (spec.startsWith(Capture.PREFIX)) {
+            return Capture.machine(spec);
         }
         String[] parts = spec.trim().split(",");
         String body = parts[0];
@@ -116,7 +128,7 @@ final class Machine {
                 roles[node] = node < interactive ? ROLE_INTERACTIVE : ROLE_BATCH;
             }
         }
-        return new Machine(spec, nids, names, hardware, roles, new String[n][], engine);
+        return new Machine(spec, nids, names, hardware, roles, new String[n][], null, List.of(), engine);
     }
 
     private static int count(String spec, String name, String value, int min) {
@@ -181,6 +193,15 @@ final class Machine {
     String[] initialLabels(int node) {
         String[] l = labels[node];
         return l == null ? new String[0] : l;
+    }
+
+    NodeState initialState(int node) {
+        return states == null ? NodeState.UP : states[node];
+    }
+
+    /** Fresh copies of the reservations the machine holds at start. */
+    List<Reservation> startReservations() {
+        return startReservations.stream().map(Reservation::copy).toList();
     }
 
     String engineVersion() {

@@ -63,6 +63,20 @@ final class Reservation {
         this.shares = List.copyOf(shares);
     }
 
+    /** An independent copy: same fields, own processor sets and applications. */
+    Reservation copy() {
+        List<Share> copied = shares.stream()
+                .map(s -> new Share(s.node(), (BitSet) s.processors().clone(), s.pages().clone(), s.accelerator(), s.memoryType()))
+                .toList();
+        Reservation r = new Reservation(id, user, account, batchId, shared, gpcMode, timeStamp, commands, copied);
+        r.applications.addAll(applications);
+        r.basilApid = basilApid;
+        r.pagg = pagg;
+        r.suspended = suspended;
+        r.releasing = releasing;
+        return r;
+    }
+
     boolean confirmed() {
         return pagg != 0;
     }

@@ -102,7 +102,7 @@ final class Snapshot {
                         if (spec != null && !spec.equals(saved)) {
                             throw new IllegalArgumentException("the state directory holds machine '" + saved + "', not '" + spec + "'");
                         }
-                        e = new Emulator(new Apsched(Machine.parse(saved), clock), new Faults());
+                        e = new Emulator(new Apsched(Machine.parse(saved), clock, false), new Faults());
                     }
                     case "counters" -> e.apsched().restoreCounters(new long[] {
                         Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4])});

@@ -43,6 +43,7 @@ public final class InventoryReader implements AutoCloseable {
     private boolean inNodeArray;
     private boolean inReservationArray;
     private boolean inventoryDone;
+    private boolean hasInventory;
 
     private InventoryReader(XMLStreamReader r) throws BasilException, XMLStreamException {
         this.r = r;
@@ -63,14 +64,20 @@ public final class InventoryReader implements AutoCloseable {
             closeQuietly(r);
             throw e;
         } catch (XMLStreamException | RuntimeException e) {
+            BasilException failure = BasilCodec.streamFailure("invalid inventory response", e, r);
             closeQuietly(r);
-            throw BasilCodec.streamFailure("invalid inventory response", e);
+            throw failure;
         }
     }
 
     /** The envelope and inventory attributes; for a FAILURE response there are no nodes or reservations. */
     public InventoryHeader header() {
         return header;
+    }
+
+    /** Whether the response holds an {@code Inventory} element (a SUCCESS of QUERY INVENTORY). */
+    public boolean hasInventory() {
+        return hasInventory;
     }
 
     /** The next node, or {@code null} when the NodeArray is done (or absent). */
@@ -183,6 +190,7 @@ public final class InventoryReader implements AutoCloseable {
                 timestamp = optionalNumber("timestamp");
                 cpcu = optionalNumber("cpcu");
                 inventoryDone = false;
+                hasInventory = true;
                 if (enterNextArray(true) && inNodeArray) {
                     changecount = optionalNumber("changecount");
                     schedchangecount = optionalNumber("schedchangecount");
@@ -467,8 +475,8 @@ public final class InventoryReader implements AutoCloseable {
                 null);
     }
 
-    private static BasilException failure(Exception e) {
-        return BasilCodec.streamFailure("invalid inventory response", e);
+    private BasilException failure(Exception e) {
+        return BasilCodec.streamFailure("invalid inventory response", e, r);
     }
 
     private static void closeQuietly(XMLStreamReader r) {

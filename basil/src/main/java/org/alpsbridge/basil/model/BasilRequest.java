@@ -236,6 +236,27 @@ public final class BasilRequest {
         return ReserveParam.unmodifiable(otherElements);
     }
 
+    /**
+     * A copy with another {@code protocol} and everything else as it is (body included); the caller decides
+     * what the other version cannot carry ({@code basil convert} does).
+     */
+    public BasilRequest withProtocol(String newProtocol) {
+        BasilRequest r = new BasilRequest(newProtocol, Method.QUERY);
+        r.method = method;
+        r.type = type;
+        r.reservationId = reservationId;
+        r.paggId = paggId;
+        r.adminCookie = adminCookie;
+        r.jobName = jobName;
+        r.otherAttributes = otherAttributes;
+        r.reserveParamArray = reserveParamArray;
+        r.inventory = inventory;
+        r.reservations = reservations;
+        r.applications = applications;
+        r.otherElements = otherElements;
+        return r;
+    }
+
     @XmlAccessorType(XmlAccessType.FIELD)
     static final class ReserveParamArray {
         @XmlAttribute(name = "user_name")

@@ -1,0 +1,102 @@
+package org.alpsbridge.proxy.policy;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongSupplier;
+import org.alpsbridge.basil.codec.BasilCodec;
+import org.alpsbridge.basil.codec.BasilException;
+import org.alpsbridge.basil.codec.Failures;
+import org.alpsbridge.basil.inventory.InventoryHeader;
+import org.alpsbridge.basil.inventory.InventoryWriter;
+import org.alpsbridge.basil.inventory.NodeView;
+import org.alpsbridge.basil.inventory.ReservationView;
+import org.alpsbridge.basil.model.BasilRequest;
+import org.alpsbridge.basil.model.BasilResponse;
+import org.alpsbridge.basil.model.ErrorClass;
+import org.alpsbridge.basil.model.Method;
+import org.alpsbridge.basil.model.Released;
+import org.alpsbridge.basil.model.Summary;
+import org.alpsbridge.basil.nodes.NidSet;
+import org.alpsbridge.proxy.backend.Backend;
+import org.alpsbridge.proxy.backend.BackendException;
+import org.alpsbridge.proxy.backend.Call;
+
+/**
+ * A scripted ALPS for the policy's state machine: nodes without allocations, reservations as plain records,
+ * a schedchangecount the test moves, and answers for RESERVE the test chooses. Counts calls per method key.
+ */
+final class FakeAlps implements Backend {
+
+    static final BasilCodec CODEC = BasilCodec.standard();
+
+    final LongSupplier clockSeconds;
+    final List<NodeView> nodes = new ArrayList<>();
+    final List<ReservationView> reservations = new ArrayList<>();
+    final Map<String, Integer> calls = new HashMap<>();
+    long schedchangecount = 1;
+    byte[] reserveAnswer;
+    BackendException reserveThrows;
+    boolean summaryRefused;
+
+    FakeAlps(LongSupplier clockSeconds, int nodeCount) {
+        this.clockSeconds = clockSeconds;
+        for (int nid = 0; nid < nodeCount; nid++) {
+            nodes.add(node(nid, "UP"));
+        }
+    }
+
+    static NodeView node(long nid, String state) {
+        NodeView.Memory memory = new NodeView.Memory("OS", 4, 1024, List.of());
+        List<NodeView.Core> cores = List.of(new NodeView.Core(0, List.of(new NodeView.Thread(0, List.of()), new NodeView.Thread(1, List.of()))));
+        NodeView.Segment seg = new NodeView.Segment(0, cores, List.of(memory), List.of());
+        return new NodeView(nid, "c0-0c0s0n" + nid, "XT", "BATCH", state, null,
+                List.of(new NodeView.Socket(0, "x86_64", 2600, List.of(seg))), List.of(), List.of(), List.of());
+    }
+
+    int calls(String key) {
+        return calls.getOrDefault(key, 0);
+    }
+
+    byte[] inventory(String protocol) throws BasilException {
+        return InventoryWriter.write(InventoryHeader.success(protocol, "sdb", clockSeconds.getAsLong(), schedchangecount,
+                schedchangecount), nodes, reservations);
+    }
+
+    @Override
+    public byte[] call(Call call) throws BackendException {
+        calls.merge(call.methodKey(), 1, Integer::sum);
+        try {
+            BasilRequest r = CODEC.readRequest(call.request());
+            return switch (call.methodKey()) {
+                case "QUERY/INVENTORY" -> inventory(r.protocol());
+                case "QUERY/SUMMARY" -> summaryRefused
+                        ? Failures.failure(r.protocol(), Method.QUERY, ErrorClass.PERMANENT, "SYNTAX", "unknown QUERY type SUMMARY")
+                        : CODEC.write(BasilResponse.success(r.protocol(), Method.QUERY, Summary.of(schedchangecount,
+                        NidSet.copyOf(nodes.stream().filter(n -> n.state().equals("UP")).mapToLong(NodeView::nodeId)),
+                        NidSet.copyOf(nodes.stream().filter(n -> !n.state().equals("UP")).mapToLong(NodeView::nodeId)), null, null)));
+                case "RESERVE" -> {
+                    if (reserveThrows != null) {
+                        throw reserveThrows;
+                    }
+                    yield reserveAnswer;
+                }
+                case "RELEASE" -> {
+                    boolean gone = reservations.removeIf(v -> v.reservationId() == r.reservationId());
+                    yield gone ? CODEC.write(BasilResponse.success(r.protocol(), Method.RELEASE, Released.of(r.protocol(), r.reservationId(), 0)))
+                            : Failures.failure(r.protocol(), Method.RELEASE, ErrorClass.PERMANENT, "BACKEND",
+                            "ALPS error: apsched: No entry for resId " + r.reservationId());
+                }
+                default -> Failures.failure(r.protocol(), Method.QUERY, ErrorClass.PERMANENT, "SYNTAX", "not scripted");
+            };
+        } catch (BasilException e) {
+            throw new BackendException(e.getMessage(), false, e);
+        }
+    }
+
+    @Override
+    public String describe() {
+        return "fake ALPS";
+    }
+}

@@ -1,0 +1,255 @@
+package org.alpsbridge.proxy.policy;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import org.alpsbridge.basil.codec.BasilCodec;
+import org.alpsbridge.basil.inventory.ReservationView;
+import org.alpsbridge.basil.model.BasilRequest;
+import org.alpsbridge.basil.model.BasilResponse;
+import org.alpsbridge.basil.model.Method;
+import org.alpsbridge.basil.model.Reserved;
+import org.alpsbridge.basil.model.ReserveParam;
+import org.alpsbridge.proxy.backend.Backend;
+import org.alpsbridge.proxy.backend.BackendException;
+import org.alpsbridge.proxy.backend.Call;
+import org.alpsbridge.proxy.backend.Caller;
+import org.alpsbridge.proxy.stats.Stats;
+import org.junit.jupiter.api.Test;
+
+class InventoryPolicyTest {
+
+    static final BasilCodec CODEC = BasilCodec.standard();
+
+    /** A clock the test moves by hand. */
+    static final class ManualClock extends Clock {
+        long millis = 1_700_000_000_000L;
+
+        @Override
+        public ZoneOffset getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(java.time.ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return Instant.ofEpochMilli(millis);
+        }
+
+        void advance(Duration d) {
+            millis += d.toMillis();
+        }
+    }
+
+    final ManualClock clock = new ManualClock();
+    final FakeAlps alps = new FakeAlps(() -> clock.millis / 1000, 4);
+    final Stats stats = new Stats();
+    final List<Integer> listened = new ArrayList<>();
+
+    Backend chain(PolicySettings settings) {
+        InventoryPolicy policy = new InventoryPolicy(settings, clock, stats, Runnable::run);
+        policy.onFullInventory((h, nodes, reservations, started) -> listened.add(reservations.size()));
+        return policy.decorate(alps);
+    }
+
+    static Call query(String protocol, String type) throws Exception {
+        return new Call(CODEC.write(BasilRequest.query(protocol, type)), protocol, "QUERY", type, Caller.UNAUTHENTICATED, null);
+    }
+
+    static Call call(BasilRequest r) throws Exception {
+        return new Call(CODEC.write(r), r.protocol(), r.methodText(), r.type(), Caller.UNAUTHENTICATED, null);
+    }
+
+    static ReservationView reservation(long id) {
+        return new ReservationView(id, "alice", "DEFAULT", 1L, "100", "EXCLUSIVE", "NONE", List.of());
+    }
+
+    @Test
+    void aSecondInventoryWithNoChangeIsAnsweredFromTheCacheAfterASummary() throws Exception {
+        Backend b = chain(PolicySettings.DEFAULTS);
+        byte[] first = b.call(query("1.3", "INVENTORY"));
+        byte[] second = b.call(query("1.3", "INVENTORY"));
+        assertArrayEquals(alps.inventory("1.3"), second);
+        assertArrayEquals(first, second);
+        assertEquals(1, alps.calls("QUERY/INVENTORY"));
+        assertEquals(1, alps.calls("QUERY/SUMMARY"));
+        assertEquals(List.of(0), listened);
+        assertEquals(1, stats.snapshot().counters().get("policy_refreshes").values().get("start"));
+    }
+
+    @Test
+    void theCachedAnswerCarriesTheTimeTheBackendWouldHaveWritten() throws Exception {
+        Backend b = chain(PolicySettings.DEFAULTS);
+        b.call(query("1.3", "INVENTORY"));
+        clock.advance(Duration.ofSeconds(7));
+        assertArrayEquals(alps.inventory("1.3"), b.call(query("1.3", "INVENTORY")));
+    }
+
+    @Test
+    void aChangedSchedchangecountFetchesAFullInventory() throws Exception {
+        Backend b = chain(PolicySettings.DEFAULTS);
+        b.call(query("1.3", "INVENTORY"));
+        alps.nodes.set(2, FakeAlps.node(2, "DOWN"));
+        alps.schedchangecount++;
+        assertArrayEquals(alps.inventory("1.3"), b.call(query("1.3", "INVENTORY")));
+        assertEquals(2, alps.calls("QUERY/INVENTORY"));
+        assertEquals(1, stats.snapshot().counters().get("policy_refreshes").values().get("summary-changed"));
+    }
+
+    @Test
+    void theRefreshIntervalBoundsTheCachesAge() throws Exception {
+        Backend b = chain(PolicySettings.DEFAULTS.withRefreshInterval(Duration.ofSeconds(30)));
+        b.call(query("1.3", "INVENTORY"));
+        alps.reservations.add(reservation(9)); // made behind the proxy's back: SUMMARY cannot show it
+        clock.advance(Duration.ofSeconds(29));
+        b.call(query("1.3", "INVENTORY"));
+        assertEquals(1, alps.calls("QUERY/INVENTORY"));
+        clock.advance(Duration.ofSeconds(1));
+        assertArrayEquals(alps.inventory("1.3"), b.call(query("1.3", "INVENTORY")));
+        assertEquals(2, alps.calls("QUERY/INVENTORY"));
+        assertEquals(1L, stats.snapshot().counters().get("policy_unseen_changes").values().get(""));
+    }
+
+    @Test
+    void aSummaryIntervalSparesSummariesWithinIt() throws Exception {
+        Backend b = chain(PolicySettings.DEFAULTS.withSummaryInterval(Duration.ofSeconds(5)));
+        b.call(query("1.3", "INVENTORY"));
+        b.call(query("1.3", "INVENTORY"));
+        clock.advance(Duration.ofSeconds(5));
+        b.call(query("1.3", "INVENTORY"));
+        assertEquals(1, alps.calls("QUERY/SUMMARY"));
+    }
+
+    @Test
+    void aReserveWithoutAnAnswerMakesTheNextInventoryAFullOne() throws Exception {
+        Backend b = chain(PolicySettings.DEFAULTS);
+        b.call(query("1.3", "INVENTORY"));
+        alps.reserveThrows = new BackendException("apbasil timed out", true);
+        assertThrows(BackendException.class, () -> b.call(call(reserve())));
+        b.call(query("1.3", "INVENTORY"));
+        assertEquals(2, alps.calls("QUERY/INVENTORY"));
+        assertEquals(1, stats.snapshot().counters().get("policy_refreshes").values().get("unknown-outcome"));
+    }
+
+    @Test
+    void aRefusedReserveChangesNothingAndCostsNoRefresh() throws Exception {
+        Backend b = chain(PolicySettings.DEFAULTS);
+        b.call(query("1.3", "INVENTORY"));
+        alps.reserveAnswer = org.alpsbridge.basil.codec.Failures.failure("1.3", Method.RESERVE,
+                org.alpsbridge.basil.model.ErrorClass.TRANSIENT, "BACKEND", "ALPS error: apsched: resources not available");
+        b.call(call(reserve()));
+        b.call(query("1.3", "INVENTORY"));
+        assertEquals(1, alps.calls("QUERY/INVENTORY"));
+    }
+
+    @Test
+    void aReserveTheCacheCannotWorkOutFetchesAFreshInventory() throws Exception {
+        Backend b = chain(PolicySettings.DEFAULTS);
+        b.call(query("1.3", "INVENTORY"));
+        // nobody's uid is known yet: the BASIL pseudo-application cannot be written exactly
+        alps.reserveAnswer = CODEC.write(BasilResponse.success("1.3", Method.RESERVE, Reserved.of("1.3", 1, List.of(0L))));
+        b.call(call(reserve()));
+        b.call(query("1.3", "INVENTORY"));
+        assertEquals(2, alps.calls("QUERY/INVENTORY"));
+        assertEquals(1, stats.snapshot().counters().get("policy_refreshes").values().get("reserve-unpatched"));
+    }
+
+    @Test
+    void aForwardedReleaseIsAppliedWithoutARefresh() throws Exception {
+        alps.reservations.add(reservation(5));
+        alps.reservations.add(reservation(6));
+        Backend b = chain(PolicySettings.DEFAULTS);
+        b.call(query("1.3", "INVENTORY"));
+        b.call(call(BasilRequest.release("1.3", 5)));
+        assertArrayEquals(alps.inventory("1.3"), b.call(query("1.3", "INVENTORY")));
+        assertEquals(1, alps.calls("QUERY/INVENTORY"));
+    }
+
+    @Test
+    void aFailedReleaseMakesTheNextInventoryAFullOne() throws Exception {
+        Backend b = chain(PolicySettings.DEFAULTS);
+        b.call(query("1.3", "INVENTORY"));
+        b.call(call(BasilRequest.release("1.3", 77)));
+        b.call(query("1.3", "INVENTORY"));
+        assertEquals(2, alps.calls("QUERY/INVENTORY"));
+        assertEquals(1, stats.snapshot().counters().get("policy_refreshes").values().get("release-failed"));
+    }
+
+    @Test
+    void belowBasil13TheInventoryIsRateLimitedLikeSlurmsInventoryInterval() throws Exception {
+        Backend b = chain(PolicySettings.DEFAULTS.withFallbackInterval(Duration.ofSeconds(10)));
+        b.call(query("1.2", "INVENTORY"));
+        clock.advance(Duration.ofSeconds(9));
+        b.call(query("1.2", "INVENTORY"));
+        clock.advance(Duration.ofSeconds(1));
+        b.call(query("1.2", "INVENTORY"));
+        assertEquals(2, alps.calls("QUERY/INVENTORY"));
+        assertEquals(0, alps.calls("QUERY/SUMMARY"));
+        assertEquals(1, stats.snapshot().counters().get("policy_refreshes").values().get("fallback-interval"));
+    }
+
+    @Test
+    void aBackendThatRefusesSummaryFallsBackToTheInterval() throws Exception {
+        alps.summaryRefused = true;
+        Backend b = chain(PolicySettings.DEFAULTS.withFallbackInterval(Duration.ofSeconds(10)));
+        b.call(query("1.3", "INVENTORY"));
+        b.call(query("1.3", "INVENTORY"));
+        b.call(query("1.3", "INVENTORY"));
+        assertEquals(1, alps.calls("QUERY/INVENTORY"));
+        assertEquals(1, alps.calls("QUERY/SUMMARY"), "asked once, then not again");
+    }
+
+    @Test
+    void selectiveInventoriesAndOtherQueriesPassThrough() throws Exception {
+        Backend b = chain(PolicySettings.DEFAULTS);
+        b.call(query("1.3", "INVENTORY"));
+        b.call(call(BasilRequest.inventorySince("1.3", 3L, true)));
+        b.call(query("1.3", "SUMMARY"));
+        assertEquals(2, alps.calls("QUERY/INVENTORY"));
+    }
+
+    @Test
+    void disabledPassesEverythingThrough() throws Exception {
+        Backend b = chain(PolicySettings.DEFAULTS.withEnabled(false));
+        b.call(query("1.3", "INVENTORY"));
+        b.call(query("1.3", "INVENTORY"));
+        assertEquals(2, alps.calls("QUERY/INVENTORY"));
+    }
+
+    @Test
+    void eachProtocolVersionHasItsOwnCache() throws Exception {
+        Backend b = chain(PolicySettings.DEFAULTS);
+        b.call(query("1.3", "INVENTORY"));
+        assertArrayEquals(alps.inventory("1.2"), b.call(query("1.2", "INVENTORY")));
+        assertEquals(2, alps.calls("QUERY/INVENTORY"));
+    }
+
+    @Test
+    void theTimerRefreshesAnIdleCacheAtTheInterval() throws Exception {
+        InventoryPolicy policy = new InventoryPolicy(PolicySettings.DEFAULTS, clock, stats, Runnable::run);
+        Backend b = policy.decorate(alps);
+        b.call(query("1.3", "INVENTORY"));
+        policy.refreshDue();
+        assertEquals(1, alps.calls("QUERY/INVENTORY"));
+        clock.advance(Duration.ofSeconds(60));
+        policy.refreshDue();
+        assertEquals(2, alps.calls("QUERY/INVENTORY"));
+    }
+
+    static BasilRequest reserve() {
+        return BasilRequest.reserve("1.3", "alice", "100", null,
+                List.of(ReserveParam.builder().architecture("XT").width(2).nppn(2).build()));
+    }
+}

@@ -1,0 +1,403 @@
+package org.alpsbridge.demo;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.IntConsumer;
+import org.alpsbridge.basil.emulator.Emulator;
+import org.alpsbridge.ledger.Balance;
+import org.alpsbridge.ledger.Ledger;
+import org.alpsbridge.ledger.Reservation;
+import org.alpsbridge.ledger.Resource;
+import org.alpsbridge.ledger.timelimit.TimeLimit;
+import org.alpsbridge.ledger.timelimit.TimeLimits;
+import org.alpsbridge.proxy.backend.Backend;
+import org.alpsbridge.proxy.backend.Call;
+import org.alpsbridge.proxy.ledger.LedgerBackend;
+import org.alpsbridge.proxy.orphans.Orphan;
+import org.alpsbridge.proxy.orphans.OrphanWatch;
+import org.alpsbridge.proxy.orphans.ReleaseOutcome;
+import org.alpsbridge.proxy.server.ProxyConfig;
+import org.alpsbridge.proxy.server.ProxyDaemon;
+import org.alpsbridge.proxy.stats.MethodFigures;
+import org.alpsbridge.proxy.stats.Snapshot;
+import org.alpsbridge.proxy.stats.Stats;
+import org.alpsbridge.timing.Chart;
+import org.alpsbridge.timing.Job;
+import org.alpsbridge.timing.Recorder;
+import org.alpsbridge.timing.Replay;
+import org.alpsbridge.timing.Report;
+import org.alpsbridge.timing.Target;
+import org.alpsbridge.timing.Targets;
+import org.alpsbridge.timing.Workload;
+
+/**
+ * The whole bridge at work on one machine: an emulated Cray behind the proxy daemon with the ledger, a
+ * slurmctld-like replay on-system (straight into ALPS) and off-system (through the daemon), faults and
+ * orphans planted along the way, and checks that every part did its job.
+ */
+public final class Demo {
+
+    /**
+     * @param machine the emulated machine, without service nodes (e.g. {@code xc30:2256})
+     * @param jobs jobs in the workload
+     * @param seed seed of the workload
+     * @param maxNodes largest job in nodes
+     * @param dir where the ledger, the chart and the state go
+     * @param home the project root, for {@code bin/apbasil}; null skips the per-process sample
+     * @param processCalls calls of each per-process sample
+     */
+    public record Settings(String machine, int jobs, long seed, int maxNodes, Path dir, Path home, int processCalls) {
+    }
+
+    /** One thing the demo promises, checked. */
+    record Check(String name, boolean passed, String detail) {
+    }
+
+    private static final List<String> USERS = List.of("alice", "bob", "carol", "dave", "erin", "frank");
+    private static final List<String> PROJECTS = List.of("astro", "bio", "chem");
+    private static final int CORES_PER_NODE = 16;
+    private static final long PASS_SECONDS = 60;
+    private static final Instant EPOCH = Instant.parse("2026-01-05T08:00:00Z");
+
+    private final Settings settings;
+    private final PrintWriter out;
+    private final PrintWriter err;
+    private final List<Check> checks = new ArrayList<>();
+
+    public Demo(Settings settings, PrintWriter out, PrintWriter err) {
+        this.settings = settings;
+        this.out = out;
+        this.err = err;
+    }
+
+    /** Runs the demo; returns 0 when every check passed, 1 otherwise. */
+    public int run() throws Exception {
+        Files.createDirectories(settings.dir());
+        List<Job> jobs = Workload.generate(settings.seed(), settings.jobs(), settings.maxNodes(), 30, USERS, PROJECTS);
+        long lastSubmit = jobs.stream().mapToLong(Job::submitSecond).max().orElse(0);
+        // Enough passes for every job to run one after another twice over; a replay that needs more is stuck.
+        long workSeconds = jobs.stream().mapToLong(j -> j.wallSeconds() + PASS_SECONDS).sum();
+        int maxPasses = (int) Math.min(200_000, (lastSubmit + 2 * workSeconds) / PASS_SECONDS + 100);
+        Replay replay = new Replay(new Replay.Settings("1.3", "INVENTORY", PASS_SECONDS, CORES_PER_NODE, 0, maxPasses));
+
+        out.printf(Locale.ROOT, "alpsbridge demo: %d jobs (seed %d) on an emulated %s, in %s%n%n",
+                jobs.size(), settings.seed(), settings.machine(), settings.dir());
+        out.flush();
+
+        Recorder direct = new Recorder("on-system (straight into ALPS)");
+        Replay.Outcome directOutcome;
+        Emulator onSystem = Emulator.create(settings.machine());
+        try (Target target = Targets.of(direct.label(), onSystem)) {
+            directOutcome = timed("on-system replay", () -> replay.run(target, jobs, direct, progress("on-system", jobs.size())));
+        }
+
+        Emulator alps = Emulator.create(settings.machine());
+        DemoScenario scenario = new DemoScenario(alps.control(), alps.computeNodes(), EPOCH);
+        Stats stats = new Stats();
+        Path apkill = apkillShim();
+        OrphanWatch orphans = new OrphanWatch(scenario, apkill, Duration.ofSeconds(10), stats);
+        Recorder proxied = new Recorder("off-system (through the proxy)");
+        Replay.Outcome proxiedOutcome;
+        Map<String, Recorder> processes = new LinkedHashMap<>();
+        List<Orphan> found;
+        List<ReleaseOutcome> released;
+        try (Ledger ledger = Ledger.open("sqlite:" + settings.dir().resolve("ledger.db"));
+             ProxyDaemon daemon = ProxyDaemon.builder()
+                     .config(ProxyConfig.defaults().with(Map.of("listen", "127.0.0.1:0", "auth", "none")))
+                     .backend(emulatorBackend(alps))
+                     // The decorator chain, innermost first: backend timing, orphan bookkeeping, the
+                     // SUMMARY/INVENTORY policy, the ledger, and what the scheduler sees.
+                     .decorate(stats::backendSide)
+                     .decorate(orphans::decorate)
+                     .decorate(next -> new LedgerBackend(next, ledger, ledgerSettings(jobs), scenario.clock(), false))
+                     .decorate(stats::clientSide)
+                     .admin("orphans", (args, caller) -> orphans.admin(args))
+                     .start()) {
+            grantBudgets(ledger, jobs);
+            String address = daemon.address().toString();
+            System.setProperty("apbasil.auth", "none");
+            out.printf(Locale.ROOT, "proxy daemon on %s (auth none, loopback), SQLite ledger %s%n%n", address,
+                    settings.dir().resolve("ledger.db"));
+            try (Target target = Targets.proxy(proxied.label(), address, Duration.ofSeconds(60))) {
+                proxiedOutcome = timed("off-system replay", () -> replay.run(target, jobs, proxied,
+                        progress("off-system", jobs.size()), scenario));
+            }
+            scenario.heal();
+            processes.putAll(processSamples(address));
+            found = orphansAfterRefresh(address, orphans);
+            released = orphans.release(found.stream().map(Orphan::reservationId).toList());
+            killRecordedApplications(alps, apkill);
+            reportTiming(direct, proxied, directOutcome, proxiedOutcome, processes);
+            reportPolicy(stats.snapshot());
+            reportOrphans(scenario.planted(), alps, found, released);
+            reportLedger(ledger, proxiedOutcome);
+        }
+        Path chart = settings.dir().resolve("basil-latency.svg");
+        Chart.writeSvg(new Report(List.of(direct, proxied)), "BASIL calls, " + jobs.size() + " jobs, " + settings.machine()
+                + ": on-system vs off-system", chart);
+        out.println("chart: " + chart.toAbsolutePath());
+        out.println();
+        return reportChecks();
+    }
+
+    private interface Step<T> {
+        T run() throws Exception;
+    }
+
+    private <T> T timed(String what, Step<T> step) throws Exception {
+        long start = System.nanoTime();
+        T result = step.run();
+        err.printf(Locale.ROOT, "demo: %s done in %.1f s%n", what, (System.nanoTime() - start) / 1e9);
+        err.flush();
+        return result;
+    }
+
+    private IntConsumer progress(String label, int total) {
+        int step = Math.max(1, total / 10);
+        int[] next = {step};
+        return settled -> {
+            if (settled >= next[0]) {
+                err.printf(Locale.ROOT, "demo: %s: %d of %d jobs settled%n", label, settled, total);
+                err.flush();
+                next[0] += step;
+            }
+        };
+    }
+
+    private static Backend emulatorBackend(Emulator emulator) {
+        return new Backend() {
+            @Override
+            public byte[] call(Call call) {
+                return emulator.handle(call.request());
+            }
+
+            @Override
+            public String describe() {
+                return "emulator (in process)";
+            }
+        };
+    }
+
+    /** The jobs' time limits as slurmctld would report them: the run time rounded up to whole hours. */
+    private static LedgerBackend.Settings ledgerSettings(List<Job> jobs) {
+        Map<String, Long> limits = new LinkedHashMap<>();
+        for (Job job : jobs) {
+            limits.put(Long.toString(job.id()), limitSeconds(job));
+        }
+        TimeLimits.Source source = batchId -> Optional.ofNullable(limits.get(batchId)).map(s -> new TimeLimit(s, "demo workload"));
+        return new LedgerBackend.Settings("demo", CORES_PER_NODE, null, new TimeLimits(source, Map.of(), 12 * 3600), null);
+    }
+
+    private static long limitSeconds(Job job) {
+        return Math.max(3600, (job.wallSeconds() + 3599) / 3600 * 3600);
+    }
+
+    /**
+     * astro and bio get three times their worst case; chem a fifth of it, so its later jobs are denied for
+     * lack of budget, as a project that ran out would be.
+     */
+    private static void grantBudgets(Ledger ledger, List<Job> jobs) {
+        Map<String, Long> worstCase = new LinkedHashMap<>();
+        for (Job job : jobs) {
+            worstCase.merge(job.account(), (long) job.nodes() * CORES_PER_NODE * (limitSeconds(job) / 60), Long::sum);
+        }
+        int gid = 5001;
+        for (String project : PROJECTS) {
+            if (ledger.projects().stream().noneMatch(p -> p.name().equals(project))) {
+                ledger.addProject(project, gid, project);
+            }
+            gid++;
+            long demand = worstCase.getOrDefault(project, 0L);
+            long grant = project.equals("chem") ? Math.max(1, demand / 5) : 3 * demand + 1;
+            ledger.grant(project, Resource.CPU, grant, EPOCH.minus(Duration.ofDays(1)), EPOCH.plus(Duration.ofDays(365)),
+                    "demo", "demo-grant-" + project);
+        }
+    }
+
+    /**
+     * Times a few calls of the per-call programs a scheduler really runs: the drop-in {@code bin/apbasil}
+     * (a JVM start, then the proxy) beside the emulator as an on-system apbasil program would be.
+     */
+    private Map<String, Recorder> processSamples(String address) throws IOException {
+        Map<String, Recorder> samples = new LinkedHashMap<>();
+        if (settings.home() == null || settings.processCalls() <= 0) {
+            return samples;
+        }
+        Path apbasil = settings.home().resolve("bin/apbasil");
+        if (!Files.isExecutable(apbasil)) {
+            err.println("demo: " + apbasil + " is missing; the per-process sample is skipped");
+            return samples;
+        }
+        Recorder dropIn = new Recorder("bin/apbasil process (off-system)");
+        try (Target target = Targets.exec(dropIn.label(), List.of(apbasil.toString()),
+                Map.of("APBASIL_PROXY", address, "APBASIL_AUTH", "none"), Duration.ofSeconds(60))) {
+            sample(target, dropIn);
+        }
+        samples.put(dropIn.label(), dropIn);
+        return samples;
+    }
+
+    private void sample(Target target, Recorder recorder) {
+        byte[] engine = "<?xml version=\"1.0\"?>\n<BasilRequest protocol=\"1.0\" method=\"QUERY\" type=\"ENGINE\"/>\n"
+                .getBytes(StandardCharsets.US_ASCII);
+        for (int i = 0; i < settings.processCalls(); i++) {
+            long start = System.nanoTime();
+            try {
+                byte[] answer = target.call(engine);
+                recorder.record("QUERY/ENGINE", System.nanoTime() - start, answer.length,
+                        !new String(answer, StandardCharsets.US_ASCII).contains("status=\"SUCCESS\""));
+            } catch (IOException e) {
+                recorder.record("QUERY/ENGINE", System.nanoTime() - start, 0, true);
+            }
+        }
+    }
+
+    /** One more scheduler INVENTORY, so the detector judges the machine as the replay left it. */
+    private List<Orphan> orphansAfterRefresh(String address, OrphanWatch watch) throws Exception {
+        try (Target target = Targets.proxy("refresh", address, Duration.ofSeconds(60))) {
+            target.call(("<?xml version=\"1.0\"?>\n<BasilRequest protocol=\"1.3\" method=\"QUERY\" type=\"INVENTORY\"/>\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+        }
+        return watch.orphans();
+    }
+
+    /**
+     * The demo's {@code apkill} records the APIDs it is given; here they are killed in the emulator, as the
+     * real apkill would end the applications on the compute nodes, and the releases are retried.
+     */
+    private void killRecordedApplications(Emulator alps, Path apkill) throws IOException {
+        Path log = apkill.resolveSibling("apkill.log");
+        if (!Files.exists(log)) {
+            return;
+        }
+        for (String line : Files.readAllLines(log)) {
+            String[] words = line.trim().split("\\s+");
+            String apid = words[words.length - 1];
+            if (apid.matches("\\d+")) {
+                alps.control().kill(Long.parseLong(apid));
+            }
+        }
+    }
+
+    private Path apkillShim() throws IOException {
+        Path shim = settings.dir().resolve("apkill");
+        Path log = settings.dir().resolve("apkill.log");
+        Files.deleteIfExists(log);
+        Files.writeString(shim, "#!/bin/sh\n# The demo's apkill: records what it was asked to kill.\necho \"$@\" >> '" + log + "'\n");
+        Files.setPosixFilePermissions(shim, PosixFilePermissions.fromString("rwxr-xr-x"));
+        return shim;
+    }
+
+    private void reportTiming(Recorder direct, Recorder proxied, Replay.Outcome directOutcome, Replay.Outcome proxiedOutcome,
+                              Map<String, Recorder> processes) {
+        out.println("== BASIL calls as the scheduler saw them: on-system vs off-system (through the proxy)");
+        new Report(List.of(direct, proxied)).printTable(out);
+        out.println(direct.label() + ": " + describe(directOutcome));
+        out.println(proxied.label() + ": " + describe(proxiedOutcome));
+        out.println();
+        if (!processes.isEmpty()) {
+            out.println("== Per-call process cost: what slurmctld pays when it runs the drop-in program");
+            new Report(new ArrayList<>(processes.values())).printTable(out);
+            out.println();
+            for (Recorder r : processes.values()) {
+                long failures = r.methods().values().stream().mapToLong(Recorder.MethodRecord::failures).sum();
+                check("the drop-in bin/apbasil answered every call through the proxy", failures == 0,
+                        failures + " of " + settings.processCalls() + " calls failed");
+            }
+        }
+        check("the on-system replay started jobs", directOutcome.started() > 0, directOutcome.started() + " started");
+        check("the off-system replay started jobs", proxiedOutcome.started() > 0, proxiedOutcome.started() + " started");
+    }
+
+    private static String describe(Replay.Outcome o) {
+        return o.started() + " jobs started, " + o.finished() + " finished, " + o.deniedPermanent() + " denied, "
+                + o.unplaced() + " never placed, " + o.passes() + " scheduling passes";
+    }
+
+    private void reportPolicy(Snapshot snapshot) {
+        out.println("== What ALPS was spared");
+        MethodFigures inventory = snapshot.methods().get("QUERY/INVENTORY");
+        long asked = inventory == null ? 0 : inventory.requests();
+        long sent = inventory == null ? 0 : inventory.backendCalls();
+        out.printf(Locale.ROOT, "scheduler QUERY(INVENTORY) requests: %d; sent to ALPS: %d; saved: %d%s%n", asked, sent, asked - sent,
+                sent > 0 ? String.format(Locale.ROOT, " (1 backend call per %.1f requests)", (double) asked / sent) : "");
+        out.println();
+        check("the proxy answered every scheduler INVENTORY", asked > 0, asked + " requests");
+    }
+
+    private void reportOrphans(DemoScenario.Planted planted, Emulator alps, List<Orphan> found, List<ReleaseOutcome> released) {
+        out.println("== Orphan reservations");
+        Set<Long> foundIds = new TreeSet<>();
+        for (Orphan o : found) {
+            foundIds.add(o.reservationId());
+            out.printf(Locale.ROOT, "  found %d: user %s, batch %s, nodes %s: %s%n", o.reservationId(), o.user(), o.batchId(), o.nids(), o.why());
+        }
+        out.printf(Locale.ROOT, "planted: out-of-band reservation %d, interactive UNKNOWN reservation %d (must be left alone), "
+                        + "%d lost RELEASE, forgotten releases of jobs %s; %d node failures%n",
+                planted.outOfBand(), planted.interactive(), planted.lostReleases(), planted.forgottenJobs(), planted.nodeFailures());
+        int expected = 1 + planted.lostReleases() + planted.forgottenJobs().size();
+        check("every planted orphan was found", foundIds.contains(planted.outOfBand()) && found.size() == expected,
+                found.size() + " found, " + expected + " planted");
+        check("the interactive UNKNOWN reservation was not called an orphan", !foundIds.contains(planted.interactive()),
+                "reservation " + planted.interactive());
+        long releasedCount = released.stream().filter(ReleaseOutcome::released).count();
+        out.printf(Locale.ROOT, "released %d of %d orphans (RELEASE, then apkill of their applications)%n%n", releasedCount, found.size());
+        Set<Long> left = new TreeSet<>();
+        for (long id : alps.control().reservationIds()) {
+            left.add(id);
+        }
+        left.remove(planted.interactive());
+        check("no orphan is left on the machine after release", left.isEmpty(), "left: " + left);
+    }
+
+    private void reportLedger(Ledger ledger, Replay.Outcome proxiedOutcome) {
+        out.println("== Ledger (core-minutes)");
+        out.printf(Locale.ROOT, "  %-8s %14s %14s %14s %14s%n", "project", "granted", "held", "used", "available");
+        boolean negative = false;
+        for (Balance b : ledger.balances(null)) {
+            out.printf(Locale.ROOT, "  %-8s %14d %14d %14d %14d%n", b.project(), b.granted(), b.held(), b.used(), b.available());
+            negative |= b.available() < 0;
+        }
+        List<Reservation> failures = ledger.failures(null, 5);
+        out.println("denied for lack of budget (newest first):");
+        for (Reservation r : failures) {
+            out.println("  job " + r.batchId() + " (" + r.project() + "): " + (r.message() != null ? r.message() : r.reason()));
+        }
+        List<String> problems = ledger.check();
+        out.println();
+        check("the ledger never overdrew a project", !negative, negative ? "a balance is negative" : "all balances >= 0");
+        check("the ledger's journal and balances agree", problems.isEmpty(), problems.isEmpty() ? "consistent" : String.join("; ", problems));
+        check("jobs of the project without budget were denied", proxiedOutcome.deniedPermanent() > 0 && !failures.isEmpty(),
+                proxiedOutcome.deniedPermanent() + " denied");
+    }
+
+    private void check(String name, boolean passed, String detail) {
+        checks.add(new Check(name, passed, detail));
+    }
+
+    private int reportChecks() {
+        out.println("== Checks");
+        boolean all = true;
+        for (Check c : checks) {
+            out.printf(Locale.ROOT, "  [%s] %s (%s)%n", c.passed() ? "ok" : "FAILED", c.name(), c.detail());
+            all &= c.passed();
+        }
+        out.println(all ? "demo: all checks passed" : "demo: some checks FAILED");
+        out.flush();
+        return all ? 0 : 1;
+    }
+}
