@@ -11,6 +11,7 @@ import org.alpsbridge.affinity.policy.Placement;
 import org.alpsbridge.affinity.policy.Policy;
 import org.alpsbridge.affinity.policy.Rejection;
 import org.alpsbridge.affinity.policy.Request;
+import org.alpsbridge.affinity.topology.BasilNodes;
 import org.alpsbridge.affinity.topology.Numbering;
 import org.alpsbridge.affinity.topology.Topology;
 import org.alpsbridge.affinity.topology.TopologyException;
@@ -34,7 +35,8 @@ import picocli.CommandLine.Spec;
             "  alpsbridge affinity --layout 2x8x2 -n4 -c4 --verbose",
             "  alpsbridge affinity --topology sysfs -n2 -c1 --allowed 0-1 --format tasks",
             "  alpsbridge affinity --layout 2x8x2 --numbering interleaved -n4 -c4 --policy llnl --format hex",
-            "  alpsbridge affinity --topology node.xml -n8 -c2 --format slurm      (node.xml from lstopo --of xml)"
+            "  alpsbridge affinity --topology node.xml -n8 -c2 --format slurm      (node.xml from lstopo --of xml)",
+            "  alpsbridge affinity --topology basil:inventory.xml --nid 42 -n2 -c8 --format tasks"
         },
         footer = {"",
             "Exit codes: 0 the masks were printed; 1 the job is rejected or the topology unreadable (one line on"
@@ -50,14 +52,19 @@ public final class AffinityCommand implements Callable<Integer> {
     String layout;
 
     @Option(names = "--numbering", paramLabel = "SCHEME", defaultValue = "intel",
-            description = "OS CPU numbering of --layout: intel (first threads socket by socket, then siblings),"
+            description = "OS CPU numbering of --layout and basil:FILE: intel (first threads socket by socket, then siblings),"
                     + " interleaved (siblings adjacent), round-robin (sockets alternate). Default: ${DEFAULT-VALUE}.")
     String numbering;
 
-    @Option(names = "--topology", paramLabel = "sysfs|FILE",
+    @Option(names = "--topology", paramLabel = "sysfs|FILE|basil:FILE",
             description = "Where the node's topology comes from: sysfs (this machine, the default when --layout is"
-                    + " absent) or an hwloc XML export (lstopo --of xml).")
+                    + " absent), an hwloc XML export (lstopo --of xml), or basil:FILE, a BASIL QUERY(INVENTORY)"
+                    + " response of any protocol version (with --nid; CPU numbers by --numbering).")
     String topology;
+
+    @Option(names = "--nid", paramLabel = "NID", defaultValue = "-1",
+            description = "With --topology basil:FILE, the node to use; default the first node of the inventory.")
+    long nid;
 
     @Option(names = {"-n", "--ntasks"}, required = true, paramLabel = "N", description = "Tasks on this node.")
     int ntasks;
@@ -155,6 +162,10 @@ public final class AffinityCommand implements Callable<Integer> {
         }
         if (topology == null || topology.equals("sysfs")) {
             return Topology.sysfs();
+        }
+        Numbering scheme = parse(() -> Numbering.of(numbering));
+        if (topology.startsWith("basil:")) {
+            return BasilNodes.read(Paths.get(topology.substring("basil:".length())), nid, scheme);
         }
         Path file = Paths.get(topology);
         return Topology.hwlocXml(file);

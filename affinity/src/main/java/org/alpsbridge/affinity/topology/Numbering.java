@@ -27,16 +27,64 @@ public enum Numbering {
         return label;
     }
 
-    /** The OS CPU number of thread {@code t} of core {@code c} of socket {@code s}. */
-    public int cpu(int s, int c, int t, int sockets, int cores, int threads) {
+    /**
+     * Numbers the hardware threads of a node described as sockets of cores (each with its own thread count,
+     * so uneven nodes work too): thread t of core c of socket s gets its rank in the order this scheme walks
+     * the node, which for S x C x T nodes is exactly the formula above.
+     *
+     * @param threads threads[s][c] = hardware threads of core c of socket s
+     * @return cpus[s][c][t], the OS CPU number of each thread
+     */
+    int[][][] assign(int[][] threads) {
+        int maxThreads = 0;
+        int maxCores = 0;
+        for (int[] socket : threads) {
+            maxCores = Math.max(maxCores, socket.length);
+            for (int t : socket) {
+                maxThreads = Math.max(maxThreads, t);
+            }
+        }
+        int[][][] cpus = new int[threads.length][][];
+        for (int s = 0; s < threads.length; s++) {
+            cpus[s] = new int[threads[s].length][];
+            for (int c = 0; c < threads[s].length; c++) {
+                cpus[s][c] = new int[threads[s][c]];
+            }
+        }
+        int next = 0;
         switch (this) {
             case INTEL:
-                return t * sockets * cores + s * cores + c;
+                for (int t = 0; t < maxThreads; t++) {
+                    for (int s = 0; s < threads.length; s++) {
+                        for (int c = 0; c < threads[s].length; c++) {
+                            if (t < threads[s][c]) {
+                                cpus[s][c][t] = next++;
+                            }
+                        }
+                    }
+                }
+                break;
             case INTERLEAVED:
-                return (s * cores + c) * threads + t;
+                for (int s = 0; s < threads.length; s++) {
+                    for (int c = 0; c < threads[s].length; c++) {
+                        for (int t = 0; t < threads[s][c]; t++) {
+                            cpus[s][c][t] = next++;
+                        }
+                    }
+                }
+                break;
             default:
-                return t * sockets * cores + c * sockets + s;
+                for (int t = 0; t < maxThreads; t++) {
+                    for (int c = 0; c < maxCores; c++) {
+                        for (int s = 0; s < threads.length; s++) {
+                            if (c < threads[s].length && t < threads[s][c]) {
+                                cpus[s][c][t] = next++;
+                            }
+                        }
+                    }
+                }
         }
+        return cpus;
     }
 
     /** Parses a label as shown by {@link #label()}; the message lists the valid ones. */

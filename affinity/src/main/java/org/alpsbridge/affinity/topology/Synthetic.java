@@ -41,13 +41,18 @@ final class Synthetic {
         int coresPerNuma = n[parts.length - 2];
         int threads = n[parts.length - 1];
         int cores = numaPerSocket * coresPerNuma;
+        int[][] shape = new int[sockets][cores];
+        for (int[] socket : shape) {
+            java.util.Arrays.fill(socket, threads);
+        }
+        int[][][] cpus = numbering.assign(shape);
         Topology.Builder b = new Topology.Builder("layout " + spec.trim() + " (" + numbering.label() + " numbering)");
         try {
             for (int s = 0; s < sockets; s++) {
                 for (int c = 0; c < cores; c++) {
                     int numa = parts.length == 4 ? s * numaPerSocket + c / coresPerNuma : Topology.NO_NUMA;
                     for (int t = 0; t < threads; t++) {
-                        b.pu(s, c, numa, numbering.cpu(s, c, t, sockets, cores, threads));
+                        b.pu(s, c, numa, cpus[s][c][t]);
                     }
                 }
             }

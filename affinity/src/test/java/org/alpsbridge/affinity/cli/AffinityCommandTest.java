@@ -78,6 +78,18 @@ class AffinityCommandTest {
     }
 
     @Test
+    void basilInventoryNodeIsATopologySource(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path file = dir.resolve("inventory.xml");
+        java.nio.file.Files.write(file, org.alpsbridge.basil.inventory.SyntheticInventory.xc30(2, 1).bytes("1.3"));
+        Run r = run("--topology", "basil:" + file, "--nid", "2", "-n4", "-c4", "--verbose");
+        assertEquals(0, r.exit(), r.err());
+        assertEquals(run("--layout", "2x8x2", "-n4", "-c4", "--verbose").out(), r.out());
+        Run missing = run("--topology", "basil:" + file, "--nid", "9", "-n1");
+        assertEquals(1, missing.exit());
+        assertTrue(missing.err().contains("no node with NID 9"), missing.err());
+    }
+
+    @Test
     void sysfsTopologyOfThisMachineGivesOneCpuPerTask() {
         Run r = run("--topology", "sysfs", "-n1", "-c1", "--format", "tasks");
         assertEquals(0, r.exit(), r.err());

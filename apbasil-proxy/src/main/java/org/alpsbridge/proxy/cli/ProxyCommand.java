@@ -6,6 +6,6 @@ import picocli.CommandLine.Command;
 @Command(name = "proxy",
         mixinStandardHelpOptions = true,
         description = "The apbasil proxy daemon and its operator commands.",
-        subcommands = {ProxyServeCommand.class})
+        subcommands = {ProxyServeCommand.class, ProxyStatsCommand.class, ProxyOrphansCommand.class})
 public final class ProxyCommand {
 }

@@ -46,6 +46,9 @@ public final class ProxyServeCommand implements Callable<Integer> {
     Map<String, String> set = new LinkedHashMap<>();
 
     @picocli.CommandLine.Mixin
+    PolicyOptions policy = new PolicyOptions();
+
+    @picocli.CommandLine.Mixin
     org.alpsbridge.proxy.ledger.LedgerOptions ledger = new org.alpsbridge.proxy.ledger.LedgerOptions();
 
     @Override
@@ -77,6 +80,7 @@ public final class ProxyServeCommand implements Callable<Integer> {
         cfg = cfg.with(flags);
         ProxyDaemon.Builder builder = ProxyDaemon.builder().config(cfg).backend(Backends.of(cfg.backend(), cfg));
         assemble(builder, cfg);
+        policy.decorate(builder);
         ledger.decorate(builder);
         return builder.start();
     }

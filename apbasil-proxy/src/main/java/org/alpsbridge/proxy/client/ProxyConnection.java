@@ -13,6 +13,8 @@ import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
+import java.util.Timer;
+import java.util.TimerTask;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.SSLSocketFactory;
 import org.alpsbridge.proxy.wire.Exchange;
@@ -131,50 +133,45 @@ public final class ProxyConnection {
         return e.getClass().getSimpleName() + (m == null ? "" : ": " + m);
     }
 
-    /** Closes the connection when the deadline passes; cheaper at start-up than a scheduler. */
-    private static final class Watchdog implements Runnable {
-        private final long deadlineNanos;
-        private final Thread thread;
+    /**
+     * Closes the connection when the deadline passes. One shared timer thread for the whole JVM: the drop-in
+     * client starts one thread, and a tool making many calls at once does not start one per call.
+     */
+    private static final class Watchdog extends TimerTask {
+        private static Timer timer;
+
         private volatile Closeable target;
-        private volatile boolean cancelled;
         private volatile boolean fired;
 
         Watchdog(Duration timeout) {
-            this.deadlineNanos = System.nanoTime() + timeout.toNanos();
-            this.thread = new Thread(this, "apbasil-deadline");
-            thread.setDaemon(true);
+            timer().schedule(this, Math.max(1, timeout.toMillis()));
         }
 
-        void guard(Closeable c) {
+        private static synchronized Timer timer() {
+            if (timer == null) {
+                timer = new Timer("apbasil-deadline", true);
+            }
+            return timer;
+        }
+
+        void guard(Closeable c) throws IOException {
             target = c;
-            if (thread.getState() == Thread.State.NEW) {
-                thread.start();
+            if (fired) {
+                c.close(); // the deadline passed before there was anything to close
             }
         }
 
         @Override
         public void run() {
-            long left;
-            while (!cancelled && (left = deadlineNanos - System.nanoTime()) > 0) {
+            fired = true;
+            Closeable c = target;
+            if (c != null) {
                 try {
-                    Thread.sleep(Math.max(1, left / 1_000_000), 0);
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-            if (!cancelled) {
-                fired = true;
-                try {
-                    target.close();
+                    c.close();
                 } catch (IOException ignored) {
                     // closing is all the watchdog can do
                 }
             }
-        }
-
-        void cancel() {
-            cancelled = true;
-            thread.interrupt();
         }
 
         boolean fired() {

@@ -3,12 +3,12 @@ package org.alpsbridge.proxy.server;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.alpsbridge.proxy.backend.Backend;
 import org.alpsbridge.proxy.backend.BackendException;
 import org.alpsbridge.proxy.backend.Call;
@@ -38,7 +38,7 @@ final class ExchangeProcessor {
     private final ExchangeMemory memory;
     private final ExecutorService workers;
     private final ScheduledExecutorService timers;
-    private final AtomicInteger inFlight = new AtomicInteger();
+    private final Map<CompletableFuture<Reply>, Exchange> pending = new ConcurrentHashMap<>();
 
     ExchangeProcessor(ProxyConfig config, Gatekeeper gatekeeper, Backend backend, Map<String, AdminHandler> admin,
             ExchangeMemory memory, ExecutorService workers, ScheduledExecutorService timers) {
@@ -53,13 +53,23 @@ final class ExchangeProcessor {
 
     /** Exchanges accepted and not yet answered. */
     int inFlight() {
-        return inFlight.get();
+        return pending.size();
+    }
+
+    /**
+     * Answers every exchange still in flight with a TRANSIENT failure saying why (the daemon is stopping),
+     * so their clients hear a reason instead of a dropped connection.
+     */
+    void abandonAll(String reason) {
+        for (Map.Entry<CompletableFuture<Reply>, Exchange> e : pending.entrySet()) {
+            e.getKey().complete(internalError(e.getValue(), reason));
+        }
     }
 
     CompletableFuture<Reply> process(Exchange exchange) {
         CompletableFuture<Reply> reply = new CompletableFuture<>();
-        inFlight.incrementAndGet();
-        reply.whenComplete((r, e) -> inFlight.decrementAndGet());
+        pending.put(reply, exchange);
+        reply.whenComplete((r, e) -> pending.remove(reply));
         try {
             workers.execute(() -> {
                 try {
@@ -108,11 +118,18 @@ final class ExchangeProcessor {
         Call call = new Call(exchange.payload(), request.protocol(), request.method(), request.queryType(),
                 caller, exchange.exchangeId());
         Duration limit = config.apbasilTimeout(call.methodKey());
-        ScheduledFuture<?> guard = timers.schedule(() -> reply.complete(BasilDocuments.failure(request, true,
-                BasilDocuments.SOURCE_BACKEND, "the backend did not answer " + call.methodKey() + " within "
-                        + limit.plus(GRACE).toMillis() + " ms")), limit.plus(GRACE).toNanos(), TimeUnit.NANOSECONDS);
+        Deadline deadline = new Deadline(Thread.currentThread());
+        ScheduledFuture<?> guard = timers.schedule(() -> {
+            reply.complete(BasilDocuments.failure(request, true, BasilDocuments.SOURCE_BACKEND,
+                    "the backend did not answer " + call.methodKey() + " within " + limit.plus(GRACE).toMillis() + " ms"));
+            deadline.interruptWorker();
+        }, limit.plus(GRACE).toNanos(), TimeUnit.NANOSECONDS);
         try {
             byte[] answer = memory.once(call, exchange.digest(), limit.plus(GRACE), () -> backend.call(call));
+            if (answer.length > config.maxResponseBytes()) {
+                throw new BackendException("the " + call.methodKey() + " response of " + answer.length
+                        + " bytes is over max_response_bytes=" + config.maxResponseBytes(), false);
+            }
             return Reply.ok(answer);
         } catch (BackendException e) {
             log.warn("{} exchange {} from uid {}: {}", call.methodKey(), exchange.exchangeId(), caller.uid(),
@@ -120,6 +137,33 @@ final class ExchangeProcessor {
             return BasilDocuments.failure(request, e.isTransient(), BasilDocuments.SOURCE_BACKEND, e.getMessage());
         } finally {
             guard.cancel(false);
+            deadline.workerDone();
+        }
+    }
+
+    /**
+     * Interrupts a worker stuck past its deadline (an in-process backend that hangs), but never one that
+     * has already moved on to another exchange.
+     */
+    private static final class Deadline {
+        private final Thread worker;
+        private boolean done;
+
+        Deadline(Thread worker) {
+            this.worker = worker;
+        }
+
+        synchronized void interruptWorker() {
+            if (!done) {
+                worker.interrupt();
+            }
+        }
+
+        void workerDone() {
+            synchronized (this) {
+                done = true;
+            }
+            Thread.interrupted(); // an interrupt that raced with completion must not hit the next exchange
         }
     }
 

@@ -66,6 +66,8 @@ public final class ProxyDaemon implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ProxyDaemon.class);
     private static final int LENGTH_BYTES = 4;
+    /** How long a stop waits for the failure answers of abandoned requests to reach their clients. */
+    private static final long FLUSH_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final ProxyConfig config;
     private final Backend backend;
@@ -236,6 +238,12 @@ public final class ProxyDaemon implements AutoCloseable {
         }
         if (processor != null && processor.inFlight() > 0) {
             log.warn("stopping with {} requests still in flight after shutdown_timeout", processor.inFlight());
+            processor.abandonAll("the apbasil proxy stopped (restart?) before this request finished within its "
+                    + "shutdown_timeout of " + config.shutdownTimeout().toMillis() + " ms; the outcome is unknown");
+            long flush = System.nanoTime() + FLUSH_NANOS;
+            while (channels.size() > 0 && System.nanoTime() < flush) {
+                sleepQuietly(10);
+            }
         }
         channels.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
         workers.shutdownNow();

@@ -6,6 +6,7 @@ import java.io.OutputStream;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.alpsbridge.basil.emulator.StateDirectory;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -31,7 +32,7 @@ import picocli.CommandLine.Spec;
             "  or inventory:FILE to replay a captured QUERY INVENTORY response.",
             "Example: echo '<BasilRequest protocol=\"1.0\" method=\"QUERY\" type=\"ENGINE\"/>' |",
             "         alpsbridge basil emulate --machine xc30:2256 --state /tmp/alps"},
-        subcommands = {EmulateControlCommand.class},
+        subcommands = {EmulateControlCommand.class, EmulateBenchCommand.class},
         footer = {"", "Exit codes: 0 a response was written (it may be a FAILURE), 1 the state directory could not be",
             "used (reason on stderr), 2 usage error."})
 public final class EmulateCommand implements Callable<Integer> {
@@ -46,6 +47,19 @@ public final class EmulateCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
+
+    /**
+     * Runs the drop-in from the basil jar alone, without the launcher: {@code java -cp basil.jar:...
+     * org.alpsbridge.basil.cli.EmulateCommand --machine SPEC --state DIR}. Same options and exit codes.
+     */
+    public static void main(String[] args) {
+        CommandLine cmd = new CommandLine(new EmulateCommand());
+        cmd.setExecutionExceptionHandler((ex, line, parsed) -> {
+            line.getErr().println("emulate: " + ex.getMessage());
+            return 1;
+        });
+        System.exit(cmd.execute(args));
+    }
 
     @Override
     public Integer call() throws IOException {

@@ -112,6 +112,11 @@ public final class BasilCodec {
         return XmlInput.failure(what, t);
     }
 
+    /** As {@link #streamFailure(String, Throwable)}, with the reader's place when the exception has none. */
+    public static BasilException streamFailure(String what, Throwable t, XMLStreamReader reader) {
+        return XmlInput.failure(what, t, reader);
+    }
+
     public byte[] write(BasilRequest request) throws BasilException {
         return toBytes(request);
     }

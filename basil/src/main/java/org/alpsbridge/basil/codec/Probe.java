@@ -43,7 +43,7 @@ public record Probe(boolean request, String protocol, String method, String type
         } catch (BasilException e) {
             throw e;
         } catch (Exception e) {
-            throw XmlInput.failure("not a BASIL document", e);
+            throw XmlInput.failure("not a BASIL document", e, r);
         } finally {
             if (r != null) {
                 try {

@@ -86,16 +86,26 @@ public final class Emulator {
         return apsched.machine().size();
     }
 
-    /** Answers one BASIL request document. Never throws. */
+    /**
+     * Answers one BASIL request document. Never throws. An inventory larger than {@value #SPILL_LIMIT}
+     * bytes is written twice (once counted, once into an exact array) so it is never held twice in memory;
+     * {@link #handle(byte[], OutputStream)} streams it instead.
+     */
     public byte[] handle(byte[] request) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(1024);
+        Spill out = new Spill(spillLimit);
         try {
             handle(request, out);
         } catch (IOException e) {
-            throw new UncheckedIOException(e); // a ByteArrayOutputStream does not fail
+            throw new UncheckedIOException(e); // a Spill does not fail
         }
         return out.toByteArray();
     }
+
+    /** Bytes of a response {@link #handle(byte[])} buffers before it counts and writes again. */
+    static final int SPILL_LIMIT = 32 << 20;
+
+    /** {@link #SPILL_LIMIT}, lowered by tests to exercise the two passes on small machines. */
+    int spillLimit = SPILL_LIMIT;
 
     /**
      * Answers one request onto {@code out}, streaming large inventories instead of holding them.
@@ -228,7 +238,17 @@ public final class Emulator {
             case "ENGINE" -> Engine.of(req.protocol(), apsched.machine().engineVersion(), supported);
             case "STATUS" -> status(req);
             case "INVENTORY" -> {
-                queries.inventory(req, out);
+                long now = apsched.now();
+                queries.inventory(req, now, out);
+                if (out instanceof Spill spill && spill.overflowed()) {
+                    if (spill.count() > Spill.MAX_ARRAY) {
+                        spill.reset();
+                        throw Rejection.permanent("ALPS error: the inventory (" + spill.count()
+                                + " bytes) does not fit one byte array; read it as a stream");
+                    }
+                    spill.exactPass();
+                    queries.inventory(req, now, out);
+                }
                 yield null;
             }
             case "SUMMARY" -> queries.summary();

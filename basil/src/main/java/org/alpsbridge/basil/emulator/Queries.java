@@ -41,10 +41,10 @@ final class Queries {
      * Streams the INVENTORY answer. A query body limits it: nodes only when it has a NodeArray (and then
      * only those changed since its changecount), reservations only when it has a ReservationArray.
      */
-    void inventory(BasilRequest req, OutputStream out) throws BasilException {
+    void inventory(BasilRequest req, long now, OutputStream out) throws BasilException {
         String p = req.protocol();
         Long cpcu = Protocols.atLeast(p, "1.7") ? 0L : null;
-        InventoryHeader header = new InventoryHeader(p, "SUCCESS", "QUERY", null, null, List.of(), MPP_HOST, apsched.now(), cpcu,
+        InventoryHeader header = new InventoryHeader(p, "SUCCESS", "QUERY", null, null, List.of(), MPP_HOST, now, cpcu,
                 apsched.changeCount(), apsched.schedChangeCount());
         long since = req.changecount() == null ? 0 : req.changecount();
         try (InventoryWriter w = InventoryWriter.open(out, header)) {

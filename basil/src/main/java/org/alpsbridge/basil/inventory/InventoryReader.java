@@ -64,8 +64,9 @@ public final class InventoryReader implements AutoCloseable {
             closeQuietly(r);
             throw e;
         } catch (XMLStreamException | RuntimeException e) {
+            BasilException failure = BasilCodec.streamFailure("invalid inventory response", e, r);
             closeQuietly(r);
-            throw BasilCodec.streamFailure("invalid inventory response", e);
+            throw failure;
         }
     }
 
@@ -474,8 +475,8 @@ public final class InventoryReader implements AutoCloseable {
                 null);
     }
 
-    private static BasilException failure(Exception e) {
-        return BasilCodec.streamFailure("invalid inventory response", e);
+    private BasilException failure(Exception e) {
+        return BasilCodec.streamFailure("invalid inventory response", e, r);
     }
 
     private static void closeQuietly(XMLStreamReader r) {

@@ -80,4 +80,16 @@ class EmulateCommandTest {
         run(new byte[0], new StringWriter(), code, "control");
         assertEquals(2, code[0]);
     }
+
+    @Test
+    void theBenchPrintsFiguresAndRatiosForEachMachine() {
+        int[] code = new int[1];
+        StringWriter out = new StringWriter();
+        run(new byte[0], out, code, "bench", "--machines", "xc30:8;xe6:4", "--runs", "1", "--drop-in-runs", "0");
+        assertEquals(0, code[0], out.toString());
+        String text = out.toString();
+        assertTrue(text.contains("xc30:8         INVENTORY  in-process"), text);
+        assertTrue(text.contains("xe6:4          SUMMARY    in-process"), text);
+        assertTrue(text.contains("INVENTORY/SUMMARY in process: time"), text);
+    }
 }

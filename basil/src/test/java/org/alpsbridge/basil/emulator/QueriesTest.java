@@ -188,4 +188,19 @@ class QueriesTest {
         assertNull(CODEC.readResponse(Emulator.create("xe6:2").handle(CODEC.write(BasilRequest.query("1.3", "NETWORK"))))
                 .responseData().content(Topology.class).orElse(null));
     }
+
+    @Test
+    void aLargeInventoryIsWrittenTwiceIntoAnExactArrayAndEqualsTheStreamedOne() throws Exception {
+        Emulator e = Emulator.create("xc30:50", () -> 5);
+        reserve(e, "1.3", ReserveParam.builder().width(100).build());
+        byte[] request = CODEC.write(BasilRequest.query("1.3", "INVENTORY"));
+        java.io.ByteArrayOutputStream streamed = new java.io.ByteArrayOutputStream();
+        e.handle(request, streamed);
+        e.spillLimit = 10_000;
+        byte[] twoPass = e.handle(request);
+        assertTrue(streamed.size() > 10_000);
+        org.junit.jupiter.api.Assertions.assertArrayEquals(streamed.toByteArray(), twoPass);
+        e.spillLimit = Emulator.SPILL_LIMIT;
+        org.junit.jupiter.api.Assertions.assertArrayEquals(streamed.toByteArray(), e.handle(request));
+    }
 }

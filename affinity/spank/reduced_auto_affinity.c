@@ -1,0 +1,494 @@
+/*
+ * reduced-auto-affinity: a SPANK plugin that binds each task of a step to the CPU set the alpsbridge mask
+ * generator computes for it (one hardware thread per core, cpus-per-task adjacent cores, each task inside
+ * one socket; or another policy of the generator).
+ *
+ *   srun --reduced-auto-affinity=on|off[,v][,policy=NAME] ...
+ *
+ * plugstack.conf:
+ *   optional /path/reduced_auto_affinity.so [default=on|off] [verbose] [policy=NAME]
+ *                                           [generator=/path/bin/alpsbridge] [timeout=SECONDS]
+ *
+ * Once per node and step (slurm_spank_user_init, in slurmstepd) it runs
+ *   GENERATOR affinity --topology sysfs --ntasks N --cpus-per-task C --allowed CPUS --policy P --format tasks
+ * with N the step's tasks on this node, C its cpus-per-task and CPUS the CPUs slurmstepd may use, and reads one
+ * "<localid> <cpulist>" line per task. In slurm_spank_task_init each task applies its own set with
+ * sched_setaffinity and, with v, prints "reduced-auto-affinity: local task N: CPUs: LIST" on its stderr.
+ * A rejection, a generator that is missing, hangs past the timeout or prints something else fails the step
+ * before any task program runs, with the reason on the user's terminal.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <slurm/spank.h>
+
+SPANK_PLUGIN(reduced-auto-affinity, 1);
+
+#define NAME "reduced-auto-affinity"
+#define MAX_OUTPUT (1 << 20)
+#define MAX_POLICY 64
+
+enum { UNSET = -1, OFF = 0, ON = 1 };
+
+/* Site settings from plugstack.conf. */
+static int site_enabled = OFF;
+static int site_verbose = 0;
+static char site_policy[MAX_POLICY] = "reduced";
+static char generator[4096] = "alpsbridge";
+static int timeout_seconds = 30;
+
+/* The user's --reduced-auto-affinity words. */
+static int user_enabled = UNSET;
+static int user_verbose = UNSET;
+static char user_policy[MAX_POLICY] = "";
+
+/* Computed once per node and step in user_init; the forked tasks inherit it. */
+static int active = 0;
+static int refused = 0;
+static int verbose = 0;
+static uint32_t local_tasks = 0;
+static cpu_set_t *masks = NULL;
+
+static int option_cb(int val, const char *optarg, int remote);
+
+struct spank_option spank_options[] = {
+	{ "reduced-auto-affinity", "on|off[,v][,policy=NAME]",
+	  "Bind each task to its reduced-auto-affinity CPU set: one thread per core, cpus-per-task adjacent cores, "
+	  "each task inside one socket; a job that cannot be placed so is refused. v: print each task's CPUs. "
+	  "policy=NAME: another policy of the mask generator (reduced, llnl, alps-cpu, alps-depth, alps-numa). "
+	  "help: list these words.",
+	  1, 0, option_cb },
+	SPANK_OPTIONS_TABLE_END
+};
+
+static int valid_policy(const char *p)
+{
+	size_t n = strlen(p);
+	if (n == 0 || n >= MAX_POLICY)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!((p[i] >= 'a' && p[i] <= 'z') || (p[i] >= '0' && p[i] <= '9') || p[i] == '-'))
+			return 0;
+	return 1;
+}
+
+static void print_help(void)
+{
+	fprintf(stderr,
+		"--reduced-auto-affinity=WORD[,WORD...]\n"
+		"  on          bind every task to its reduced-auto-affinity CPU set\n"
+		"  off         do not bind (the site default is %s)\n"
+		"  v, verbose  print 'reduced-auto-affinity: local task N: CPUs: LIST' for each task\n"
+		"  policy=P    use policy P of the mask generator (default %s)\n"
+		"  help        print this list\n",
+		site_enabled == ON ? "on" : "off", site_policy);
+}
+
+/* Parses the user's word list; every word must be known, so a typo is refused by srun. */
+static int option_cb(int val, const char *optarg, int remote)
+{
+	(void) val;
+	if (optarg == NULL || *optarg == '\0') {
+		slurm_error(NAME ": --reduced-auto-affinity needs a value: on|off[,v][,policy=NAME]");
+		return -1;
+	}
+	char *copy = strdup(optarg);
+	if (copy == NULL)
+		return -1;
+	int rc = 0;
+	char *save = NULL;
+	for (char *w = strtok_r(copy, ",", &save); w != NULL; w = strtok_r(NULL, ",", &save)) {
+		if (strcmp(w, "on") == 0) {
+			user_enabled = ON;
+		} else if (strcmp(w, "off") == 0) {
+			user_enabled = OFF;
+		} else if (strcmp(w, "v") == 0 || strcmp(w, "verbose") == 0) {
+			user_verbose = 1;
+			if (user_enabled == UNSET)
+				user_enabled = ON;
+		} else if (strncmp(w, "policy=", 7) == 0 && valid_policy(w + 7)) {
+			strcpy(user_policy, w + 7);
+		} else if (strcmp(w, "help") == 0) {
+			if (!remote) {
+				print_help();
+				exit(0);
+			}
+		} else {
+			slurm_error(NAME ": invalid word '%s' in --reduced-auto-affinity=%s; expected on, off, v, policy=NAME or help",
+				    w, optarg);
+			rc = -1;
+		}
+	}
+	free(copy);
+	return rc;
+}
+
+/* plugstack.conf arguments; an unknown one fails plugin initialisation so a site typo is seen at once. */
+static int parse_site_args(int ac, char **av)
+{
+	for (int i = 0; i < ac; i++) {
+		const char *a = av[i];
+		if (strcmp(a, "default=on") == 0) {
+			site_enabled = ON;
+		} else if (strcmp(a, "default=off") == 0) {
+			site_enabled = OFF;
+		} else if (strcmp(a, "verbose") == 0) {
+			site_verbose = 1;
+		} else if (strncmp(a, "policy=", 7) == 0 && valid_policy(a + 7)) {
+			strcpy(site_policy, a + 7);
+		} else if (strncmp(a, "generator=", 10) == 0 && a[10] != '\0' && strlen(a + 10) < sizeof(generator)) {
+			strcpy(generator, a + 10);
+		} else if (strncmp(a, "timeout=", 8) == 0) {
+			char *end = NULL;
+			long t = strtol(a + 8, &end, 10);
+			if (end == a + 8 || *end != '\0' || t < 1 || t > 3600) {
+				slurm_error(NAME ": plugstack argument '%s': timeout must be 1..3600 seconds", a);
+				return -1;
+			}
+			timeout_seconds = (int) t;
+		} else {
+			slurm_error(NAME ": unknown plugstack argument '%s'; known: default=on|off, verbose, policy=NAME, "
+				    "generator=PATH, timeout=SECONDS", a);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int slurm_spank_init(spank_t sp, int ac, char **av)
+{
+	(void) sp;
+	return parse_site_args(ac, av);
+}
+
+/*
+ * A CPU set as text: runs of at least min_range CPUs as a-b, shorter runs CPU by CPU. min_range 2 gives the
+ * Linux list ("0-3,8"); 3 gives the seed's verbose style (util-linux cstr: a pair is written "4,5").
+ */
+static void format_cpus(const cpu_set_t *set, int min_range, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET(c, set))
+			continue;
+		int e = c;
+		while (e + 1 < CPU_SETSIZE && CPU_ISSET(e + 1, set))
+			e++;
+		for (int k = c; k <= e; k++) {
+			int n = e - c + 1 >= min_range
+				? snprintf(buf + used, len - used, "%s%d-%d", used ? "," : "", c, e)
+				: snprintf(buf + used, len - used, "%s%d", used ? "," : "", k);
+			if (n < 0 || (size_t) n >= len - used)
+				return;
+			used += (size_t) n;
+			if (e - c + 1 >= min_range)
+				break;
+		}
+		c = e;
+	}
+}
+
+/* Parses a Linux CPU list; returns 0, or -1 if it is not one. */
+static int parse_list(const char *s, cpu_set_t *set)
+{
+	CPU_ZERO(set);
+	if (*s == '\0')
+		return -1;
+	while (*s) {
+		char *end;
+		errno = 0;
+		long lo = strtol(s, &end, 10);
+		if (end == s || errno || lo < 0 || lo >= CPU_SETSIZE)
+			return -1;
+		long hi = lo;
+		s = end;
+		if (*s == '-') {
+			s++;
+			hi = strtol(s, &end, 10);
+			if (end == s || errno || hi < lo || hi >= CPU_SETSIZE)
+				return -1;
+			s = end;
+		}
+		for (long c = lo; c <= hi; c++)
+			CPU_SET((int) c, set);
+		if (*s == ',')
+			s++;
+		else if (*s != '\0')
+			return -1;
+	}
+	return 0;
+}
+
+struct run {
+	int status;          /* wait status, valid when exited is set */
+	int exited;
+	int timed_out;
+	int exec_errno;      /* errno of a failed exec, 0 if the program started */
+	char *out;
+	char *err;
+};
+
+static int drain(int fd, char **buf, size_t *len)
+{
+	char chunk[4096];
+	ssize_t n = read(fd, chunk, sizeof chunk);
+	if (n <= 0)
+		return n == 0 || (errno != EINTR && errno != EAGAIN) ? 0 : 1;
+	if (*len + (size_t) n > MAX_OUTPUT)
+		n = (ssize_t) (MAX_OUTPUT - *len);
+	memcpy(*buf + *len, chunk, (size_t) n);
+	*len += (size_t) n;
+	(*buf)[*len] = '\0';
+	return 1;
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/* Runs argv with a deadline, collecting stdout and stderr; never waits past the timeout. */
+static int run_generator(char *const argv[], struct run *r)
+{
+	int out[2], err[2], ex[2];
+	memset(r, 0, sizeof *r);
+	r->out = calloc(1, MAX_OUTPUT + 1);
+	r->err = calloc(1, MAX_OUTPUT + 1);
+	if (!r->out || !r->err || pipe(out) || pipe(err) || pipe2(ex, O_CLOEXEC))
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		setpgid(0, 0);
+		int devnull = open("/dev/null", O_RDONLY);
+		if (devnull >= 0)
+			dup2(devnull, 0);
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		close(out[0]);
+		close(err[0]);
+		close(ex[0]);
+		execvp(argv[0], argv);
+		int e = errno;
+		if (write(ex[1], &e, sizeof e) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	close(out[1]);
+	close(err[1]);
+	close(ex[1]);
+	size_t out_len = 0, err_len = 0;
+	int open_out = 1, open_err = 1;
+	long deadline = now_ms() + timeout_seconds * 1000L;
+	while (open_out || open_err) {
+		long left = deadline - now_ms();
+		if (left <= 0) {
+			r->timed_out = 1;
+			break;
+		}
+		struct pollfd fds[2] = { { open_out ? out[0] : -1, POLLIN, 0 }, { open_err ? err[0] : -1, POLLIN, 0 } };
+		int n = poll(fds, 2, (int) (left > 1000 ? 1000 : left));
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n <= 0)
+			continue;
+		if (open_out && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)))
+			open_out = drain(out[0], &r->out, &out_len);
+		if (open_err && (fds[1].revents & (POLLIN | POLLHUP | POLLERR)))
+			open_err = drain(err[0], &r->err, &err_len);
+	}
+	if (r->timed_out)
+		kill(-pid, SIGKILL);
+	/* Output closed: the generator is exiting; still bound the wait by the deadline. */
+	while (!r->exited) {
+		pid_t w = waitpid(pid, &r->status, r->timed_out ? 0 : WNOHANG);
+		if (w == pid) {
+			r->exited = 1;
+		} else if (w < 0 && errno != EINTR) {
+			break;
+		} else if (w == 0) {
+			if (now_ms() >= deadline) {
+				r->timed_out = 1;
+				kill(-pid, SIGKILL);
+			} else {
+				usleep(10000);
+			}
+		}
+	}
+	int e = 0;
+	if (read(ex[0], &e, sizeof e) == (ssize_t) sizeof e)
+		r->exec_errno = e;
+	close(out[0]);
+	close(err[0]);
+	close(ex[0]);
+	return 0;
+}
+
+static void free_run(struct run *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+/* The first line of the generator's stderr, without its "affinity: " prefix. */
+static const char *reason(char *err)
+{
+	char *nl = strchr(err, '\n');
+	if (nl)
+		*nl = '\0';
+	if (strncmp(err, "affinity: ", 10) == 0)
+		err += 10;
+	return *err ? err : "(no message on stderr)";
+}
+
+/* Reads "<localid> <cpulist>" lines: every local task exactly once, nothing else. */
+static int parse_tasks(char *out)
+{
+	masks = calloc(local_tasks, sizeof(cpu_set_t));
+	char *seen = calloc(local_tasks, 1);
+	if (!masks || !seen)
+		return -1;
+	int line_no = 0;
+	char *save = NULL;
+	for (char *line = strtok_r(out, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+		line_no++;
+		char *end = NULL;
+		errno = 0;
+		long id = strtol(line, &end, 10);
+		cpu_set_t set;
+		if (end == line || errno || *end != ' ' || id < 0 || (uint32_t) id >= local_tasks || seen[id]
+		    || parse_list(end + 1, &set) != 0) {
+			slurm_error(NAME ": mask generator %s printed '%.200s' on line %d; expected '<localid> <cpulist>' "
+				    "once for each of the %u local tasks", generator, line, line_no, local_tasks);
+			free(seen);
+			return -1;
+		}
+		seen[id] = 1;
+		masks[id] = set;
+	}
+	for (uint32_t i = 0; i < local_tasks; i++) {
+		if (!seen[i]) {
+			slurm_error(NAME ": mask generator %s gave no CPUs for local task %u of %u", generator, i, local_tasks);
+			free(seen);
+			return -1;
+		}
+	}
+	free(seen);
+	return 0;
+}
+
+int slurm_spank_user_init(spank_t sp, int ac, char **av)
+{
+	(void) ac;
+	(void) av;
+	if (!spank_remote(sp))
+		return 0;
+	int enabled = user_enabled == UNSET ? site_enabled : user_enabled;
+	if (enabled != ON)
+		return 0;
+	uint32_t stepid = 0;
+	if (spank_get_item(sp, S_JOB_STEPID, &stepid) == ESPANK_SUCCESS && stepid >= 0xfffffff0u)
+		return 0; /* batch script, extern or interactive step: no tasks to place */
+	uint32_t cpt = 1;
+	if (spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &local_tasks) != ESPANK_SUCCESS || local_tasks == 0) {
+		slurm_error(NAME ": cannot read the number of local tasks");
+		refused = 1;
+		return 0;
+	}
+	if (spank_get_item(sp, S_STEP_CPUS_PER_TASK, &cpt) != ESPANK_SUCCESS || cpt == 0)
+		cpt = 1;
+	cpu_set_t allowed;
+	if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) {
+		slurm_error(NAME ": cannot read the step's CPUs: %s", strerror(errno));
+		refused = 1;
+		return 0;
+	}
+	char allowed_list[8192], ntasks_arg[16], cpt_arg[16];
+	format_cpus(&allowed, 2, allowed_list, sizeof allowed_list);
+	snprintf(ntasks_arg, sizeof ntasks_arg, "%u", local_tasks);
+	snprintf(cpt_arg, sizeof cpt_arg, "%u", cpt);
+	const char *policy = user_policy[0] ? user_policy : site_policy;
+	char *argv[] = { generator, "affinity", "--topology", "sysfs", "--ntasks", ntasks_arg, "--cpus-per-task", cpt_arg,
+			 "--allowed", allowed_list, "--policy", (char *) policy, "--format", "tasks", NULL };
+	struct run r;
+	if (run_generator(argv, &r) != 0) {
+		slurm_error(NAME ": cannot start mask generator %s: %s", generator, strerror(errno));
+		free_run(&r);
+		refused = 1;
+		return 0;
+	}
+	int rc = -1;
+	if (r.exec_errno) {
+		slurm_error(NAME ": mask generator '%s' cannot be run: %s (set generator=PATH in plugstack.conf)",
+			    generator, strerror(r.exec_errno));
+	} else if (r.timed_out) {
+		slurm_error(NAME ": mask generator %s gave no answer within %d s and was killed (plugstack timeout=%d)",
+			    generator, timeout_seconds, timeout_seconds);
+	} else if (!r.exited || !WIFEXITED(r.status)) {
+		slurm_error(NAME ": mask generator %s was killed by signal %d", generator,
+			    r.exited && WIFSIGNALED(r.status) ? WTERMSIG(r.status) : 0);
+	} else if (WEXITSTATUS(r.status) == 1) {
+		slurm_error(NAME ": %s (%u tasks, cpus-per-task %u, CPUs %s, policy %s)", reason(r.err), local_tasks, cpt,
+			    allowed_list, policy);
+	} else if (WEXITSTATUS(r.status) != 0) {
+		slurm_error(NAME ": mask generator %s failed with exit code %d: %s", generator, WEXITSTATUS(r.status),
+			    reason(r.err));
+	} else if (parse_tasks(r.out) == 0) {
+		active = 1;
+		verbose = user_verbose == UNSET ? site_verbose : user_verbose;
+		rc = 0;
+	}
+	free_run(&r);
+	/* Failing user_init would fail the launch, yet srun 22.05 then exits 0 as if the step had run; instead
+	 * every task ends in task_init, before its program runs, so the step and srun exit 1. */
+	refused = rc != 0;
+	return 0;
+}
+
+int slurm_spank_task_init(spank_t sp, int ac, char **av)
+{
+	(void) ac;
+	(void) av;
+	if (refused)
+		_exit(1); /* not return -1, which spank ignores for plugins loaded as "optional" */
+	if (!active)
+		return 0;
+	int id = -1;
+	if (spank_get_item(sp, S_TASK_ID, &id) != ESPANK_SUCCESS || id < 0 || (uint32_t) id >= local_tasks) {
+		slurm_error(NAME ": cannot read the local task id");
+		_exit(1);
+	}
+	if (sched_setaffinity(0, sizeof masks[id], &masks[id]) != 0) {
+		char list[8192];
+		format_cpus(&masks[id], 2, list, sizeof list);
+		slurm_error(NAME ": local task %d: cannot bind to CPUs %s: %s", id, list, strerror(errno));
+		_exit(1);
+	}
+	if (verbose) {
+		char list[8192];
+		format_cpus(&masks[id], 3, list, sizeof list);
+		fprintf(stderr, NAME ": local task %d: CPUs: %s\n", id, list);
+		fflush(stderr);
+	}
+	return 0;
+}

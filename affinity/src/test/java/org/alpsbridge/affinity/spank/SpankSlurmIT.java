@@ -1,0 +1,226 @@
+package org.alpsbridge.affinity.spank;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.alpsbridge.affinity.cli.AffinityCommand;
+import org.alpsbridge.affinity.format.CpuLists;
+import org.alpsbridge.affinity.spank.SlurmCluster.Result;
+import org.alpsbridge.affinity.topology.Topology;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/**
+ * The reduced-auto-affinity SPANK plugin ({@code affinity/spank}) and the {@code bin/raa-exec} wrapper under a
+ * real one-node Slurm 22.05: each task's real affinity (read by the task itself from /proc/self/status) equals
+ * the mask generator's answer for this machine, the verbose lines appear, and an impossible request or a broken
+ * generator fails the step before the program runs.
+ *
+ * <p>Runs in the {@code integration-test} phase (after {@code package}, so raa-exec's jars exist). Skipped with a
+ * printed reason where Slurm is not installed or slurmd cannot run; fails instead under
+ * ALPSBRIDGE_REQUIRE_SERVICES=1.
+ */
+class SpankSlurmIT {
+
+    private static final Duration STEP_LIMIT = Duration.ofSeconds(120);
+
+    private static SlurmCluster cluster;
+    private static Path plugin;
+    private static Path generator;
+    private static BitSet allCpus;
+    /** Tasks of one CPU each that the reduced policy can place on this machine: one per core, at most two. */
+    private static int placeable;
+    private static int cores;
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        Path module = Path.of("").toAbsolutePath();
+        if (!Files.exists(Path.of("/usr/include/slurm/spank.h")) || SlurmCluster.program("make") == null) {
+            SlurmCluster.unavailable("no <slurm/spank.h> or make (Debian packages libslurm-dev, make) to build the SPANK plugin");
+        }
+        cluster = SlurmCluster.start();
+        Path out = cluster.dir().resolve("spank");
+        Result built = SlurmCluster.run(List.of("make", "-C", module.resolve("spank").toString(), "OUT=" + out), Map.of(), Duration.ofMinutes(2));
+        assertEquals(0, built.exit(), "building the plugin failed: " + built.out() + built.err());
+        plugin = out.resolve("reduced_auto_affinity.so");
+        generator = script("generator.sh", "exec '" + Path.of(System.getProperty("java.home"), "bin", "java") + "' -XX:TieredStopAtLevel=1 -cp '"
+                + System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")) + "' "
+                + AffinityGenerator.class.getName() + " \"$@\"");
+        Topology node = Topology.sysfs();
+        allCpus = node.cpus();
+        cores = node.coreCount();
+        placeable = Math.min(2, cores);
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    private static Path script(String name, String body) throws IOException {
+        Path p = cluster.dir().resolve(name);
+        Files.writeString(p, "#!/bin/sh\n" + body + "\n");
+        Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
+        return p;
+    }
+
+    private static void plugstack(String args) throws IOException {
+        cluster.plugstack("required " + plugin + " " + args + "\n");
+    }
+
+    private static Result srun(String... args) throws IOException, InterruptedException {
+        List<String> argv = new ArrayList<>(List.of("srun"));
+        argv.addAll(List.of(args));
+        Map<String, String> env = new TreeMap<>(cluster.environment());
+        env.put("RAA_CACHE", cluster.dir().resolve("raa-cache").toString());
+        return SlurmCluster.run(argv, env, STEP_LIMIT);
+    }
+
+    /** The generator's own answer on this machine: local task id → CPUs. */
+    private static Map<Integer, BitSet> expected(int ntasks, int cpusPerTask) {
+        StringWriter out = new StringWriter();
+        CommandLine cmd = new CommandLine(new AffinityCommand());
+        cmd.setOut(new PrintWriter(out, true));
+        cmd.setErr(new PrintWriter(new StringWriter(), true));
+        int exit = cmd.execute("--topology", "sysfs", "--ntasks", String.valueOf(ntasks), "--cpus-per-task", String.valueOf(cpusPerTask),
+                "--allowed", CpuLists.linux(allCpus), "--format", "tasks");
+        assertEquals(0, exit, "the generator rejects " + ntasks + " x " + cpusPerTask + " on this machine");
+        Map<Integer, BitSet> masks = new TreeMap<>();
+        for (String line : out.toString().split("\n")) {
+            String[] f = line.strip().split(" ");
+            masks.put(Integer.parseInt(f[0]), CpuLists.parse(f[1]));
+        }
+        return masks;
+    }
+
+    /** Lines "N: Cpus_allowed_list:\tLIST" from srun --label (one node: global id = local id). */
+    private static Map<Integer, BitSet> reported(String stdout) {
+        Map<Integer, BitSet> masks = new TreeMap<>();
+        for (String line : stdout.split("\n")) {
+            int colon = line.indexOf(':');
+            if (colon > 0 && line.contains("Cpus_allowed_list:")) {
+                masks.put(Integer.parseInt(line.substring(0, colon).strip()),
+                        CpuLists.parse(line.substring(line.lastIndexOf(':') + 1).strip()));
+            }
+        }
+        return masks;
+    }
+
+    private static String verboseLine(int task, BitSet cpus) {
+        return "reduced-auto-affinity: local task " + task + ": CPUs: " + CpuLists.cstr(cpus);
+    }
+
+    @Test
+    void thePluginBindsEachTaskToTheGeneratorsAnswerAndSaysSo() throws Exception {
+        plugstack("generator=" + generator + " timeout=60");
+        int n = placeable;
+        Result r = srun("-l", "-N1", "-n" + n, "-c1", "--reduced-auto-affinity=on,v", "grep", "Cpus_allowed_list", "/proc/self/status");
+        assertEquals(0, r.exit(), r.err());
+        Map<Integer, BitSet> want = expected(n, 1);
+        assertEquals(want, reported(r.out()), r.out() + r.err());
+        for (Map.Entry<Integer, BitSet> e : want.entrySet()) {
+            assertTrue(r.err().contains(verboseLine(e.getKey(), e.getValue())), "missing '" + verboseLine(e.getKey(), e.getValue()) + "' in " + r.err());
+        }
+    }
+
+    @Test
+    void withoutTheOptionTasksKeepEveryCpuAndNothingIsPrinted() throws Exception {
+        plugstack("generator=" + generator + " timeout=60");
+        Result r = srun("-l", "-N1", "-n1", "grep", "Cpus_allowed_list", "/proc/self/status");
+        assertEquals(0, r.exit(), r.err());
+        assertEquals(Map.of(0, allCpus), reported(r.out()));
+        assertFalse(r.err().contains("reduced-auto-affinity"), r.err());
+    }
+
+    @Test
+    void theSiteDefaultAppliesUntilTheUserSaysOff() throws Exception {
+        plugstack("default=on verbose generator=" + generator + " timeout=60");
+        Result on = srun("-l", "-N1", "-n1", "grep", "Cpus_allowed_list", "/proc/self/status");
+        assertEquals(0, on.exit(), on.err());
+        assertEquals(expected(1, 1), reported(on.out()));
+        assertTrue(on.err().contains("reduced-auto-affinity: local task 0: CPUs: "), on.err());
+        Result off = srun("-l", "-N1", "-n1", "--reduced-auto-affinity=off", "grep", "Cpus_allowed_list", "/proc/self/status");
+        assertEquals(Map.of(0, allCpus), reported(off.out()), off.err());
+    }
+
+    @Test
+    void theWrapperRouteBindsEachTaskTheSameWay() throws Exception {
+        Path root = Path.of("").toAbsolutePath().getParent();
+        Path jar = root.resolve("affinity/target/affinity-0.1.0-SNAPSHOT.jar");
+        Path jna = root.resolve("affinity/target/lib/jna.jar");
+        Assumptions.assumeTrue(Files.exists(jar) && Files.exists(jna),
+                "bin/raa-exec needs " + jar + " and " + jna + ", made by 'package'; this test runs after it in 'verify'");
+        plugstack("generator=" + generator + " timeout=60");
+        int n = placeable;
+        Result r = srun("-l", "-N1", "-n" + n, "--cpu-bind=none", root.resolve("bin/raa-exec").toString(), "-v", "--",
+                "grep", "Cpus_allowed_list", "/proc/self/status");
+        assertEquals(0, r.exit(), r.err());
+        assertEquals(expected(n, 1), reported(r.out()), r.out() + r.err());
+    }
+
+    @Test
+    void anImpossibleRequestIsRefusedBeforeTheProgramRuns() throws Exception {
+        plugstack("generator=" + generator + " timeout=60");
+        int tooMany = cores + 1; // one core per task at least, so the reduced policy must refuse
+        Result r = srun("-N1", "-n" + tooMany, "--overcommit", "--reduced-auto-affinity=on", "sh", "-c", "echo PROGRAM-RAN");
+        assertNotEquals(0, r.exit());
+        assertFalse(r.out().contains("PROGRAM-RAN"), r.out());
+        assertTrue(r.err().contains("reduced-auto-affinity: rejected: "), r.err());
+    }
+
+    @Test
+    void aMistypedWordIsRefusedBySrun() throws Exception {
+        plugstack("generator=" + generator + " timeout=60");
+        Result r = srun("-N1", "-n1", "--reduced-auto-affinity=on,verbos", "sh", "-c", "echo PROGRAM-RAN");
+        assertNotEquals(0, r.exit());
+        assertFalse(r.out().contains("PROGRAM-RAN"), r.out());
+        assertTrue(r.err().contains("invalid word 'verbos'"), r.err());
+    }
+
+    @Test
+    void aBrokenGeneratorFailsTheStepWithAClearErrorAndNeverHangsIt() throws Exception {
+        Path missing = cluster.dir().resolve("no-such-generator");
+        Path hangs = script("hangs.sh", "sleep 600");
+        Path babbles = script("babbles.sh", "echo '0 0'; echo 'not a task line'");
+        Map<Path, String> cases = Map.of(
+                missing, "cannot be run: No such file or directory",
+                hangs, "gave no answer within 2 s and was killed",
+                babbles, "printed 'not a task line' on line 2");
+        for (Map.Entry<Path, String> c : cases.entrySet()) {
+            plugstack("generator=" + c.getKey() + " timeout=2");
+            long start = System.nanoTime();
+            Result r = srun("-N1", "-n1", "--reduced-auto-affinity=on", "sh", "-c", "echo PROGRAM-RAN");
+            assertNotEquals(0, r.exit(), c.getKey().toString());
+            assertFalse(r.out().contains("PROGRAM-RAN"), r.out());
+            assertTrue(r.err().contains(c.getValue()), r.err());
+            assertTrue(System.nanoTime() - start < Duration.ofSeconds(60).toNanos(), "the step took too long");
+        }
+    }
+
+    @Test
+    void aMistypedPlugstackArgumentStopsThePluginLoudly() throws Exception {
+        plugstack("generator=" + generator + " defualt=on");
+        Result r = srun("-N1", "-n1", "sh", "-c", "echo PROGRAM-RAN");
+        assertNotEquals(0, r.exit());
+        assertTrue(r.err().contains("unknown plugstack argument 'defualt=on'"), r.err());
+    }
+}

@@ -1,0 +1,135 @@
+package org.alpsbridge.proxy.cli;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.alpsbridge.proxy.backend.Backend;
+import org.alpsbridge.proxy.backend.BackendException;
+import org.alpsbridge.proxy.backend.Call;
+import org.alpsbridge.proxy.orphans.JobSource;
+import org.alpsbridge.proxy.orphans.OrphanWatch;
+import org.alpsbridge.proxy.policy.InventoryPolicy;
+import org.alpsbridge.proxy.policy.PolicySettings;
+import org.alpsbridge.proxy.server.ProxyDaemon;
+import org.alpsbridge.proxy.stats.MetricsServer;
+import org.alpsbridge.proxy.stats.Stats;
+import picocli.CommandLine.Option;
+
+/**
+ * The {@code proxy serve} options of the SUMMARY/INVENTORY policy, the orphan watch and the timing (a picocli
+ * mixin), and the one place they are put into the daemon. Defaults are documented in the module README.
+ */
+final class PolicyOptions {
+
+    @Option(names = "--policy", defaultValue = "on", paramLabel = "on|off",
+            description = "Answer INVENTORY from the SUMMARY-checked cache (default ${DEFAULT-VALUE}); off passes every call through.")
+    String policy;
+
+    @Option(names = "--refresh-interval", defaultValue = "60", paramLabel = "SECONDS",
+            description = "Oldest a cached inventory may get; also the orphan detection latency (default ${DEFAULT-VALUE}).")
+    long refreshSeconds;
+
+    @Option(names = "--summary-interval", defaultValue = "0", paramLabel = "SECONDS",
+            description = "How long one SUMMARY check covers; 0 checks before every cached answer (default ${DEFAULT-VALUE}).")
+    long summarySeconds;
+
+    @Option(names = "--fallback-interval", defaultValue = "10", paramLabel = "SECONDS",
+            description = "Backends without SUMMARY (BASIL < 1.3): fetch INVENTORY at most this often (default ${DEFAULT-VALUE}).")
+    long fallbackSeconds;
+
+    @Option(names = "--patch", defaultValue = "true", paramLabel = "true|false",
+            description = "Apply forwarded RESERVE results to the cache; false refreshes after each RESERVE (default ${DEFAULT-VALUE}).")
+    boolean patch;
+
+    @Option(names = "--metrics", paramLabel = "HOST:PORT",
+            description = "Serve Prometheus text on http://HOST:PORT/metrics (default: no endpoint).")
+    String metrics;
+
+    @Option(names = "--orphan-jobs", paramLabel = "COMMAND",
+            description = "Command listing live batch job ids, one a line, e.g. 'squeue -h -o %%A' (default: none).")
+    String jobsCommand;
+
+    @Option(names = "--orphan-jobs-file", paramLabel = "FILE",
+            description = "File listing live batch job ids, one a line, read at each inventory (default: none).")
+    Path jobsFile;
+
+    @Option(names = "--apkill", defaultValue = "/usr/bin/apkill", paramLabel = "PATH",
+            description = "apkill program for releasing orphans (default ${DEFAULT-VALUE}, as cray.conf).")
+    Path apkill;
+
+    @Option(names = "--command-timeout", defaultValue = "30", paramLabel = "SECONDS",
+            description = "Limit for the job list command and each apkill (default ${DEFAULT-VALUE}).")
+    long commandSeconds;
+
+    /** Adds timing, the policy and the orphan watch to the daemon, and the {@code stats} and {@code orphans} commands. */
+    void decorate(ProxyDaemon.Builder daemon) throws InterruptedException {
+        if (jobsCommand != null && jobsFile != null) {
+            throw new IllegalArgumentException("--orphan-jobs and --orphan-jobs-file exclude each other");
+        }
+        if (!policy.equals("on") && !policy.equals("off")) {
+            throw new IllegalArgumentException("--policy must be on or off, not " + policy);
+        }
+        Stats stats = new Stats();
+        PolicySettings settings = new PolicySettings(Duration.ofSeconds(refreshSeconds), Duration.ofSeconds(summarySeconds),
+                Duration.ofSeconds(fallbackSeconds), patch, policy.equals("on"));
+        InventoryPolicy inventory = new InventoryPolicy(settings, stats);
+        Duration commandTimeout = Duration.ofSeconds(commandSeconds);
+        JobSource jobs = jobsCommand != null ? JobSource.command(jobsCommand, commandTimeout)
+                : jobsFile != null ? JobSource.file(jobsFile) : null;
+        OrphanWatch orphans = new OrphanWatch(jobs, apkill, commandTimeout, stats);
+        inventory.onFullInventory(orphans::inspect);
+        MetricsServer endpoint = metrics == null ? null
+                : MetricsServer.start(address(metrics), () -> stats.snapshot().prometheus());
+        daemon.decorate(stats::backendSide)
+                .decorate(inventory::decorate)
+                .decorate(orphans::decorate)
+                .decorate(next -> closing(stats.clientSide(next), endpoint))
+                .admin("stats", (args, caller) -> stats(stats, args))
+                .admin("orphans", (args, caller) -> orphans.admin(args));
+        inventory.start();
+    }
+
+    static byte[] stats(Stats stats, Map<String, String> args) {
+        var snapshot = stats.snapshot();
+        String text = switch (args.getOrDefault("format", "table")) {
+            case "json" -> snapshot.toJson() + "\n";
+            case "prometheus" -> snapshot.prometheus();
+            default -> snapshot.table();
+        };
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    static InetSocketAddress address(String hostPort) {
+        int colon = hostPort.lastIndexOf(':');
+        if (colon <= 0) {
+            throw new IllegalArgumentException("--metrics wants HOST:PORT, not " + hostPort);
+        }
+        return new InetSocketAddress(hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
+    }
+
+    /** The outermost decorator's close also stops the metrics endpoint (the daemon closes its backend chain last). */
+    private static Backend closing(Backend chain, MetricsServer endpoint) {
+        if (endpoint == null) {
+            return chain;
+        }
+        return new Backend() {
+            @Override
+            public byte[] call(Call call) throws BackendException {
+                return chain.call(call);
+            }
+
+            @Override
+            public String describe() {
+                return chain.describe();
+            }
+
+            @Override
+            public void close() {
+                endpoint.close();
+                chain.close();
+            }
+        };
+    }
+}
