@@ -52,11 +52,15 @@ public final class RaaExec {
         if (args.length == 2 && args[0].equals("--prepare")) {
             System.exit(prepare(Paths.get(args[1])));
         }
-        System.exit(run(args, System.getenv(), new LibC(), System.err));
+        System.exit(run(args, System.getenv(), null, System.err));
     }
 
-    /** Everything but the exec itself; returns the exit code when the program could not be started. */
-    static int run(String[] args, Map<String, String> env, Kernel kernel, PrintStream err) {
+    /**
+     * Everything but the exec itself; returns the exit code when the program could not be started.
+     *
+     * @param os the kernel to use, or null for the real one (JNA is loaded only once the arguments are good)
+     */
+    static int run(String[] args, Map<String, String> env, Kernel os, PrintStream err) {
         boolean verbose = flag(env.get("RAA_VERBOSE"));
         String policyName = env.getOrDefault("RAA_POLICY", "reduced");
         String allowedList = env.get("RAA_ALLOWED");
@@ -108,6 +112,7 @@ public final class RaaExec {
         } catch (IllegalArgumentException e) {
             return usage(err, e.getMessage());
         }
+        Kernel kernel = os != null ? os : new LibC();
         try {
             if (allowed == null) {
                 allowed = kernel.getAffinity();

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.List;
+import org.alpsbridge.affinity.topology.Topology;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -64,5 +65,24 @@ class ReducedPolicyTest {
     void rejectsNamingTheRule(String layout, int n, int c, String allowed, String reason) {
         Rejection r = assertThrows(Rejection.class, () -> place(layout, "intel", n, c, allowed));
         assertEquals(reason, r.getMessage());
+    }
+
+    /** Broadwell E5-2680v4, sockets round-robin, core ids 0-6,8-14 in each socket (hwloc export). */
+    @ParameterizedTest(name = "broadwell -n{0} -c{1} -> {2}")
+    @CsvSource(delimiter = ';', value = {
+        "2; 7; 0,2,4,6,8,10,12|14,16,18,20,22,24,26",
+        // Core 6 and core 8 are neighbours: only the order of the ids counts.
+        "1; 8; 0,2,4,6,8,10,12,14",
+        "3; 7; 0,2,4,6,8,10,12|14,16,18,20,22,24,26|1,3,5,7,9,11,13",
+        "2; 14; 0,2,4,6,8,10,12,14,16,18,20,22,24,26|1,3,5,7,9,11,13,15,17,19,21,23,25,27",
+    })
+    void nonContiguousCoreIds(int n, int c, String expected) throws Exception {
+        Topology node = Topology.hwlocXml(java.nio.file.Paths.get(
+                getClass().getResource("/hwloc/broadwell-2x14x1-noncontiguous.xml").toURI()));
+        List<String> lists = new java.util.ArrayList<>();
+        for (var m : Policy.REDUCED.place(node, Request.of(n, c)).masks()) {
+            lists.add(org.alpsbridge.affinity.format.CpuLists.expanded(m));
+        }
+        assertEquals(List.of(expected.split("\\|")), lists);
     }
 }

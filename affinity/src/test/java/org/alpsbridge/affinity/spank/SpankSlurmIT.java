@@ -20,6 +20,7 @@ import java.util.TreeMap;
 import org.alpsbridge.affinity.cli.AffinityCommand;
 import org.alpsbridge.affinity.format.CpuLists;
 import org.alpsbridge.affinity.spank.SlurmCluster.Result;
+import org.alpsbridge.affinity.topology.Topology;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -44,6 +45,9 @@ class SpankSlurmIT {
     private static Path plugin;
     private static Path generator;
     private static BitSet allCpus;
+    /** Tasks of one CPU each that the reduced policy can place on this machine: one per core, at most two. */
+    private static int placeable;
+    private static int cores;
 
     @BeforeAll
     static void startCluster() throws Exception {
@@ -59,7 +63,10 @@ class SpankSlurmIT {
         generator = script("generator.sh", "exec '" + Path.of(System.getProperty("java.home"), "bin", "java") + "' -XX:TieredStopAtLevel=1 -cp '"
                 + System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")) + "' "
                 + AffinityGenerator.class.getName() + " \"$@\"");
-        allCpus = CpuLists.parse(Files.readString(Path.of("/sys/devices/system/cpu/online")).strip());
+        Topology node = Topology.sysfs();
+        allCpus = node.cpus();
+        cores = node.coreCount();
+        placeable = Math.min(2, cores);
     }
 
     @AfterAll
@@ -125,7 +132,7 @@ class SpankSlurmIT {
     @Test
     void thePluginBindsEachTaskToTheGeneratorsAnswerAndSaysSo() throws Exception {
         plugstack("generator=" + generator + " timeout=60");
-        int n = Math.min(2, allCpus.cardinality());
+        int n = placeable;
         Result r = srun("-l", "-N1", "-n" + n, "-c1", "--reduced-auto-affinity=on,v", "grep", "Cpus_allowed_list", "/proc/self/status");
         assertEquals(0, r.exit(), r.err());
         Map<Integer, BitSet> want = expected(n, 1);
@@ -163,7 +170,7 @@ class SpankSlurmIT {
         Assumptions.assumeTrue(Files.exists(jar) && Files.exists(jna),
                 "bin/raa-exec needs " + jar + " and " + jna + ", made by 'package'; this test runs after it in 'verify'");
         plugstack("generator=" + generator + " timeout=60");
-        int n = Math.min(2, allCpus.cardinality());
+        int n = placeable;
         Result r = srun("-l", "-N1", "-n" + n, "--cpu-bind=none", root.resolve("bin/raa-exec").toString(), "-v", "--",
                 "grep", "Cpus_allowed_list", "/proc/self/status");
         assertEquals(0, r.exit(), r.err());
@@ -173,7 +180,7 @@ class SpankSlurmIT {
     @Test
     void anImpossibleRequestIsRefusedBeforeTheProgramRuns() throws Exception {
         plugstack("generator=" + generator + " timeout=60");
-        int tooMany = allCpus.cardinality() + 1;
+        int tooMany = cores + 1; // one core per task at least, so the reduced policy must refuse
         Result r = srun("-N1", "-n" + tooMany, "--overcommit", "--reduced-auto-affinity=on", "sh", "-c", "echo PROGRAM-RAN");
         assertNotEquals(0, r.exit());
         assertFalse(r.out().contains("PROGRAM-RAN"), r.out());

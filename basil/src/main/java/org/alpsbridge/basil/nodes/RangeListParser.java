@@ -10,6 +10,8 @@ final class RangeListParser {
     private final String text;
     private final NidSet.Order order;
     private long[] runs = new long[16];
+    /** Start and end offset of each item, in the same layout as {@link #runs}. */
+    private int[] spans = new int[16];
     private int n;
     private boolean ascending = true;
 
@@ -28,7 +30,53 @@ final class RangeListParser {
         return new RangeListParser(text, order).run();
     }
 
+    /**
+     * The items of a range list as written (lenient rules, like {@link NidSet.Order#ANY}), for readers that need
+     * their order.
+     */
+    static Items items(String text) {
+        if (text == null) {
+            throw new IllegalArgumentException(WHAT + ": null text");
+        }
+        RangeListParser p = new RangeListParser(text, NidSet.Order.ANY);
+        if (!text.isBlank()) {
+            p.scan();
+        }
+        return p.new Items();
+    }
+
+    /** Items in written order: item k covers NIDs {@code first(k)..last(k)}. */
+    final class Items {
+        int count() {
+            return n / 2;
+        }
+
+        long first(int k) {
+            return runs[2 * k];
+        }
+
+        long last(int k) {
+            return runs[2 * k + 1];
+        }
+
+        NodeSyntaxException error(int k, String problem) {
+            return RangeListParser.this.error(spans[2 * k], spans[2 * k + 1], problem);
+        }
+    }
+
     private NidSet run() {
+        scan();
+        if (!ascending) {
+            sortRuns();
+        }
+        NidSet.Builder b = new NidSet.Builder();
+        for (int i = 0; i < n; i += 2) {
+            b.add(runs[i], runs[i + 1]);
+        }
+        return b.build();
+    }
+
+    private void scan() {
         int start = 0;
         while (true) {
             int comma = text.indexOf(',', start);
@@ -39,14 +87,6 @@ final class RangeListParser {
             }
             start = comma + 1;
         }
-        if (!ascending) {
-            sortRuns();
-        }
-        NidSet.Builder b = new NidSet.Builder();
-        for (int i = 0; i < n; i += 2) {
-            b.add(runs[i], runs[i + 1]);
-        }
-        return b.build();
     }
 
     private void item(int from, int to) {
@@ -91,7 +131,10 @@ final class RangeListParser {
         }
         if (n == runs.length) {
             runs = Arrays.copyOf(runs, n * 2);
+            spans = Arrays.copyOf(spans, n * 2);
         }
+        spans[n] = s;
+        spans[n + 1] = e;
         runs[n++] = lo;
         runs[n++] = hi;
     }

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Start-up cost of the per-task wrapper, side by side in one run (compare rows, not absolutes: 2 shared cores).
+#   affinity/bench/raa-exec-startup.sh [RUNS]        (default 30 runs each, after 3 warm-ups)
+# Every row execs /bin/true (or prints the same mask), so the figures are the wrapper's own cost:
+#   true                 the floor: exec of /bin/true from the shell
+#   raa-exec             bin/raa-exec as shipped: AppCDS archive, C1 only, serial GC, pre-unpacked JNA library
+#   raa-exec no-appcds   the same JVM flags without the AppCDS archive (JDK default CDS only)
+#   raa-exec jna-unpack  as shipped but JNA unpacks libjnidispatch.so from its jar at every start
+#   raa-exec plain-jvm   `java -cp ... RaaExec` with no flags at all
+#   alpsbridge affinity  the picocli launcher printing the same task's mask (shaded jar)
+# Uses hyperfine when installed (apt-get install hyperfine), else a timed loop.
+set -euo pipefail
+root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)
+runs=${1:-30}
+export SLURM_LOCALID=0 SLURM_NTASKS_PER_NODE=1 SLURM_CPUS_PER_TASK=1
+jar="$root/affinity/target/affinity-0.1.0-SNAPSHOT.jar"
+cp="$jar:$root/affinity/target/lib/jna.jar"
+cache="$root/affinity/target/raa-exec"
+main=org.alpsbridge.affinity.exec.RaaExec
+"$root/bin/raa-exec" -- /bin/true          # builds the jars, the archive and the unpacked library if missing
+"$root/bin/alpsbridge" --version >/dev/null
+flags="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData"
+declare -a names=(true raa-exec raa-exec-no-appcds raa-exec-jna-unpack raa-exec-plain-jvm alpsbridge-affinity)
+declare -a cmds=(
+  "/bin/true"
+  "$root/bin/raa-exec -- /bin/true"
+  "java $flags -Djna.boot.library.path=$cache -cp $cp $main -- /bin/true"
+  "java -XX:SharedArchiveFile=$cache/raa-exec.jsa -Xshare:auto -Xlog:cds=off -Xlog:cds+dynamic=off $flags -cp $cp $main -- /bin/true"
+  "java -cp $cp $main -- /bin/true"
+  "$root/bin/alpsbridge affinity --topology sysfs -n1 -c1 --format tasks"
+)
+echo "raa-exec start-up, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), $(java -version 2>&1 | head -1)"
+if command -v hyperfine >/dev/null; then
+  args=()
+  for i in "${!names[@]}"; do args+=(-n "${names[$i]}" "${cmds[$i]}"); done
+  hyperfine -N --warmup 3 --runs "$runs" --export-markdown "$root/affinity/target/raa-exec-startup.md" "${args[@]}"
+  echo "table: $root/affinity/target/raa-exec-startup.md"
+else
+  for i in "${!names[@]}"; do
+    for _ in 1 2 3; do ${cmds[$i]} >/dev/null 2>&1; done
+    start=$(date +%s%N)
+    for _ in $(seq "$runs"); do ${cmds[$i]} >/dev/null 2>&1; done
+    us=$(( ($(date +%s%N) - start) / runs / 1000 ))
+    awk -v n="${names[$i]}" -v us="$us" 'BEGIN { printf "%-22s %8.1f ms\n", n, us / 1000 }' 
+  done
+fi
