@@ -159,10 +159,9 @@ public final class JdbcLedger implements Ledger {
     // ------------------------------------------------------------------ lookups inside a transaction
 
     private Project findProject(Connection c, String nameOrAccount) throws SQLException {
-        Project p = Sql.one(c, "SELECT id, name, gid, account, active FROM project WHERE name = ?",
-                JdbcLedger::project, nameOrAccount);
-        return p != null ? p : Sql.one(c, "SELECT id, name, gid, account, active FROM project WHERE account = ?",
-                JdbcLedger::project, nameOrAccount);
+        return Sql.one(c, "SELECT id, name, gid, account, active FROM project WHERE name = ? OR account = ?"
+                + " ORDER BY CASE WHEN name = ? THEN 0 ELSE 1 END LIMIT 1", JdbcLedger::project, nameOrAccount,
+                nameOrAccount, nameOrAccount);
     }
 
     private Project requireProject(Connection c, String nameOrAccount) throws SQLException {
@@ -221,8 +220,16 @@ public final class JdbcLedger implements Ledger {
     private void append(Connection c, long allocationId, Kind kind, long amount, String key, String actor,
                         String reason, long at) throws SQLException {
         String column = kind.column();
-        long seq = Sql.returning(c, "UPDATE allocation SET last_seq = last_seq + 1, " + column + " = " + column
-                + " + ? WHERE id = ? RETURNING last_seq", kind.columnDelta(amount), allocationId);
+        String bump = "UPDATE allocation SET last_seq = last_seq + 1, " + column + " = " + column
+                + " + ? WHERE id = ? RETURNING last_seq";
+        if (dialect == Dialect.POSTGRESQL) {
+            // one round trip: the row lock, the cache move and the entry together
+            Sql.update(c, "WITH a AS (" + bump + ") INSERT INTO entry (allocation_id, allocation_seq, kind, amount, rkey,"
+                    + " actor, reason, created_at) SELECT ?, a.last_seq, ?, ?, ?, ?, ?, ? FROM a",
+                    kind.columnDelta(amount), allocationId, allocationId, kind.name(), amount, key, actor, reason, at);
+            return;
+        }
+        long seq = Sql.returning(c, bump, kind.columnDelta(amount), allocationId);
         Sql.update(c, "INSERT INTO entry (allocation_id, allocation_seq, kind, amount, rkey, actor, reason, created_at)"
                 + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", allocationId, seq, kind.name(), amount, key, actor, reason, at);
     }
@@ -545,14 +552,17 @@ public final class JdbcLedger implements Ledger {
                     key, q.cluster(), q.batchId(), q.resId(), projectName, q.owner(), a == null ? null : a.id(), params,
                     rate, q.limitSeconds(), limitSource, state.name(), state == State.HELD ? hold : 0, reason, message,
                     a == null ? 0 : state == State.HELD ? a.available() - hold : a.available(), t);
+            // (the figures stored are the ones the decision saw, in this transaction)
             if (state == State.HELD) {
                 append(c, a.id(), Kind.HOLD, -hold, key, "reserve", null, t);
-                log.info("held {} {} for {} (limit {} s from {})", hold, q.resource().unit(), key, q.limitSeconds(),
+                log.debug("held {} {} for {} (limit {} s from {})", hold, q.resource().unit(), key, q.limitSeconds(),
                         limitSource);
             } else {
                 log.info("denied {}: {}", key, message);
             }
-            return reservationByKey(c, key).outcome(state == State.HELD ? Decision.OK : Decision.DENIED, false);
+            long availableAfter = a == null ? 0 : state == State.HELD ? a.available() - hold : a.available();
+            return new Outcome(state == State.HELD ? Decision.OK : Decision.DENIED, key, projectName, state,
+                    state == State.HELD ? hold : 0, 0, availableAfter, reason, message, false, false);
         });
     }
 
@@ -601,7 +611,6 @@ public final class JdbcLedger implements Ledger {
     }
 
     private void voidIt(Connection c, Res r, String reason, long t) throws SQLException {
-        lockAllocation(c, r.allocationId());
         if (r.hold() > 0) {
             append(c, r.allocationId(), Kind.VOID, r.hold(), r.key(), "void", reason, t);
         }
@@ -723,18 +732,21 @@ public final class JdbcLedger implements Ledger {
                         voidIt(c, r, "NEVER_RAN", t);
                     } else {
                         if (r.state() == State.HELD && actual > 0) {
-                            log.info("RELEASE of unconfirmed {} reports {} s of use: charged", r.key(), elapsed);
+                            log.debug("RELEASE of unconfirmed {} reports {} s of use: charged", r.key(), elapsed);
                         }
                         long charge = Math.min(actual, r.hold());
-                        lockAllocation(c, r.allocationId());
+                        // no SELECT ... FOR UPDATE: the balance is not consulted, and append's UPDATE locks the row
                         if (charge > 0) {
                             append(c, r.allocationId(), Kind.SETTLE, -charge, r.key(), "release", reason, t);
                         }
                         if (r.hold() > 0) {
                             append(c, r.allocationId(), Kind.RETURN, r.hold(), r.key(), "release", null, t);
                         }
-                        Sql.update(c, "UPDATE reservation SET state = ?, charge = ?, overrun_s = ?, reason = ?, t_release = ?"
-                                + " WHERE id = ?", State.SETTLED.name(), charge, overrun, reason, t, r.id());
+                        Sql.update(c, "UPDATE reservation SET state = ?, charge = ?, overrun_s = ?, reason = ?, t_release = ?,"
+                                + " release_text = ? WHERE id = ?", State.SETTLED.name(), charge, overrun, reason, t,
+                                payload, r.id());
+                        return new Outcome(Decision.OK, r.key(), r.project(), State.SETTLED, r.hold(), charge,
+                                r.available(), reason, r.message(), r.forced(), false);
                     }
                 }
                 default -> lateRelease(c, r, actual, overrun, reason, t);
