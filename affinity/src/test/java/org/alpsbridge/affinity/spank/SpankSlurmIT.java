@@ -45,7 +45,7 @@ class SpankSlurmIT {
     private static Path plugin;
     private static Path generator;
     private static BitSet allCpus;
-    /** Tasks of one CPU each that the reduced policy can place on this machine: one per core, at most two. */
+    /** Tasks of one CPU each that the reduced policy can place here: one per allowed core, at most two. */
     private static int placeable;
     private static int cores;
 
@@ -63,10 +63,19 @@ class SpankSlurmIT {
         generator = script("generator.sh", "exec '" + Path.of(System.getProperty("java.home"), "bin", "java") + "' -XX:TieredStopAtLevel=1 -cp '"
                 + System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")) + "' "
                 + AffinityGenerator.class.getName() + " \"$@\"");
-        Topology node = Topology.sysfs();
-        allCpus = node.cpus();
-        cores = node.coreCount();
+        // The daemons, and so every step, inherit this JVM's CPUs, which may be fewer than the node's (a cpuset).
+        allCpus = ownCpus();
+        cores = Topology.sysfs().coreCount(allCpus);
         placeable = Math.min(2, cores);
+    }
+
+    private static BitSet ownCpus() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+            if (line.startsWith("Cpus_allowed_list:")) {
+                return CpuLists.parse(line.substring(line.indexOf(':') + 1).strip());
+            }
+        }
+        throw new IOException("no Cpus_allowed_list in /proc/self/status");
     }
 
     @AfterAll
@@ -180,7 +189,7 @@ class SpankSlurmIT {
     @Test
     void anImpossibleRequestIsRefusedBeforeTheProgramRuns() throws Exception {
         plugstack("generator=" + generator + " timeout=60");
-        int tooMany = cores + 1; // one core per task at least, so the reduced policy must refuse
+        int tooMany = cores + 1; // one allowed core per task at least, so the reduced policy must refuse
         Result r = srun("-N1", "-n" + tooMany, "--overcommit", "--reduced-auto-affinity=on", "sh", "-c", "echo PROGRAM-RAN");
         assertNotEquals(0, r.exit());
         assertFalse(r.out().contains("PROGRAM-RAN"), r.out());
