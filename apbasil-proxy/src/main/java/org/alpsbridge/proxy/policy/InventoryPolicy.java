@@ -173,6 +173,17 @@ public final class InventoryPolicy implements AutoCloseable {
         }
     }
 
+    /** The nodes of the cached inventory of {@code protocol}, as last served; null when none (for tests). */
+    List<NodeView> cachedNodes(String protocol) {
+        lock.lock();
+        try {
+            Entry e = entries.get(protocol);
+            return e == null || e.cache == null ? null : e.cache.nodes();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     private long oldestAgeSeconds() {
         if (!lock.tryLock()) {
             return -1;
