@@ -34,6 +34,12 @@ public record ReleaseRequest(Lookup lookup, long elapsedSeconds, boolean nodeFai
         return new ReleaseRequest(Lookup.of(resId), elapsedSeconds, false, false, at, null);
     }
 
+    /** The same RELEASE for a reservation on another cluster. */
+    public ReleaseRequest withCluster(String cluster) {
+        return new ReleaseRequest(new Lookup(cluster, lookup.resId(), lookup.batchId()), elapsedSeconds, nodeFailure,
+                neverRan, at, ifUnknown);
+    }
+
     /** A RELEASE whose usage the ledger measures from its CONFIRM time (see {@link #BY_CLOCK}). */
     public static ReleaseRequest byClock(Lookup lookup, Instant at) {
         return new ReleaseRequest(lookup, BY_CLOCK, false, false, at, null);

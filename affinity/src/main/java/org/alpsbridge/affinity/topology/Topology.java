@@ -107,6 +107,19 @@ public final class Topology {
         return n;
     }
 
+    /** Cores with at least one hardware thread in {@code allowed}: what the reduced policy can hand out there. */
+    public int coreCount(BitSet allowed) {
+        int n = 0;
+        for (Socket s : sockets) {
+            for (Core c : s.cores()) {
+                if (c.pus().stream().anyMatch(allowed::get)) {
+                    n++;
+                }
+            }
+        }
+        return n;
+    }
+
     /**
      * The NUMA domains in order, each as its cores in socket/core order. Cores without a NUMA node form one
      * domain per socket.

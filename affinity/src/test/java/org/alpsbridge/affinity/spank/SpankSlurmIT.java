@@ -14,6 +14,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -45,7 +46,7 @@ class SpankSlurmIT {
     private static Path plugin;
     private static Path generator;
     private static BitSet allCpus;
-    /** Tasks of one CPU each that the reduced policy can place on this machine: one per core, at most two. */
+    /** Tasks of one CPU each that the reduced policy can place here: one per allowed core, at most two. */
     private static int placeable;
     private static int cores;
 
@@ -63,10 +64,19 @@ class SpankSlurmIT {
         generator = script("generator.sh", "exec '" + Path.of(System.getProperty("java.home"), "bin", "java") + "' -XX:TieredStopAtLevel=1 -cp '"
                 + System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")) + "' "
                 + AffinityGenerator.class.getName() + " \"$@\"");
-        Topology node = Topology.sysfs();
-        allCpus = node.cpus();
-        cores = node.coreCount();
+        // The daemons, and so every step, inherit this JVM's CPUs, which may be fewer than the node's (a cpuset).
+        allCpus = ownCpus();
+        cores = Topology.sysfs().coreCount(allCpus);
         placeable = Math.min(2, cores);
+    }
+
+    private static BitSet ownCpus() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+            if (line.startsWith("Cpus_allowed_list:")) {
+                return CpuLists.parse(line.substring(line.indexOf(':') + 1).strip());
+            }
+        }
+        throw new IOException("no Cpus_allowed_list in /proc/self/status");
     }
 
     @AfterAll
@@ -180,7 +190,7 @@ class SpankSlurmIT {
     @Test
     void anImpossibleRequestIsRefusedBeforeTheProgramRuns() throws Exception {
         plugstack("generator=" + generator + " timeout=60");
-        int tooMany = cores + 1; // one core per task at least, so the reduced policy must refuse
+        int tooMany = cores + 1; // one allowed core per task at least, so the reduced policy must refuse
         Result r = srun("-N1", "-n" + tooMany, "--overcommit", "--reduced-auto-affinity=on", "sh", "-c", "echo PROGRAM-RAN");
         assertNotEquals(0, r.exit());
         assertFalse(r.out().contains("PROGRAM-RAN"), r.out());
@@ -222,5 +232,47 @@ class SpankSlurmIT {
         Result r = srun("-N1", "-n1", "sh", "-c", "echo PROGRAM-RAN");
         assertNotEquals(0, r.exit());
         assertTrue(r.err().contains("unknown plugstack argument 'defualt=on'"), r.err());
+    }
+    /**
+     * Not a check but a benchmark, run only with {@code -Daffinity.bench.steps=N}: the wall time of a two-task step
+     * without binding, with the plugin (one generator JVM per node and step), and through the wrapper (one JVM per
+     * task), in interleaved rounds so that the machine's load drifts over all of them alike; medians and ratios.
+     */
+    @Test
+    void stepCostSideBySide() throws Exception {
+        String steps = System.getProperty("affinity.bench.steps");
+        Assumptions.assumeTrue(steps != null, "a benchmark; -Daffinity.bench.steps=N runs it");
+        Path root = Path.of("").toAbsolutePath().getParent();
+        String tasks = "-n" + placeable;
+        Map<String, List<String>> ways = new LinkedHashMap<>();
+        ways.put("srun true (no binding)", List.of("-N1", tasks, "true"));
+        ways.put("srun --reduced-auto-affinity=on true", List.of("-N1", tasks, "--reduced-auto-affinity=on", "true"));
+        ways.put("srun --cpu-bind=none bin/raa-exec -- true",
+                List.of("-N1", tasks, "--cpu-bind=none", root.resolve("bin/raa-exec").toString(), "--", "true"));
+        plugstack("generator=" + generator + " timeout=60");
+        Map<String, List<Long>> millis = new LinkedHashMap<>();
+        for (int round = -1; round < Integer.parseInt(steps); round++) { // round -1 warms up (raa-exec's archive)
+            for (Map.Entry<String, List<String>> way : ways.entrySet()) {
+                long start = System.nanoTime();
+                Result r = srun(way.getValue().toArray(String[]::new));
+                long ms = (System.nanoTime() - start) / 1_000_000;
+                assertEquals(0, r.exit(), way.getKey() + ": " + r.err());
+                if (round >= 0) {
+                    millis.computeIfAbsent(way.getKey(), k -> new ArrayList<>()).add(ms);
+                }
+            }
+        }
+        long base = median(millis.values().iterator().next());
+        System.out.printf("step cost, %d tasks of 1 CPU, %s rounds, %d CPUs, load %s%n", placeable, steps,
+                Runtime.getRuntime().availableProcessors(), Files.readString(Path.of("/proc/loadavg")).strip());
+        for (Map.Entry<String, List<Long>> e : millis.entrySet()) {
+            long m = median(e.getValue());
+            System.out.printf("  %-45s median %6d ms  x %.2f%n", e.getKey(), m, (double) m / base);
+        }
+    }
+
+    private static long median(List<Long> values) {
+        List<Long> sorted = values.stream().sorted().toList();
+        return sorted.get(sorted.size() / 2);
     }
 }

@@ -70,6 +70,14 @@ class TopologySourcesTest {
     }
 
     @Test
+    void coresWithinAnAllowedSetCountACoreOnceWhicheverOfItsThreadsIsAllowed() {
+        Topology xc30 = Topology.synthetic("2x8x2", Numbering.INTEL); // CPU 16 is CPU 0's sibling, 20 is 4's
+        assertEquals(16, xc30.coreCount(xc30.cpus()));
+        assertEquals(5, xc30.coreCount(CpuLists.parse("0-3,16,20")));
+        assertEquals(0, xc30.coreCount(CpuLists.parse("40-47")));
+    }
+
+    @Test
     void badLayoutsNameTheProblem() {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> Topology.synthetic("2x8", Numbering.INTEL))
                 .getMessage().contains("is not SOCKETSxCORESxTHREADS"));

@@ -1,13 +1,16 @@
 package org.alpsbridge.proxy.server;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.regex.Pattern;
 import org.alpsbridge.proxy.backend.BackendException;
 import org.alpsbridge.proxy.backend.Call;
 
@@ -30,11 +33,35 @@ final class ExchangeMemory {
     private record Entry(byte[] digest, CompletableFuture<byte[]> answer, long bornNanos) {
     }
 
+    private static final Pattern VALID_ID = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
+
     private final Map<Key, Entry> entries = new ConcurrentHashMap<>();
     private final long keepNanos;
+    private final ExchangeJournal journal;
 
-    ExchangeMemory(Duration keep) {
+    /** @param journal where the memory survives restarts, or null to keep it in memory only */
+    ExchangeMemory(Duration keep, ExchangeJournal journal) {
         this.keepNanos = keep.toNanos();
+        this.journal = journal;
+        if (journal != null) {
+            long nowNanos = System.nanoTime();
+            long nowMillis = System.currentTimeMillis();
+            for (ExchangeJournal.Entry e : journal.entries()) {
+                CompletableFuture<byte[]> answer = new CompletableFuture<>();
+                if (e.answer() != null) {
+                    answer.complete(e.answer());
+                } else {
+                    answer.completeExceptionally(new BackendException(e.failure(), e.failureTransient()));
+                }
+                long born = nowNanos - TimeUnit.MILLISECONDS.toNanos(Math.max(0, nowMillis - e.startedMillis()));
+                entries.put(new Key(e.uid(), e.exchangeId()), new Entry(e.digest(), answer, born));
+            }
+        }
+    }
+
+    /** Exchanges the journal found running when the previous daemon stopped, one line each. */
+    List<String> interrupted() {
+        return journal == null ? List.of() : journal.interrupted().stream().map(ExchangeJournal::describe).toList();
     }
 
     /**
@@ -47,16 +74,43 @@ final class ExchangeMemory {
         if (call.exchangeId() == null || call.exchangeId().isEmpty() || !call.changesReservations()) {
             return work.run();
         }
+        if (!VALID_ID.matcher(call.exchangeId()).matches()) {
+            throw new BackendException("exchange id '" + call.exchangeId() + "' is not 1-128 characters of "
+                    + "letters, digits and . _ : -", false);
+        }
         Key key = new Key(call.caller().uid(), call.exchangeId());
         Entry mine = new Entry(digest, new CompletableFuture<>(), System.nanoTime());
         Entry first = entries.putIfAbsent(key, mine);
         if (first == null) {
+            if (journal != null) {
+                try {
+                    journal.begin(key.uid, key.exchangeId, call.methodKey(), digest);
+                } catch (IOException e) {
+                    entries.remove(key, mine);
+                    BackendException refused = new BackendException("cannot record " + call.methodKey()
+                            + " in the exchange_journal, so it is not run: " + e.getMessage(), true, e);
+                    mine.answer.completeExceptionally(refused);
+                    throw refused;
+                }
+            }
             try {
                 byte[] answer = work.run();
                 mine.answer.complete(answer);
+                if (journal != null) {
+                    journal.finish(key.uid, key.exchangeId, answer);
+                }
                 return answer;
-            } catch (BackendException | RuntimeException e) {
+            } catch (BackendException e) {
                 mine.answer.completeExceptionally(e);
+                if (journal != null) {
+                    journal.fail(key.uid, key.exchangeId, e.getMessage(), e.isTransient());
+                }
+                throw e;
+            } catch (RuntimeException e) {
+                mine.answer.completeExceptionally(e);
+                if (journal != null) {
+                    journal.fail(key.uid, key.exchangeId, String.valueOf(e), true);
+                }
                 throw e;
             }
         }
@@ -85,6 +139,9 @@ final class ExchangeMemory {
     void expire() {
         long now = System.nanoTime();
         entries.values().removeIf(e -> e.answer.isDone() && now - e.bornNanos > keepNanos);
+        if (journal != null) {
+            journal.expire();
+        }
     }
 
     int size() {

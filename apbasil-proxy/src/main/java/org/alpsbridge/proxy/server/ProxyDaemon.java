@@ -26,6 +26,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
 import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -39,6 +40,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
 import org.alpsbridge.proxy.auth.Munge;
 import org.alpsbridge.proxy.backend.Backend;
 import org.alpsbridge.proxy.client.ProxyAddress;
@@ -75,6 +77,7 @@ public final class ProxyDaemon implements AutoCloseable {
     private final ThreadPoolExecutor workers;
     private final ScheduledExecutorService timers;
     private final ExchangeProcessor processor;
+    private final ExchangeJournal journal;
     private final ChannelGroup channels = new DefaultChannelGroup("apbasil-proxy", GlobalEventExecutor.INSTANCE);
     private final List<Channel> servers = new ArrayList<>();
     private final List<ProxyAddress> addresses = new ArrayList<>();
@@ -100,9 +103,17 @@ public final class ProxyDaemon implements AutoCloseable {
                 new ArrayBlockingQueue<>(config.queue()), new DefaultThreadFactory("apbasil-proxy-worker", true));
         workers.allowCoreThreadTimeOut(true);
         this.timers = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("apbasil-proxy-timer", true));
-        ExchangeMemory memory = new ExchangeMemory(config.exchangeMemory());
+        this.journal = config.exchangeJournal() == null ? null
+                : ExchangeJournal.open(config.exchangeJournal(), config.exchangeMemory());
+        ExchangeMemory memory = new ExchangeMemory(config.exchangeMemory(), journal);
+        for (String lost : memory.interrupted()) {
+            log.warn("interrupted by the previous stop, outcome unknown: {}", lost);
+        }
+        Map<String, AdminHandler> admin = new LinkedHashMap<>(b.admin);
+        admin.putIfAbsent("interrupted", (args, caller) -> memory.interrupted().stream()
+                .map(line -> line + "\n").collect(Collectors.joining()).getBytes(StandardCharsets.UTF_8));
         timers.scheduleWithFixedDelay(memory::expire, 30, 30, TimeUnit.SECONDS);
-        this.processor = new ExchangeProcessor(config, gatekeeper, backend, b.admin, memory, workers, timers);
+        this.processor = new ExchangeProcessor(config, gatekeeper, backend, admin, memory, workers, timers);
         boolean epoll = Epoll.isAvailable();
         this.group = epoll ? new EpollEventLoopGroup(2, new DefaultThreadFactory("apbasil-proxy-io", true))
                 : new NioEventLoopGroup(2, new DefaultThreadFactory("apbasil-proxy-io", true));
@@ -248,6 +259,12 @@ public final class ProxyDaemon implements AutoCloseable {
         channels.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
         workers.shutdownNow();
         timers.shutdownNow();
+        try {
+            // An abandoned call that still ends gets its outcome into the journal before it closes.
+            workers.awaitTermination(1, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         if (group != null) {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         }
@@ -259,6 +276,9 @@ public final class ProxyDaemon implements AutoCloseable {
             }
         }
         backend.close();
+        if (journal != null) {
+            journal.close();
+        }
         log.info("apbasil proxy stopped");
     }
 

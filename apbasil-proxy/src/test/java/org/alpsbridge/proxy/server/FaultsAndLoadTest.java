@@ -30,12 +30,12 @@ import org.alpsbridge.proxy.client.ProxyAddress;
 import org.alpsbridge.proxy.client.ProxyConnection;
 import org.alpsbridge.proxy.wire.Exchange;
 import org.alpsbridge.proxy.wire.Reply;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The fault and load list, on loopback, against the in-process emulator. */
+@ExtendWith(ClientAuthOff.class)
 class FaultsAndLoadTest {
 
     /** Generous: the load test shares two cores with the rest of the build. */
@@ -43,16 +43,6 @@ class FaultsAndLoadTest {
 
     private Emulator emulator;
     private ProxyDaemon daemon;
-
-    @BeforeAll
-    static void noMungeOnTheClient() {
-        System.setProperty("apbasil.auth", "none");
-    }
-
-    @AfterAll
-    static void restore() {
-        System.clearProperty("apbasil.auth");
-    }
 
     @AfterEach
     void stop() {

@@ -18,24 +18,14 @@ import org.alpsbridge.proxy.client.ProxyAddress;
 import org.alpsbridge.proxy.client.ProxyConnection;
 import org.alpsbridge.proxy.wire.Exchange;
 import org.alpsbridge.proxy.wire.Reply;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
+@ExtendWith(ClientAuthOff.class)
 class ProxyDaemonTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
-
-    @BeforeAll
-    static void noMungeOnTheClient() {
-        System.setProperty("apbasil.auth", "none");
-    }
-
-    @AfterAll
-    static void restore() {
-        System.clearProperty("apbasil.auth");
-    }
 
     static ProxyConfig lab(String listen) {
         return ProxyConfig.defaults().with(Map.of("listen", listen, "auth", "none"));

@@ -3,6 +3,7 @@ package org.alpsbridge.basil.emulator;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.alpsbridge.basil.nodes.Cname;
 
 /**
  * The fixed part of an emulated system: its compute nodes (NID, cname, hardware, initial role and state,
@@ -20,6 +21,8 @@ final class Machine {
     static final String DEFAULT_ENGINE = "6.0.0";
     /** Cabinets per row when naming nodes; a real row holds about this many. */
     static final int CABINETS_PER_ROW = 16;
+    private static final Cname.Layout ARIES = Cname.Layout.aries(CABINETS_PER_ROW);
+    private static final Cname.Layout GEMINI = Cname.Layout.gemini(CABINETS_PER_ROW);
 
     /** NIDs are looked up in a dense table; real systems stay far below this. */
     static final int MAX_NID = 4_000_000;
@@ -151,18 +154,9 @@ final class Machine {
         return version;
     }
 
-    /**
-     * The cname of a NID: {@code c<column>-<row>c<chassis>s<slot>n<node>}. Aries (XC) cabinets hold 3
-     * chassis of 16 blades of 4 nodes; Gemini (XE/XK) cabinets 3 chassis of 8 blades of 4 nodes. NIDs
-     * run blade by blade, chassis by chassis, cabinet by cabinet along a row of {@link #CABINETS_PER_ROW}.
-     */
+    /** The cname of a NID, in the XC numbering of {@link Cname} (this project's convention on Gemini). */
     static String cname(int nid, boolean aries) {
-        int slots = aries ? 16 : 8;
-        int n = nid % 4;
-        int slot = nid / 4 % slots;
-        int chassis = nid / 4 / slots % 3;
-        int cabinet = nid / 4 / slots / 3;
-        return "c" + cabinet % CABINETS_PER_ROW + "-" + cabinet / CABINETS_PER_ROW + "c" + chassis + "s" + slot + "n" + n;
+        return Cname.ofNid(nid, aries ? ARIES : GEMINI).toString();
     }
 
     String spec() {

@@ -10,6 +10,7 @@ import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -33,6 +34,7 @@ import org.alpsbridge.basil.model.Method;
  * written to a temporary file, forced to disk, renamed over the old one and the directory forced, so a
  * crash at any point leaves either the old or the new state, never a mix. A changing request's answer is
  * written only after its state is stored, so no caller learns of a reservation the state does not hold.
+ * The next writer removes the temporary file a killed writer left behind.
  */
 public final class StateDirectory {
 
@@ -148,7 +150,13 @@ public final class StateDirectory {
         }
     }
 
+    /** Writes the state anew; the caller holds the exclusive lock, so any other temporary file is a dead writer's. */
     private void store(Emulator e) throws IOException {
+        try (DirectoryStream<Path> leftovers = Files.newDirectoryStream(dir, "state.*.tmp")) {
+            for (Path p : leftovers) {
+                Files.deleteIfExists(p);
+            }
+        }
         Path tmp = Files.createTempFile(dir, "state.", ".tmp");
         try {
             try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {

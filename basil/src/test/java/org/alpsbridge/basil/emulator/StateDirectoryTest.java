@@ -2,6 +2,7 @@ package org.alpsbridge.basil.emulator;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -112,12 +113,16 @@ class StateDirectoryTest {
     }
 
     @Test
-    void aLeftoverTemporaryFileFromACrashedWriterIsIgnored() throws Exception {
+    void aLeftoverTemporaryFileFromACrashedWriterIsIgnoredAndRemovedByTheNextWriter() throws Exception {
         StateDirectory d = new StateDirectory(dir);
         long id = call(d, reserveOneNode()).content(Reserved.class).orElseThrow().reservationId();
-        Files.writeString(dir.resolve("state.123.tmp"), "alpsbridge-emulator-state 1\nmachine xc30%3A16\n");
+        Path leftover = dir.resolve("state.123.tmp");
+        Files.writeString(leftover, "alpsbridge-emulator-state 1\nmachine xc30%3A16\n");
         long first = d.read(null, e -> e.control().reservationIds()[0]);
         assertEquals(id, first);
+        assertTrue(Files.exists(leftover), "a reader leaves it");
+        call(d, reserveOneNode());
+        assertFalse(Files.exists(leftover), "the next writer removes it");
     }
 
     @Test

@@ -32,7 +32,9 @@ import picocli.CommandLine.ScopeType;
                 ReportCommands.Job.class,
                 ReportCommands.Alerts.class,
                 ReportCommands.Check.class,
-                SiteFactorCommand.class
+                ReportCommands.Replay.class,
+                SiteFactorCommand.class,
+                BenchCommand.class
         },
         footer = {"",
                 "Exit codes: 0 success; 1 failure or refused input (reason on stderr, nothing changed);",

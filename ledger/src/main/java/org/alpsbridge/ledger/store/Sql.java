@@ -5,7 +5,10 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /** The few JDBC idioms the store repeats: bind positional arguments, map rows. */
 final class Sql {
@@ -15,23 +18,53 @@ final class Sql {
         T map(ResultSet rs) throws SQLException;
     }
 
+    /**
+     * Prepared statements kept per connection, for connections used by one thread at a time (SQLite's
+     * writer and reader): compiling SQL costs more than running it there. PostgreSQL's driver caches
+     * server-side plans by itself.
+     */
+    private static final Map<Connection, Map<String, PreparedStatement>> CACHES = new ConcurrentHashMap<>();
+
     private Sql() {
     }
 
+    static void cacheStatements(Connection c) {
+        CACHES.put(c, new HashMap<>());
+    }
+
+    static void forget(Connection c) {
+        Map<String, PreparedStatement> cache = CACHES.remove(c);
+        if (cache != null) {
+            for (PreparedStatement ps : cache.values()) {
+                try {
+                    ps.close();
+                } catch (SQLException e) {
+                    // closing the connection next releases it anyway
+                }
+            }
+        }
+    }
+
     static <T> List<T> list(Connection c, String sql, Row<T> row, Object... args) throws SQLException {
-        try (PreparedStatement ps = prepare(c, sql, args); ResultSet rs = ps.executeQuery()) {
+        PreparedStatement ps = prepare(c, sql, args);
+        try (ResultSet rs = ps.executeQuery()) {
             List<T> out = new ArrayList<>();
             while (rs.next()) {
                 out.add(row.map(rs));
             }
             return out;
+        } finally {
+            done(c, ps);
         }
     }
 
     /** The first row, or null when there is none. */
     static <T> T one(Connection c, String sql, Row<T> row, Object... args) throws SQLException {
-        try (PreparedStatement ps = prepare(c, sql, args); ResultSet rs = ps.executeQuery()) {
+        PreparedStatement ps = prepare(c, sql, args);
+        try (ResultSet rs = ps.executeQuery()) {
             return rs.next() ? row.map(rs) : null;
+        } finally {
+            done(c, ps);
         }
     }
 
@@ -45,8 +78,11 @@ final class Sql {
     }
 
     static int update(Connection c, String sql, Object... args) throws SQLException {
-        try (PreparedStatement ps = prepare(c, sql, args)) {
+        PreparedStatement ps = prepare(c, sql, args);
+        try {
             return ps.executeUpdate();
+        } finally {
+            done(c, ps);
         }
     }
 
@@ -56,15 +92,30 @@ final class Sql {
     }
 
     private static PreparedStatement prepare(Connection c, String sql, Object... args) throws SQLException {
-        PreparedStatement ps = c.prepareStatement(sql);
+        Map<String, PreparedStatement> cache = CACHES.get(c);
+        PreparedStatement ps = cache == null ? null : cache.get(sql);
+        if (ps == null) {
+            ps = c.prepareStatement(sql);
+            if (cache != null) {
+                cache.put(sql, ps);
+            }
+        } else {
+            ps.clearParameters();
+        }
         try {
             for (int i = 0; i < args.length; i++) {
                 ps.setObject(i + 1, args[i]);
             }
             return ps;
         } catch (SQLException e) {
-            ps.close();
+            done(c, ps);
             throw e;
+        }
+    }
+
+    private static void done(Connection c, PreparedStatement ps) throws SQLException {
+        if (!CACHES.containsKey(c)) {
+            ps.close();
         }
     }
 }

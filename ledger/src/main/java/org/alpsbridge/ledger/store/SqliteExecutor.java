@@ -67,6 +67,7 @@ final class SqliteExecutor implements Executor {
             s.execute("PRAGMA synchronous=FULL");
             s.execute("PRAGMA foreign_keys=ON");
         }
+        Sql.cacheStatements(c);
         return c;
     }
 
@@ -231,6 +232,8 @@ final class SqliteExecutor implements Executor {
             Thread.currentThread().interrupt();
         }
         try {
+            Sql.forget(writer);
+            Sql.forget(reader);
             writer.close();
             reader.close();
         } catch (SQLException e) {

@@ -1,0 +1,382 @@
+package org.alpsbridge.basil.cli;
+
+import java.io.BufferedOutputStream;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import org.alpsbridge.basil.codec.BasilException;
+import org.alpsbridge.basil.inventory.SyntheticInventory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code alpsbridge basil bench}: decoding speed and heap of a large QUERY(INVENTORY) response, three ways in
+ * this JVM and once with expat's {@code xmlwf}, side by side in one run, with the ratios the issue sets as goals.
+ */
+@Command(name = "bench",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Decodes INVENTORY responses from files and prints, per pass, bytes, time per document (median, minimum",
+            "and the first run in this JVM), MB/s (10^6 bytes) and heap, then speed ratios against expat's xmlwf:",
+            "  full model      BasilCodec.readResponse: the whole JAXB document tree",
+            "  streaming view  InventoryReader: one version-neutral NodeView / ReservationView at a time",
+            "  raw woodstox    the codec's hardened StAX reader pulling every event and attribute value (the floor)",
+            "  xmlwf           expat's well-formedness checker on the same file (a process: start-up included)",
+            "Documents are generated (never committed) or given with --file. Runs are interleaved (one of each pass",
+            "per round) so machine noise spreads evenly. Heap is measured in an extra run of each pass: 'live' =",
+            "most heap in use after any collection, result still held; 'peak' = heap pools' peaks incl. garbage.",
+            "The three passes must agree on nodes, processors and reservations, or the bench fails."},
+        footer = {"", "Example: alpsbridge basil bench --documents xc30:2256:300,knl:9688 --runs 5",
+                "", "Exit codes: 0 figures printed, 1 a pass failed or passes disagree, 2 usage error."})
+public final class BenchCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--documents", split = ",", paramLabel = "KIND:NODES[:RESERVATIONS]",
+            description = "Generated inventories: xc30 (2 x 8 x 2) or knl (1 x 68 x 4), e.g. xc30:2256:300;"
+                    + " 'none' for only --file (default: ${DEFAULT-VALUE}).")
+    List<String> documents = List.of("xc30:2256:300", "knl:9688");
+
+    @Option(names = "--file", paramLabel = "FILE", description = "An inventory response file to measure as well (repeatable).")
+    List<Path> files = new ArrayList<>();
+
+    @Option(names = "--protocol", description = "BASIL version of the generated documents (default: ${DEFAULT-VALUE}).")
+    String protocol = "1.3";
+
+    @Option(names = "--warmup", description = "Untimed rounds first (default: ${DEFAULT-VALUE}).")
+    int warmup = 2;
+
+    @Option(names = "--runs", description = "Timed rounds, one run of each pass per round (default: ${DEFAULT-VALUE}).")
+    int runs = 5;
+
+    @Option(names = "--xmlwf", paramLabel = "PROGRAM",
+            description = "expat's xmlwf; when it cannot be found its figures are left out (default: ${DEFAULT-VALUE}).")
+    String xmlwf = "xmlwf";
+
+    @Option(names = "--dir", paramLabel = "DIR",
+            description = "Keep the generated documents here (default: a temporary directory, deleted afterwards).")
+    Path dir;
+
+    private static final double MB = 1e6;
+
+    private static final String XMLWF = "xmlwf";
+
+    /** One run of a pass: wall-clock and CPU milliseconds, and what it saw (null for xmlwf). */
+    private record Sample(double wallMs, double cpuMs, DecodePasses.Counts counts) {
+    }
+
+    /** Reads a file once and says how long it took. */
+    private interface Timed {
+        Sample run(Path file) throws Exception;
+    }
+
+    /** A named way of reading a file. */
+    private record Pass(String name, Timed run) {
+    }
+
+    /** The figures of one pass over one document; times are medians unless named otherwise. */
+    private record Row(String document, String pass, long bytes, double wallMs, double minWallMs, double firstWallMs,
+                       double cpuMs, HeapProbe.Figures heap) {
+        String mbPerSecond(double ms) {
+            return number(bytes / MB / (ms / 1000), "%.1f");
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        if (warmup < 0 || runs < 1) {
+            throw new ParameterException(spec.commandLine(), "--warmup must not be negative and --runs must be at least 1");
+        }
+        Map<String, SyntheticInventory> generated = parseDocuments();
+        PrintWriter out = spec.commandLine().getOut();
+        String expat = findXmlwf();
+        List<Pass> passes = new ArrayList<>(List.of(
+                inJvm("full model", DecodePasses::fullModel),
+                inJvm("streaming view", DecodePasses::streamingView),
+                inJvm("raw woodstox", DecodePasses::rawWoodstox)));
+        if (expat != null) {
+            passes.add(new Pass(XMLWF, file -> runXmlwf(expat, file)));
+        }
+        out.printf(Locale.ROOT, "decode bench: %d warm-up + %d timed rounds, java %s, %d cpus, max heap %d MB, MB = 10^6 bytes%n",
+                warmup, runs, System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(),
+                Runtime.getRuntime().maxMemory() >> 20);
+        if (expat == null) {
+            out.println("xmlwf: '" + xmlwf + "' not found (Debian package expat); its figures and the ratios are left out");
+        } else {
+            out.printf(Locale.ROOT, "xmlwf: %s, run under bash's time; start-up (bash + xmlwf on a 4-byte document) %.1f ms wall, included below%n",
+                    expat, startupMs(expat));
+        }
+        out.printf(Locale.ROOT, "%-16s %-15s %13s %9s %9s %9s %9s %8s %8s %8s %8s%n", "document", "pass", "bytes",
+                "wall ms", "min ms", "first ms", "cpu ms", "MB/s", "MB/s cpu", "live MB", "peak MB");
+        out.flush();
+        boolean temporary = dir == null;
+        Path where = temporary ? Files.createTempDirectory("alpsbridge-bench-") : Files.createDirectories(dir);
+        List<Row> rows = new ArrayList<>();
+        try {
+            Map<String, Path> targets = new LinkedHashMap<>();
+            for (var e : generated.entrySet()) {
+                Path file = where.resolve(e.getKey().replace(':', '-') + "-" + protocol + ".xml");
+                try (OutputStream o = new BufferedOutputStream(Files.newOutputStream(file), 1 << 16)) {
+                    e.getValue().write(o, protocol);
+                }
+                targets.put(e.getKey(), file);
+            }
+            for (Path f : files) {
+                targets.put(f.getFileName().toString(), f);
+            }
+            for (var t : targets.entrySet()) {
+                List<Row> measured = measure(t.getKey(), t.getValue(), passes);
+                for (Row r : measured) {
+                    out.printf(Locale.ROOT, "%-16s %-15s %,13d %9.1f %9.1f %9.1f %9.1f %8s %8s %8s %8s%n", r.document(),
+                            r.pass(), r.bytes(), r.wallMs(), r.minWallMs(), r.firstWallMs(), r.cpuMs(), r.mbPerSecond(r.wallMs()),
+                            r.mbPerSecond(r.cpuMs()), mb(r.heap(), true), mb(r.heap(), false));
+                }
+                out.flush();
+                rows.addAll(measured);
+            }
+        } finally {
+            if (temporary) {
+                deleteTree(where);
+            }
+        }
+        if (expat != null) {
+            printRatios(out, rows);
+        }
+        out.flush();
+        return 0;
+    }
+
+    private Map<String, SyntheticInventory> parseDocuments() {
+        Map<String, SyntheticInventory> result = new LinkedHashMap<>();
+        if (documents.size() == 1 && documents.get(0).equals("none")) {
+            return result;
+        }
+        for (String d : documents) {
+            String[] parts = d.split(":");
+            try {
+                if (parts.length < 2 || parts.length > 3) {
+                    throw new NumberFormatException();
+                }
+                int nodes = Integer.parseInt(parts[1]);
+                int reservations = parts.length == 3 ? Integer.parseInt(parts[2]) : 0;
+                if (nodes < 1 || reservations < 0) {
+                    throw new NumberFormatException();
+                }
+                SyntheticInventory inventory = switch (parts[0]) {
+                    case "xc30" -> SyntheticInventory.xc30(nodes, reservations);
+                    case "knl" -> {
+                        if (reservations != 0) {
+                            throw new ParameterException(spec.commandLine(), "the knl document has no reservations: " + d);
+                        }
+                        yield SyntheticInventory.knl(nodes);
+                    }
+                    default -> throw new ParameterException(spec.commandLine(), "unknown machine kind in '" + d + "' (xc30 or knl)");
+                };
+                result.put(d, inventory);
+            } catch (NumberFormatException e) {
+                throw new ParameterException(spec.commandLine(),
+                        "--documents wants KIND:NODES[:RESERVATIONS] with NODES >= 1, e.g. xc30:2256:300; got '" + d + "'");
+            }
+        }
+        return result;
+    }
+
+    /** Warm-up and timed rounds, interleaved; then one heap-measured run per pass (xmlwf's heap is not ours). */
+    private List<Row> measure(String document, Path file, List<Pass> passes) throws Exception {
+        long bytes = Files.size(file);
+        double[][] wall = new double[passes.size()][runs];
+        double[][] cpu = new double[passes.size()][runs];
+        double[] first = new double[passes.size()];
+        DecodePasses.Counts[] counts = new DecodePasses.Counts[passes.size()];
+        for (int round = -warmup; round < runs; round++) {
+            for (int p = 0; p < passes.size(); p++) {
+                Sample s = passes.get(p).run().run(file);
+                if (round == -warmup) {
+                    first[p] = s.wallMs();
+                    counts[p] = s.counts();
+                    agree(document, passes, counts, p);
+                }
+                if (round >= 0) {
+                    wall[p][round] = s.wallMs();
+                    cpu[p][round] = s.cpuMs();
+                }
+            }
+        }
+        List<Row> rows = new ArrayList<>();
+        HeapProbe probe = new HeapProbe();
+        for (int p = 0; p < passes.size(); p++) {
+            Pass pass = passes.get(p);
+            HeapProbe.Figures heap = pass.name().equals(XMLWF) ? null : probe.measure(() -> pass.run().run(file).counts().kept());
+            rows.add(new Row(document, pass.name(), bytes, median(wall[p]), Arrays.stream(wall[p]).min().orElseThrow(), first[p],
+                    median(cpu[p]), heap));
+        }
+        return rows;
+    }
+
+    private static double median(double[] values) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        int n = sorted.length;
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    }
+
+    /** A pass in this JVM, timed on the wall clock and in CPU time of the whole process (GC and JIT threads too). */
+    private static Pass inJvm(String name, DecodePasses.Pass pass) {
+        return new Pass(name, file -> {
+            long c0 = ProcessCpu.nanos();
+            long t0 = System.nanoTime();
+            DecodePasses.Counts counts = pass.run(file);
+            long t1 = System.nanoTime();
+            return new Sample((t1 - t0) / 1e6, (ProcessCpu.nanos() - c0) / 1e6, counts);
+        });
+    }
+
+    /** The in-JVM passes must have seen the same inventory; xmlwf counts nothing. */
+    private static void agree(String document, List<Pass> passes, DecodePasses.Counts[] counts, int p) throws BasilException {
+        if (counts[p] == null || p == 0) {
+            return;
+        }
+        if (!counts[p].sameAs(counts[0])) {
+            throw new BasilException(document + ": the passes disagree: " + passes.get(0).name() + " saw " + counts[0]
+                    + ", " + passes.get(p).name() + " saw " + counts[p]);
+        }
+    }
+
+    private static void printRatios(PrintWriter out, List<Row> rows) {
+        out.println();
+        out.println("speed relative to xmlwf = xmlwf time / pass time, by CPU time (by wall-clock time);"
+                + " goals: streaming view >= 1.0, full model >= 0.5");
+        for (String d : rows.stream().map(Row::document).distinct().toList()) {
+            Row expat = find(rows, d, XMLWF);
+            Row full = find(rows, d, "full model");
+            Row stream = find(rows, d, "streaming view");
+            Row raw = find(rows, d, "raw woodstox");
+            out.printf(Locale.ROOT, "  %-16s streaming view %s %s, full model %s %s, raw woodstox %s;"
+                            + " streaming view at %s of raw woodstox's speed; full model live heap %s the document%n",
+                    d, ratio(expat, stream), verdict(expat.cpuMs() / stream.cpuMs(), 1.0), ratio(expat, full),
+                    verdict(expat.cpuMs() / full.cpuMs(), 0.5), ratio(expat, raw), number(raw.cpuMs() / stream.cpuMs(), "%.2f"),
+                    number((double) full.heap().live() / full.bytes(), "%.1fx"));
+        }
+    }
+
+    private static String ratio(Row expat, Row pass) {
+        return number(expat.cpuMs() / pass.cpuMs(), "%.2fx") + " (" + number(expat.wallMs() / pass.wallMs(), "%.2fx") + ")";
+    }
+
+    /** A figure, or "-" when a time too short to measure made it meaningless. */
+    private static String number(double value, String format) {
+        return Double.isFinite(value) && value > 0 ? String.format(Locale.ROOT, format, value) : "-";
+    }
+
+    private static String verdict(double ratio, double goal) {
+        if (!Double.isFinite(ratio)) {
+            return "(too short to judge)";
+        }
+        return ratio >= goal ? "(goal met)" : "(goal " + goal + " missed)";
+    }
+
+    private static Row find(List<Row> rows, String document, String pass) {
+        return rows.stream().filter(r -> r.document().equals(document) && r.pass().equals(pass)).findFirst().orElseThrow();
+    }
+
+    private static String mb(HeapProbe.Figures heap, boolean live) {
+        if (heap == null) {
+            return "-";
+        }
+        return String.format(Locale.ROOT, "%.1f", (live ? heap.live() : heap.peak()) / (double) (1 << 20));
+    }
+
+    /** The xmlwf program to run, or null: a path is taken as is, a bare name is looked up on PATH. */
+    private String findXmlwf() {
+        if (xmlwf.contains(File.separator)) {
+            return Files.isExecutable(Path.of(xmlwf)) ? xmlwf : null;
+        }
+        String path = System.getenv("PATH");
+        if (path == null) {
+            return null;
+        }
+        for (String d : path.split(File.pathSeparator)) {
+            Path candidate = Path.of(d.isEmpty() ? "." : d, xmlwf);
+            if (Files.isExecutable(candidate)) {
+                return candidate.toString();
+            }
+        }
+        return null;
+    }
+
+    /** Median wall-clock time of bash + xmlwf on a 4-byte document: the process start-up in xmlwf's times. */
+    private static double startupMs(String expat) throws IOException, BasilException {
+        Path tiny = Files.createTempFile("alpsbridge-bench-", ".xml");
+        try {
+            Files.writeString(tiny, "<a/>", StandardCharsets.US_ASCII);
+            double[] ms = new double[5];
+            for (int i = 0; i < ms.length; i++) {
+                ms[i] = runXmlwf(expat, tiny).wallMs();
+            }
+            return median(ms);
+        } finally {
+            Files.deleteIfExists(tiny);
+        }
+    }
+
+    /**
+     * Runs xmlwf under bash's {@code time}, which reports the child's CPU time from getrusage (dash's {@code times}
+     * counts in 10 ms ticks). xmlwf prints nothing for a well-formed file; anything else it prints is a failure.
+     */
+    private static Sample runXmlwf(String expat, Path file) throws IOException, BasilException {
+        long t0 = System.nanoTime();
+        Process p = new ProcessBuilder("bash", "-c", "TIMEFORMAT='%3U %3S'; time \"$0\" \"$1\"", expat, file.toString())
+                .redirectErrorStream(true).start();
+        p.getOutputStream().close();
+        String said;
+        try (InputStream stdout = p.getInputStream()) {
+            said = new String(stdout.readAllBytes(), StandardCharsets.UTF_8).strip();
+        }
+        try {
+            if (!p.waitFor(10, TimeUnit.MINUTES)) {
+                p.destroyForcibly();
+                throw new BasilException("xmlwf did not finish on " + file + " within 10 minutes");
+            }
+        } catch (InterruptedException e) {
+            p.destroyForcibly();
+            Thread.currentThread().interrupt();
+            throw new BasilException("interrupted while xmlwf ran");
+        }
+        double wallMs = (System.nanoTime() - t0) / 1e6;
+        String[] times = said.split("\\s+");
+        if (p.exitValue() != 0 || times.length != 2) {
+            throw new BasilException("xmlwf failed on " + file + " (exit " + p.exitValue() + "): " + said);
+        }
+        try {
+            return new Sample(wallMs, (Double.parseDouble(times[0]) + Double.parseDouble(times[1])) * 1000, null);
+        } catch (NumberFormatException e) {
+            throw new BasilException("xmlwf failed on " + file + ": " + said);
+        }
+    }
+
+    private static void deleteTree(Path where) throws IOException {
+        try (var listing = Files.list(where)) {
+            for (Path p : listing.toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+        Files.deleteIfExists(where);
+    }
+}

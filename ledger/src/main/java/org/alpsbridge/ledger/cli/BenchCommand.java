@@ -1,0 +1,237 @@
+package org.alpsbridge.ledger.cli;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.alpsbridge.ledger.Ledger;
+import org.alpsbridge.ledger.LedgerException;
+import org.alpsbridge.ledger.Lookup;
+import org.alpsbridge.ledger.Outcome;
+import org.alpsbridge.ledger.ReleaseRequest;
+import org.alpsbridge.ledger.ReserveRequest;
+import org.alpsbridge.ledger.Resource;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code ledger bench}: durable charge events per second (each RESERVE and each RELEASE is one
+ * acknowledged, committed event) with N clients, on SQLite and optionally PostgreSQL, with pgbench's
+ * simple-update TPS ({@code pgbench -n -N}) on the same server in the same run for scale.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+        description = {"Measure durable charge events per second (RESERVE + RELEASE, each committed before it is",
+                "acknowledged) with --clients threads: each client charges its own project ('spread'), then all",
+                "charge one allocation ('hot'). With --postgresql, the same on PostgreSQL and then pgbench -n -N",
+                "(simple update) with the same clients on the same server, printed side by side.",
+                "The PostgreSQL database must be a scratch one: the bench adds projects and pgbench tables."})
+final class BenchCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--sqlite", paramLabel = "FILE", description = "SQLite file to bench in (default: a temp file, removed after).")
+    Path sqlite;
+    @Option(names = "--postgresql", paramLabel = "URL", description = "Scratch PostgreSQL database, jdbc:postgresql://HOST:PORT/DB?user=U.")
+    String postgresql;
+    @Option(names = "--clients", defaultValue = "16", description = "Concurrent clients (default ${DEFAULT-VALUE}).")
+    int clients;
+    @Option(names = "--seconds", defaultValue = "20", description = "Measured seconds per run (default ${DEFAULT-VALUE}).")
+    int seconds;
+    @Option(names = "--warmup", defaultValue = "5", description = "Unmeasured seconds first (default ${DEFAULT-VALUE}).")
+    int warmup;
+    @Option(names = "--pgbench", paramLabel = "PATH", description = "pgbench binary (default: found under /usr/lib/postgresql or PATH).")
+    Path pgbench;
+    @Option(names = "--pgbench-scale", defaultValue = "10", description = "pgbench -i -s (default ${DEFAULT-VALUE}).")
+    int scale;
+
+    static final Instant T = Instant.parse("2026-03-01T00:00:00Z");
+
+    @Override
+    public Integer call() throws Exception {
+        var out = spec.commandLine().getOut();
+        if (clients < 1 || seconds < 1 || warmup < 0) {
+            throw new LedgerException("--clients and --seconds must be positive");
+        }
+        Map<String, Double> figures = new java.util.LinkedHashMap<>();
+        Path temp = null;
+        String sqliteUrl;
+        if (sqlite == null) {
+            temp = Files.createTempDirectory("alpsbridge-bench");
+            sqliteUrl = "sqlite:" + temp.resolve("bench.db");
+        } else {
+            sqliteUrl = "sqlite:" + sqlite;
+        }
+        try {
+            figures.put("sqlite spread", run(sqliteUrl, false));
+            figures.put("sqlite hot", run(sqliteUrl, true));
+            if (postgresql != null) {
+                figures.put("postgresql spread", run(postgresql, false));
+                figures.put("postgresql hot", run(postgresql, true));
+                figures.put("pgbench -N tps", pgbench(postgresql));
+            }
+        } finally {
+            if (temp != null) {
+                try (Stream<Path> files = Files.list(temp)) {
+                    for (Path f : files.toList()) {
+                        Files.deleteIfExists(f);
+                    }
+                }
+                Files.deleteIfExists(temp);
+            }
+        }
+        out.printf("%nclients %d, %d s measured after %d s warm-up%n", clients, seconds, warmup);
+        figures.forEach((k, v) -> out.printf("%-20s %10.0f /s%n", k, v));
+        Double pgb = figures.get("pgbench -N tps");
+        if (pgb != null && pgb > 0) {
+            out.printf("ratio postgresql spread / pgbench = %.2f, hot / pgbench = %.2f%n",
+                    figures.get("postgresql spread") / pgb, figures.get("postgresql hot") / pgb);
+        }
+        out.flush();
+        return 0;
+    }
+
+    /** Events per second: each client loops RESERVE then RELEASE on fresh reservation ids. */
+    private double run(String url, boolean hot) throws Exception {
+        var out = spec.commandLine().getOut();
+        String tag = Long.toString(System.nanoTime(), 36);
+        try (Ledger ledger = Ledger.open(url)) {
+            int projects = hot ? 1 : clients;
+            for (int p = 0; p < projects; p++) {
+                String name = "bench-" + tag + "-" + p;
+                ledger.addProject(name, Math.abs((tag + p).hashCode() % 1_000_000_000), null);
+                ledger.grant(name, Resource.CPU, Long.MAX_VALUE / 4, T.minusSeconds(86_400), T.plusSeconds(86_400L * 365),
+                        "bench", null);
+            }
+            AtomicBoolean measuring = new AtomicBoolean();
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicLong events = new AtomicLong();
+            AtomicLong failures = new AtomicLong();
+            CountDownLatch done = new CountDownLatch(clients);
+            for (int c = 0; c < clients; c++) {
+                int client = c;
+                String project = "bench-" + tag + "-" + (hot ? 0 : c);
+                Thread t = new Thread(() -> {
+                    long id = (long) client << 40;
+                    try {
+                        while (!stop.get()) {
+                            id++;
+                            Outcome r = ledger.reserve(new ReserveRequest(tag, "b" + id, id, null, project, "u", null,
+                                    Resource.CPU, 2, org.alpsbridge.ledger.cost.NodeShape.cores(32), 3_600, T));
+                            Outcome l = ledger.release(ReleaseRequest.of(id, 600, T.plusSeconds(600)).withCluster(tag));
+                            if (!r.ok() || !l.ok()) {
+                                failures.incrementAndGet();
+                            }
+                            if (measuring.get()) {
+                                events.addAndGet(2);
+                            }
+                        }
+                    } catch (RuntimeException e) {
+                        failures.incrementAndGet();
+                        spec.commandLine().getErr().println("bench client " + client + ": " + e.getMessage());
+                    } finally {
+                        done.countDown();
+                    }
+                }, "bench-" + c);
+                t.setDaemon(true);
+                t.start();
+            }
+            Thread.sleep(TimeUnit.SECONDS.toMillis(warmup));
+            measuring.set(true);
+            long start = System.nanoTime();
+            Thread.sleep(TimeUnit.SECONDS.toMillis(seconds));
+            measuring.set(false);
+            double elapsed = (System.nanoTime() - start) / 1e9;
+            stop.set(true);
+            done.await(2, TimeUnit.MINUTES);
+            double rate = events.get() / elapsed;
+            out.printf("%-11s %-6s %8.0f events/s (%d events, %d failures)%n", url.startsWith("sqlite") ? "sqlite"
+                    : "postgresql", hot ? "hot" : "spread", rate, events.get(), failures.get());
+            out.flush();
+            if (failures.get() > 0) {
+                throw new LedgerException(failures.get() + " bench events failed");
+            }
+            return rate;
+        }
+    }
+
+    /** pgbench's simple-update TPS on the same server: -i -s SCALE, then -n -N -c CLIENTS -j 2 -T SECONDS. */
+    private double pgbench(String url) throws IOException, InterruptedException {
+        URI uri = URI.create(url.replaceFirst("^jdbc:", ""));
+        Map<String, String> q = new HashMap<>();
+        if (uri.getQuery() != null) {
+            for (String kv : uri.getQuery().split("&")) {
+                String[] p = kv.split("=", 2);
+                q.put(p[0], p.length > 1 ? p[1] : "");
+            }
+        }
+        String db = uri.getPath().substring(1);
+        List<String> conn = new ArrayList<>(List.of("-h", uri.getHost(), "-p", Integer.toString(uri.getPort() < 0 ? 5432
+                : uri.getPort())));
+        if (q.containsKey("user")) {
+            conn.addAll(List.of("-U", q.get("user")));
+        }
+        Map<String, String> env = new HashMap<>();
+        if (q.containsKey("password")) {
+            env.put("PGPASSWORD", q.get("password"));
+        }
+        String bin = pgbench != null ? pgbench.toString() : findPgbench();
+        List<String> init = new ArrayList<>(List.of(bin, "-q", "-i", "-s", Integer.toString(scale)));
+        init.addAll(conn);
+        init.add(db);
+        exec(init, env);
+        List<String> run = new ArrayList<>(List.of(bin, "-n", "-N", "-c", Integer.toString(clients), "-j", "2", "-T",
+                Integer.toString(seconds)));
+        run.addAll(conn);
+        run.add(db);
+        String output = exec(run, env);
+        Matcher m = Pattern.compile("tps = ([0-9.]+) \\(without initial connection time\\)").matcher(output);
+        if (!m.find()) {
+            throw new LedgerException("cannot read pgbench's tps from: " + output);
+        }
+        double tps = Double.parseDouble(m.group(1));
+        spec.commandLine().getOut().printf("%-18s %8.0f tps (pgbench -n -N -c %d -j 2 -T %d, scale %d)%n", "pgbench",
+                tps, clients, seconds, scale);
+        return tps;
+    }
+
+    private static String findPgbench() throws IOException {
+        Path lib = Path.of("/usr/lib/postgresql");
+        if (Files.isDirectory(lib)) {
+            try (Stream<Path> versions = Files.list(lib)) {
+                var found = versions.map(v -> v.resolve("bin/pgbench")).filter(Files::isExecutable).sorted().toList();
+                if (!found.isEmpty()) {
+                    return found.get(found.size() - 1).toString();
+                }
+            }
+        }
+        return "pgbench";
+    }
+
+    private static String exec(List<String> cmd, Map<String, String> env) throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (p.waitFor() != 0) {
+            throw new LedgerException(String.join(" ", cmd) + " failed: " + out.strip());
+        }
+        return out;
+    }
+}
