@@ -136,11 +136,12 @@ public final class Demo {
                      .config(ProxyConfig.defaults().with(Map.of("listen", "127.0.0.1:0", "auth", "none")))
                      .backend(emulatorBackend(alps))
                      // The decorator chain, innermost first, as `proxy serve` builds it: backend timing, the
-                     // SUMMARY/INVENTORY policy, orphan bookkeeping, the ledger, and what the scheduler sees.
+                     // SUMMARY/INVENTORY policy, the ledger, orphan bookkeeping (above the ledger, so an orphan's
+                     // RELEASE settles its hold), and what the scheduler sees.
                      .decorate(stats::backendSide)
                      .decorate(policy::decorate)
-                     .decorate(orphans::decorate)
                      .decorate(next -> new LedgerBackend(next, ledger, ledgerSettings(jobs), scenario.clock(), false))
+                     .decorate(orphans::decorate)
                      .decorate(stats::clientSide)
                      .admin("orphans", (args, caller) -> orphans.admin(args))
                      .start()) {
@@ -420,7 +421,9 @@ public final class Demo {
         out.println("== Ledger (core-minutes)");
         out.printf(Locale.ROOT, "  %-8s %14s %14s %14s %14s%n", "project", "granted", "held", "used", "available");
         boolean negative = false;
+        long held = 0;
         for (Balance b : ledger.balances(null)) {
+            held += b.held();
             out.printf(Locale.ROOT, "  %-8s %14d %14d %14d %14d%n", b.project(), b.granted(), b.held(), b.used(), b.available());
             negative |= b.available() < 0;
         }
@@ -432,6 +435,7 @@ public final class Demo {
         List<String> problems = ledger.check();
         out.println();
         check("the ledger never overdrew a project", !negative, negative ? "a balance is negative" : "all balances >= 0");
+        check("no hold is left once every job ended and every orphan was released", held == 0, held + " core-minutes held");
         check("the ledger's journal and balances agree", problems.isEmpty(), problems.isEmpty() ? "consistent" : String.join("; ", problems));
         check("jobs of the project without budget were denied", proxiedOutcome.deniedPermanent() > 0 && !failures.isEmpty(),
                 proxiedOutcome.deniedPermanent() + " denied");
