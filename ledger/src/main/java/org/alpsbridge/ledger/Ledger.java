@@ -146,6 +146,25 @@ public interface Ledger extends AutoCloseable {
      */
     List<String> check();
 
+    /**
+     * Rebuilds this ledger in {@code into}, which must be empty: projects, allocations (with a zero
+     * balance cache), partition weights, admin request ids, reservations and alerts are copied as rows;
+     * then every journal entry is re-applied in order through the same append that moves the balance
+     * cache in normal operation. The copy reads one snapshot of this ledger, so it may run while this
+     * ledger is in use. It also moves a ledger between stores (SQLite to PostgreSQL and back).
+     *
+     * @return what was copied, and every balance of {@code into} that differs from this ledger's (empty
+     *     when the journal alone reproduces every balance)
+     */
+    Replay replayInto(Ledger into);
+
+    /** What {@link #replayInto} copied and the balances that came out different. */
+    record Replay(int projects, int allocations, long reservations, long entries, List<String> problems) {
+        public Replay {
+            problems = List.copyOf(problems);
+        }
+    }
+
     @Override
     void close();
 }

@@ -14,6 +14,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -231,5 +232,47 @@ class SpankSlurmIT {
         Result r = srun("-N1", "-n1", "sh", "-c", "echo PROGRAM-RAN");
         assertNotEquals(0, r.exit());
         assertTrue(r.err().contains("unknown plugstack argument 'defualt=on'"), r.err());
+    }
+    /**
+     * Not a check but a benchmark, run only with {@code -Daffinity.bench.steps=N}: the wall time of a two-task step
+     * without binding, with the plugin (one generator JVM per node and step), and through the wrapper (one JVM per
+     * task), in interleaved rounds so that the machine's load drifts over all of them alike; medians and ratios.
+     */
+    @Test
+    void stepCostSideBySide() throws Exception {
+        String steps = System.getProperty("affinity.bench.steps");
+        Assumptions.assumeTrue(steps != null, "a benchmark; -Daffinity.bench.steps=N runs it");
+        Path root = Path.of("").toAbsolutePath().getParent();
+        String tasks = "-n" + placeable;
+        Map<String, List<String>> ways = new LinkedHashMap<>();
+        ways.put("srun true (no binding)", List.of("-N1", tasks, "true"));
+        ways.put("srun --reduced-auto-affinity=on true", List.of("-N1", tasks, "--reduced-auto-affinity=on", "true"));
+        ways.put("srun --cpu-bind=none bin/raa-exec -- true",
+                List.of("-N1", tasks, "--cpu-bind=none", root.resolve("bin/raa-exec").toString(), "--", "true"));
+        plugstack("generator=" + generator + " timeout=60");
+        Map<String, List<Long>> millis = new LinkedHashMap<>();
+        for (int round = -1; round < Integer.parseInt(steps); round++) { // round -1 warms up (raa-exec's archive)
+            for (Map.Entry<String, List<String>> way : ways.entrySet()) {
+                long start = System.nanoTime();
+                Result r = srun(way.getValue().toArray(String[]::new));
+                long ms = (System.nanoTime() - start) / 1_000_000;
+                assertEquals(0, r.exit(), way.getKey() + ": " + r.err());
+                if (round >= 0) {
+                    millis.computeIfAbsent(way.getKey(), k -> new ArrayList<>()).add(ms);
+                }
+            }
+        }
+        long base = median(millis.values().iterator().next());
+        System.out.printf("step cost, %d tasks of 1 CPU, %s rounds, %d CPUs, load %s%n", placeable, steps,
+                Runtime.getRuntime().availableProcessors(), Files.readString(Path.of("/proc/loadavg")).strip());
+        for (Map.Entry<String, List<Long>> e : millis.entrySet()) {
+            long m = median(e.getValue());
+            System.out.printf("  %-45s median %6d ms  x %.2f%n", e.getKey(), m, (double) m / base);
+        }
+    }
+
+    private static long median(List<Long> values) {
+        List<Long> sorted = values.stream().sorted().toList();
+        return sorted.get(sorted.size() / 2);
     }
 }

@@ -3,6 +3,7 @@ package org.alpsbridge.basil.emulator;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.alpsbridge.basil.nodes.Cname;
 
 /**
  * The fixed part of an emulated system: its compute nodes (NID, cname, hardware, initial role and state,
@@ -20,15 +21,21 @@ final class Machine {
     static final String DEFAULT_ENGINE = "6.0.0";
     /** Cabinets per row when naming nodes; a real row holds about this many. */
     static final int CABINETS_PER_ROW = 16;
+    private static final Cname.Layout ARIES = Cname.Layout.aries(CABINETS_PER_ROW);
+    private static final Cname.Layout GEMINI = Cname.Layout.gemini(CABINETS_PER_ROW);
 
     /** NIDs are looked up in a dense table; real systems stay far below this. */
     static final int MAX_NID = 4_000_000;
+
+    /** Shared by every unlabelled node; label arrays are replaced, never changed in place. */
+    private static final String[] NO_LABELS = new String[0];
 
     static final byte ROLE_BATCH = 0;
     static final byte ROLE_INTERACTIVE = 1;
 
     private final String spec;
     private final int[] nids;
+    /** Node names as captured, or {@code null} when they follow from the NIDs (see {@link #name(int)}). */
     private final String[] names;
     private final Hardware[] hardware;
     private final byte[] roles;
@@ -37,8 +44,10 @@ final class Machine {
     private final List<Reservation> startReservations;
     private final String engineVersion;
     private final int[] indexByNid;
+    private final List<Hardware> kinds;
 
     /**
+     * @param names node names, or {@code null} to derive each from its NID as {@link #cname(int, boolean)} does
      * @param states initial node states, or {@code null} for all UP
      * @param startReservations reservations the machine holds at start (from a captured inventory); copied per use
      */
@@ -65,6 +74,16 @@ final class Machine {
             }
             indexByNid[nids[i]] = i;
         }
+        List<Hardware> distinct = new ArrayList<>();
+        Hardware previous = null;
+        for (Hardware h : hardware) {
+            // nodes of one kind come in runs sharing one instance: compare by identity first, equality rarely
+            if (h != previous && !distinct.contains(h)) {
+                distinct.add(h);
+            }
+            previous = h;
+        }
+        this.kinds = List.copyOf(distinct);
     }
 
     static Machine parse(String spec) {
@@ -112,10 +131,8 @@ final class Machine {
         if (interactive > total) {
             throw new IllegalArgumentException("machine '" + spec + "': interactive=" + interactive + " but only " + total + " compute nodes");
         }
-        boolean aries = kinds.get(0).aries();
         int n = (int) total;
         int[] nids = new int[n];
-        String[] names = new String[n];
         Hardware[] hardware = new Hardware[n];
         byte[] roles = new byte[n];
         int node = 0;
@@ -123,12 +140,12 @@ final class Machine {
         for (int g = 0; g < kinds.size(); g++) {
             for (int k = 0; k < counts.get(g); k++, node++, nid++) {
                 nids[node] = nid;
-                names[node] = cname(nid, aries);
                 hardware[node] = kinds.get(g);
                 roles[node] = node < interactive ? ROLE_INTERACTIVE : ROLE_BATCH;
             }
         }
-        return new Machine(spec, nids, names, hardware, roles, new String[n][], null, List.of(), engine);
+        // Names are derived when asked for: a drop-in answering SUMMARY for 100,000 nodes never needs them.
+        return new Machine(spec, nids, null, hardware, roles, new String[n][], null, List.of(), engine);
     }
 
     private static int count(String spec, String name, String value, int min) {
@@ -151,18 +168,9 @@ final class Machine {
         return version;
     }
 
-    /**
-     * The cname of a NID: {@code c<column>-<row>c<chassis>s<slot>n<node>}. Aries (XC) cabinets hold 3
-     * chassis of 16 blades of 4 nodes; Gemini (XE/XK) cabinets 3 chassis of 8 blades of 4 nodes. NIDs
-     * run blade by blade, chassis by chassis, cabinet by cabinet along a row of {@link #CABINETS_PER_ROW}.
-     */
+    /** The cname of a NID, in the XC numbering of {@link Cname} (this project's convention on Gemini). */
     static String cname(int nid, boolean aries) {
-        int slots = aries ? 16 : 8;
-        int n = nid % 4;
-        int slot = nid / 4 % slots;
-        int chassis = nid / 4 / slots % 3;
-        int cabinet = nid / 4 / slots / 3;
-        return "c" + cabinet % CABINETS_PER_ROW + "-" + cabinet / CABINETS_PER_ROW + "c" + chassis + "s" + slot + "n" + n;
+        return Cname.ofNid(nid, aries ? ARIES : GEMINI).toString();
     }
 
     String spec() {
@@ -178,7 +186,7 @@ final class Machine {
     }
 
     String name(int node) {
-        return names[node];
+        return names != null ? names[node] : cname(nids[node], hardware[0].aries());
     }
 
     Hardware hardware(int node) {
@@ -192,7 +200,7 @@ final class Machine {
     /** Labels of a node as set at start (inventory replay); never {@code null}. */
     String[] initialLabels(int node) {
         String[] l = labels[node];
-        return l == null ? new String[0] : l;
+        return l == null ? NO_LABELS : l;
     }
 
     NodeState initialState(int node) {
@@ -215,6 +223,6 @@ final class Machine {
 
     /** Distinct hardware kinds, in order of first appearance. */
     List<Hardware> kinds() {
-        return Arrays.stream(hardware).distinct().toList();
+        return kinds;
     }
 }

@@ -10,6 +10,7 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
+import org.alpsbridge.basil.cli.CheckAccess;
 import org.alpsbridge.basil.codec.BasilCodec;
 import org.alpsbridge.basil.inventory.Corpus;
 import org.alpsbridge.basil.inventory.InventoryReader;
@@ -99,7 +100,7 @@ class CaptureTest {
     }
 
     @Test
-    void everyRequestOfTheCorpusGetsAWellFormedAnswer() throws Exception {
+    void everyRequestOfTheCorpusGetsAnAnswerThatPassesCheck() throws Exception {
         Emulator e = Emulator.create("mixed:xc30:40+knl:4+xc50-gpu:4");
         int requests = 0;
         for (var path : Corpus.documents()) {
@@ -109,9 +110,12 @@ class CaptureTest {
             }
             requests++;
             byte[] answer = e.handle(doc);
+            String checked = CheckAccess.describe(answer);
             try (InputStream in = new ByteArrayInputStream(answer)) {
                 ResponseData d = CODEC.readResponse(in).responseData();
                 assertTrue(d.isSuccess() || d.errorClass() != null, path + ": " + new String(answer));
+                System.out.println(path.getFileName() + " -> " + (d.isSuccess() ? "SUCCESS " + checked.lines().findFirst().orElse("")
+                        : d.errorClass() + " " + d.messageText()));
             }
         }
         assertTrue(requests >= 9, "requests found: " + requests);

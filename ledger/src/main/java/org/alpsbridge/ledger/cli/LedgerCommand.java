@@ -32,6 +32,7 @@ import picocli.CommandLine.ScopeType;
                 ReportCommands.Job.class,
                 ReportCommands.Alerts.class,
                 ReportCommands.Check.class,
+                ReportCommands.Replay.class,
                 SiteFactorCommand.class,
                 BenchCommand.class
         },

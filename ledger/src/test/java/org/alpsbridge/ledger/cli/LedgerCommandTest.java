@@ -121,6 +121,23 @@ class LedgerCommandTest {
     }
 
     @Test
+    void replayRebuildsTheLedgerInAnEmptyOneAndRefusesToOverwriteIt() {
+        assertEquals(0, run("reserve", "--id", "11", "--batch-id", "77", "--project", "chem", "--user", "1001",
+                "--nodes", "2", "--cores-per-node", "10", "--time-limit", "60"), err);
+        String copy = "sqlite:" + dir.resolve("copy.db");
+        assertEquals(0, run("replay", "--into", copy, "--json"), err);
+        assertTrue(out.contains("\"reservations\":1") && out.contains("\"entries\":2")
+                && out.contains("\"identical\":true"), out);
+        String original = db;
+        db = copy;
+        assertEquals(0, run("balance", "chem", "--json"), err);
+        assertTrue(out.contains("\"held\":1200") && out.contains("\"available\":4800"), out);
+        db = original;
+        assertEquals(1, run("replay", "--into", copy));
+        assertTrue(err.contains("not empty"), err);
+    }
+
+    @Test
     void checkReportsAConsistentLedger() {
         assertEquals(0, run("check"));
         assertTrue(out.contains("consistent"), out);

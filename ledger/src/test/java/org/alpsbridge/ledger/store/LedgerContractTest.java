@@ -49,12 +49,35 @@ abstract class LedgerContractTest {
         ledger.grant("chem", Resource.CPU, 10_000, JAN, JUL, "research", null);
     }
 
+    /** A URL of a new, empty store to replay into: by default one of the same kind. */
+    String replayTargetUrl() {
+        return newStoreUrl();
+    }
+
+    /** After every test: the balances agree with the journal, and the journal alone rebuilds them elsewhere. */
     @AfterEach
     void consistent() {
         if (ledger != null) {
             assertEquals(List.of(), ledger.check());
+            try (Ledger copy = Ledger.open(replayTargetUrl())) {
+                assertEquals(List.of(), ledger.replayInto(copy).problems(), "replay into an empty store");
+                assertEquals(picture(ledger), picture(copy), "the replayed ledger");
+            }
             ledger.close();
         }
+    }
+
+    /** What a user can see of a ledger, without the store's row ids. */
+    static List<String> picture(Ledger l) {
+        List<String> out = new java.util.ArrayList<>();
+        l.balances(null).forEach(b -> out.add(b.project() + " " + b.resource() + " " + b.category() + " [" + b.from()
+                + ", " + b.to() + ") granted " + b.granted() + " held " + b.held() + " used " + b.used()
+                + " available " + b.available()));
+        l.holds(null).forEach(r -> out.add("hold " + r.key() + " " + r.state() + " " + r.hold()));
+        l.failures(null, 10_000).forEach(r -> out.add("failure " + r.key() + " " + r.reason() + " " + r.message()));
+        l.usage(null).forEach(u -> out.add("usage " + u));
+        l.alerts(10_000).forEach(a -> out.add("alert " + a.at() + " " + a.kind() + " " + a.key() + " " + a.message()));
+        return out;
     }
 
     Balance chem() {
@@ -358,6 +381,34 @@ abstract class LedgerContractTest {
         assertEquals(2, usage.size());
         assertEquals(600, usage.get(0).held());
         assertEquals(10, usage.get(1).charged());
+    }
+
+    @Test
+    void theJournalReplaysIntoAnEmptyStoreWithIdenticalBalancesAndRefusesANonEmptyOne() {
+        ledger.addProject("bio", 5002, null);
+        ledger.grant("bio", Resource.GPU, 600, JAN, JUL, "startup", "g-1");
+        ledger.reserve(reserve(1, "j1", 2, 32, 60));
+        ledger.confirm(Lookup.of(1), T.plusSeconds(1), null);
+        ledger.release(ReleaseRequest.of(1, 1_000, T.plusSeconds(1_001)));
+        ledger.reserve(reserve(2, "j2", 1, 32, 60)); // still held
+        ledger.reserve(reserve(3, "j3", 100, 32, 600)); // denied
+        ledger.refund(Lookup.of(1), 10, "node trouble", "r-1");
+        ledger.withdraw("chem", Resource.CPU, T, 5, false, "cut", null);
+        try (Ledger copy = Ledger.open(replayTargetUrl())) {
+            Ledger.Replay r = ledger.replayInto(copy);
+            assertEquals(List.of(), r.problems());
+            assertEquals(2, r.projects());
+            assertEquals(2, r.allocations());
+            assertEquals(3, r.reservations());
+            assertEquals(ledger.journal(reserve(1, "j1", 2, 32, 60).key()).size(),
+                    copy.journal(reserve(1, "j1", 2, 32, 60).key()).size());
+            assertEquals(picture(ledger), picture(copy));
+            // the admin request ids travel too: a retried grant is not applied twice in the copy
+            copy.grant("bio", Resource.GPU, 600, JAN, JUL, "startup", "g-1");
+            assertEquals(600, copy.balances("bio").get(0).granted());
+            LedgerException e = assertThrows(LedgerException.class, () -> ledger.replayInto(copy));
+            assertTrue(e.getMessage().contains("not empty"), e.getMessage());
+        }
     }
 
     @Test

@@ -38,25 +38,32 @@ class ReferenceModelTest {
     void sqliteAgreesWithTheModelOnRandomSequences() {
         for (int i = 0; i < 3; i++) {
             long seed = System.nanoTime();
-            compare("sqlite:" + dir.resolve("model-" + i + ".db"), seed, 1_500);
+            compare("sqlite:" + dir.resolve("model-" + i + ".db"), replayUrl(), seed, 1_500);
         }
     }
 
     @Test
     void postgresqlAgreesWithTheModelOnARandomSequence() {
-        compare(PostgresServer.get().newDatabase(), System.nanoTime(), 800);
+        compare(PostgresServer.get().newDatabase(), replayUrl(), System.nanoTime(), 800);
     }
 
     @Test
     @Tag("long")
     void longRandomSequencesOnBothStores() {
         for (int i = 0; i < 10; i++) {
-            compare("sqlite:" + dir.resolve("long-" + i + ".db"), System.nanoTime(), 20_000);
+            compare("sqlite:" + dir.resolve("long-" + i + ".db"), replayUrl(), System.nanoTime(), 20_000);
         }
-        compare(PostgresServer.get().newDatabase(), System.nanoTime(), 20_000);
+        compare(PostgresServer.get().newDatabase(), replayUrl(), System.nanoTime(), 20_000);
     }
 
-    static void compare(String url, long seed, int steps) {
+    private int replays;
+
+    private String replayUrl() {
+        return "sqlite:" + dir.resolve("replay-" + (++replays) + ".db");
+    }
+
+    /** Runs {@code steps} random events on the store at {@code url} and the model; then replays the journal. */
+    static void compare(String url, String replayInto, long seed, int steps) {
         Random rnd = new Random(seed);
         ReferenceModel model = new ReferenceModel();
         List<String> keys = new ArrayList<>();
@@ -136,6 +143,9 @@ class ReferenceModelTest {
                 }
             }
             assertEquals(List.of(), ledger.check(), where);
+            try (Ledger copy = Ledger.open(replayInto)) {
+                assertEquals(List.of(), ledger.replayInto(copy).problems(), where + ": journal replayed into " + replayInto);
+            }
         }
     }
 

@@ -8,9 +8,12 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
+import java.util.List;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.LedgerException;
+import org.alpsbridge.ledger.ReleaseRequest;
 import org.alpsbridge.ledger.Resource;
+import org.alpsbridge.ledger.State;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -50,6 +53,19 @@ class SqliteLedgerTest extends LedgerContractTest {
         }
         LedgerException e = assertThrows(LedgerException.class, () -> Ledger.open("sqlite:" + file));
         assertTrue(e.getMessage().contains("granted is 101 but the journal sums to 100"), e.getMessage());
+    }
+
+    @Test
+    void aSqliteLedgerMovesToASiteWidePostgresqlByReplayingItsJournal() {
+        ledger.reserve(reserve(1, "j1", 2, 32, 60));
+        ledger.release(ReleaseRequest.of(1, 600, T.plusSeconds(600)));
+        ledger.reserve(reserve(2, "j2", 1, 32, 60));
+        try (Ledger site = Ledger.open(PostgresServer.get().newDatabase())) {
+            assertEquals(List.of(), ledger.replayInto(site).problems());
+            assertEquals(picture(ledger), picture(site));
+            // the moved ledger carries on: the held job settles there
+            assertEquals(State.SETTLED, site.release(ReleaseRequest.of(2, 60, T.plusSeconds(60))).state());
+        }
     }
 
     @Test
