@@ -53,14 +53,14 @@ final class Replay {
 
     record Result(int passes, long schedulerInventories, long backendInventories, int compared, int differencesInWindow,
                   List<String> failures, int orphansPlanted, int orphansFound, long maxDetectionSeconds, long calls,
-                  int started, int nodeFailures, long patchMismatches, Map<String, Long> reasons) {
+                  int started, int nodeFailures, long patchMismatches, Map<String, Long> reasons, long schedulerCalls) {
 
         String summary() {
             return String.format(java.util.Locale.ROOT,
-                    "passes=%d scheduler INVENTORY=%d backend INVENTORY=%d (1/%.1f) calls=%d jobs started=%d node failures=%d"
+                    "passes=%d scheduler calls=%d scheduler INVENTORY=%d backend INVENTORY=%d (1/%.1f) backend calls=%d jobs started=%d node failures=%d"
                             + " compared=%d differences in window=%d failures=%d orphans planted=%d found=%d max detection=%ds"
                             + " patch mismatches=%d",
-                    passes, schedulerInventories, backendInventories, schedulerInventories / (double) Math.max(1, backendInventories),
+                    passes, schedulerCalls, schedulerInventories, backendInventories, schedulerInventories / (double) Math.max(1, backendInventories),
                     calls, started, nodeFailures, compared, differencesInWindow, failures.size(), orphansPlanted, orphansFound,
                     maxDetectionSeconds, patchMismatches) + " refreshes by reason " + reasons;
         }
@@ -89,6 +89,7 @@ final class Replay {
     private final List<String> failures = new ArrayList<>();
     private Long windowSince;
     private long calls;
+    private long schedulerCalls;
     private long refreshesSeen;
     private long maxDetection;
     private int found;
@@ -201,6 +202,7 @@ final class Replay {
             }
             // the scheduling pass
             long before = refreshCount();
+            schedulerCalls++;
             byte[] served = chain.call(new Call(CODEC.write(BasilRequest.query(PROTOCOL, "INVENTORY")), PROTOCOL, "QUERY",
                     "INVENTORY", Caller.UNAUTHENTICATED, null));
             schedulerInventories++;
@@ -236,7 +238,7 @@ final class Replay {
         policy.close();
         return new Result(passes, schedulerInventories, backendInventories, compared, inWindow, failures, planted, found,
                 maxDetection, calls, started, nodeFailures, patchMismatches,
-                stats.snapshot().counters().get("policy_refreshes").values());
+                stats.snapshot().counters().get("policy_refreshes").values(), schedulerCalls);
     }
 
     private long refreshCount() {
@@ -392,6 +394,7 @@ final class Replay {
     }
 
     private byte[] call(BasilRequest r) throws Exception {
+        schedulerCalls++;
         return chain.call(new Call(CODEC.write(r), r.protocol(), r.methodText(), r.type(), Caller.UNAUTHENTICATED, null));
     }
 
