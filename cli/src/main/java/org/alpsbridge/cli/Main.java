@@ -36,6 +36,8 @@ public final class Main {
     /** The configured command tree, for tests that run commands black-box. */
     public static CommandLine commandLine() {
         CommandLine cmd = new CommandLine(new Main());
+        // Descriptions are written as lines of up to 120 characters; picocli's 80 would re-wrap them mid-line.
+        cmd.setUsageHelpWidth(120);
         cmd.setExecutionExceptionHandler((ex, line, parsed) -> {
             line.getErr().println(line.getCommandName() + ": " + ex.getMessage());
             return 1;

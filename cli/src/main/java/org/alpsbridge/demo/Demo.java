@@ -16,6 +16,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntConsumer;
 import org.alpsbridge.basil.emulator.Emulator;
 import org.alpsbridge.ledger.Balance;
@@ -30,6 +32,8 @@ import org.alpsbridge.proxy.ledger.LedgerBackend;
 import org.alpsbridge.proxy.orphans.Orphan;
 import org.alpsbridge.proxy.orphans.OrphanWatch;
 import org.alpsbridge.proxy.orphans.ReleaseOutcome;
+import org.alpsbridge.proxy.policy.InventoryPolicy;
+import org.alpsbridge.proxy.policy.PolicySettings;
 import org.alpsbridge.proxy.server.ProxyConfig;
 import org.alpsbridge.proxy.server.ProxyDaemon;
 import org.alpsbridge.proxy.stats.MethodFigures;
@@ -71,6 +75,7 @@ public final class Demo {
     private static final List<String> PROJECTS = List.of("astro", "bio", "chem");
     private static final int CORES_PER_NODE = 16;
     private static final long PASS_SECONDS = 60;
+    private static final Duration REFRESH_INTERVAL = Duration.ofMinutes(60);
     private static final Instant EPOCH = Instant.parse("2026-01-05T08:00:00Z");
 
     private final Settings settings;
@@ -105,25 +110,38 @@ public final class Demo {
             directOutcome = timed("on-system replay", () -> replay.run(target, jobs, direct, progress("on-system", jobs.size())));
         }
 
-        Emulator alps = Emulator.create(settings.machine());
-        DemoScenario scenario = new DemoScenario(alps.control(), alps.computeNodes(), EPOCH);
+        AtomicLong workloadSecond = new AtomicLong();
+        Emulator alps = Emulator.create(settings.machine(), () -> EPOCH.getEpochSecond() + workloadSecond.get());
+        DemoScenario scenario = new DemoScenario(alps.control(), alps.computeNodes(), EPOCH, workloadSecond);
         Stats stats = new Stats();
         Path apkill = apkillShim();
         OrphanWatch orphans = new OrphanWatch(scenario, apkill, Duration.ofSeconds(10), stats);
+        // The policy runs on workload time, as the ledger does: a refresh interval of REFRESH_INTERVAL of the
+        // workload, whatever the replay's speed. Listeners run on the fetching thread, so detection is in order.
+        InventoryPolicy policy = new InventoryPolicy(PolicySettings.DEFAULTS.withRefreshInterval(REFRESH_INTERVAL),
+                scenario.clock(), stats, Runnable::run);
+        Map<Long, Long> firstSeen = new ConcurrentHashMap<>();
+        policy.onFullInventory((header, nodes, reservations, fetchStarted) -> {
+            orphans.inspect(header, nodes, reservations, fetchStarted);
+            orphans.orphans().forEach(o -> firstSeen.putIfAbsent(o.reservationId(), scenario.second()));
+        });
         Recorder proxied = new Recorder("off-system (through the proxy)");
         Replay.Outcome proxiedOutcome;
         Map<String, Recorder> processes = new LinkedHashMap<>();
         List<Orphan> found;
         List<ReleaseOutcome> released;
-        try (Ledger ledger = Ledger.open("sqlite:" + settings.dir().resolve("ledger.db"));
+        try (policy;
+             Ledger ledger = Ledger.open("sqlite:" + settings.dir().resolve("ledger.db"));
              ProxyDaemon daemon = ProxyDaemon.builder()
                      .config(ProxyConfig.defaults().with(Map.of("listen", "127.0.0.1:0", "auth", "none")))
                      .backend(emulatorBackend(alps))
-                     // The decorator chain, innermost first: backend timing, orphan bookkeeping, the
-                     // SUMMARY/INVENTORY policy, the ledger, and what the scheduler sees.
+                     // The decorator chain, innermost first, as `proxy serve` builds it: backend timing, the
+                     // SUMMARY/INVENTORY policy, the ledger, orphan bookkeeping (above the ledger, so an orphan's
+                     // RELEASE settles its hold), and what the scheduler sees.
                      .decorate(stats::backendSide)
-                     .decorate(orphans::decorate)
+                     .decorate(policy::decorate)
                      .decorate(next -> new LedgerBackend(next, ledger, ledgerSettings(jobs), scenario.clock(), false))
+                     .decorate(orphans::decorate)
                      .decorate(stats::clientSide)
                      .admin("orphans", (args, caller) -> orphans.admin(args))
                      .start()) {
@@ -138,12 +156,12 @@ public final class Demo {
             }
             scenario.heal();
             processes.putAll(processSamples(address));
-            found = orphansAfterRefresh(address, orphans);
+            found = orphansAfterRefresh(address, orphans, scenario);
             released = orphans.release(found.stream().map(Orphan::reservationId).toList());
             killRecordedApplications(alps, apkill);
             reportTiming(direct, proxied, directOutcome, proxiedOutcome, processes);
             reportPolicy(stats.snapshot());
-            reportOrphans(scenario.planted(), alps, found, released);
+            reportOrphans(scenario.planted(), alps, found, released, firstSeen);
             reportLedger(ledger, proxiedOutcome);
         }
         Path chart = settings.dir().resolve("basil-latency.svg");
@@ -266,8 +284,12 @@ public final class Demo {
         }
     }
 
-    /** One more scheduler INVENTORY, so the detector judges the machine as the replay left it. */
-    private List<Orphan> orphansAfterRefresh(String address, OrphanWatch watch) throws Exception {
+    /**
+     * One refresh interval after the scheduler's last job ended, one more scheduler INVENTORY: the detector
+     * judges the machine as the replay left it.
+     */
+    private List<Orphan> orphansAfterRefresh(String address, OrphanWatch watch, DemoScenario scenario) throws Exception {
+        scenario.idle(REFRESH_INTERVAL.toSeconds());
         try (Target target = Targets.proxy("refresh", address, Duration.ofSeconds(60))) {
             target.call(("<?xml version=\"1.0\"?>\n<BasilRequest protocol=\"1.3\" method=\"QUERY\" type=\"INVENTORY\"/>\n")
                     .getBytes(StandardCharsets.US_ASCII));
@@ -329,22 +351,34 @@ public final class Demo {
     }
 
     private void reportPolicy(Snapshot snapshot) {
-        out.println("== What ALPS was spared");
+        out.println("== What ALPS was spared (SUMMARY/INVENTORY policy, refresh interval " + REFRESH_INTERVAL.toMinutes()
+                + " min of workload time)");
         MethodFigures inventory = snapshot.methods().get("QUERY/INVENTORY");
+        MethodFigures summary = snapshot.methods().get("QUERY/SUMMARY");
         long asked = inventory == null ? 0 : inventory.requests();
         long sent = inventory == null ? 0 : inventory.backendCalls();
-        out.printf(Locale.ROOT, "scheduler QUERY(INVENTORY) requests: %d; sent to ALPS: %d; saved: %d%s%n", asked, sent, asked - sent,
-                sent > 0 ? String.format(Locale.ROOT, " (1 backend call per %.1f requests)", (double) asked / sent) : "");
+        long summaries = summary == null ? 0 : summary.backendCalls();
+        out.printf(Locale.ROOT, "scheduler QUERY(INVENTORY) requests: %d; full inventories fetched from ALPS: %d%s; "
+                        + "QUERY(SUMMARY) sent in their place: %d%n", asked, sent,
+                sent > 0 ? String.format(Locale.ROOT, " (1 per %.1f requests)", (double) asked / sent) : "", summaries);
         out.println();
         check("the proxy answered every scheduler INVENTORY", asked > 0, asked + " requests");
+        check("ALPS served at most 1 full inventory per 20 scheduler requests", sent > 0 && sent * 20 <= asked,
+                sent + " of " + asked);
     }
 
-    private void reportOrphans(DemoScenario.Planted planted, Emulator alps, List<Orphan> found, List<ReleaseOutcome> released) {
+    private void reportOrphans(DemoScenario.Planted planted, Emulator alps, List<Orphan> found, List<ReleaseOutcome> released,
+                               Map<Long, Long> firstSeen) {
         out.println("== Orphan reservations");
         Set<Long> foundIds = new TreeSet<>();
+        long slowest = 0;
         for (Orphan o : found) {
             foundIds.add(o.reservationId());
-            out.printf(Locale.ROOT, "  found %d: user %s, batch %s, nodes %s: %s%n", o.reservationId(), o.user(), o.batchId(), o.nids(), o.why());
+            long became = becameOrphan(planted, o);
+            long after = firstSeen.getOrDefault(o.reservationId(), Long.MAX_VALUE) - became;
+            slowest = Math.max(slowest, after);
+            out.printf(Locale.ROOT, "  found %d: user %s, batch %s, nodes %s: %s; found %d min after it became one%n",
+                    o.reservationId(), o.user(), o.batchId(), o.nids(), o.why(), after / 60);
         }
         out.printf(Locale.ROOT, "planted: out-of-band reservation %d, interactive UNKNOWN reservation %d (must be left alone), "
                         + "%d lost RELEASE, forgotten releases of jobs %s; %d node failures%n",
@@ -352,6 +386,9 @@ public final class Demo {
         int expected = 1 + planted.lostReleases() + planted.forgottenJobs().size();
         check("every planted orphan was found", foundIds.contains(planted.outOfBand()) && found.size() == expected,
                 found.size() + " found, " + expected + " planted");
+        long bound = REFRESH_INTERVAL.toSeconds() + PASS_SECONDS;
+        check("each orphan was found within one refresh interval (and one scheduling pass)", !found.isEmpty() && slowest <= bound,
+                "slowest " + slowest / 60 + " min, bound " + bound / 60 + " min of workload time");
         check("the interactive UNKNOWN reservation was not called an orphan", !foundIds.contains(planted.interactive()),
                 "reservation " + planted.interactive());
         long releasedCount = released.stream().filter(ReleaseOutcome::released).count();
@@ -364,11 +401,29 @@ public final class Demo {
         check("no orphan is left on the machine after release", left.isEmpty(), "left: " + left);
     }
 
+    /** The workload second a found orphan became one, by what the scenario did. */
+    private static long becameOrphan(DemoScenario.Planted planted, Orphan o) {
+        if (o.reservationId() == planted.outOfBand()) {
+            return planted.outOfBandSecond();
+        }
+        try {
+            Long forgotten = planted.forgottenJobSeconds().get(Long.parseLong(o.batchId()));
+            if (forgotten != null) {
+                return forgotten;
+            }
+        } catch (NumberFormatException e) {
+            // not one of the replay's jobs: judged against the lost RELEASE below
+        }
+        return planted.lostReleaseSecond();
+    }
+
     private void reportLedger(Ledger ledger, Replay.Outcome proxiedOutcome) {
         out.println("== Ledger (core-minutes)");
         out.printf(Locale.ROOT, "  %-8s %14s %14s %14s %14s%n", "project", "granted", "held", "used", "available");
         boolean negative = false;
+        long held = 0;
         for (Balance b : ledger.balances(null)) {
+            held += b.held();
             out.printf(Locale.ROOT, "  %-8s %14d %14d %14d %14d%n", b.project(), b.granted(), b.held(), b.used(), b.available());
             negative |= b.available() < 0;
         }
@@ -380,6 +435,7 @@ public final class Demo {
         List<String> problems = ledger.check();
         out.println();
         check("the ledger never overdrew a project", !negative, negative ? "a balance is negative" : "all balances >= 0");
+        check("no hold is left once every job ended and every orphan was released", held == 0, held + " core-minutes held");
         check("the ledger's journal and balances agree", problems.isEmpty(), problems.isEmpty() ? "consistent" : String.join("; ", problems));
         check("jobs of the project without budget were denied", proxiedOutcome.deniedPermanent() > 0 && !failures.isEmpty(),
                 proxiedOutcome.deniedPermanent() + " denied");

@@ -3,8 +3,9 @@ package org.alpsbridge.demo;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -24,25 +25,35 @@ import org.alpsbridge.timing.Replay;
  */
 final class DemoScenario implements Replay.Scenario, JobSource {
 
-    /** Reservations the scenario made or caused, by how. */
-    record Planted(long outOfBand, long interactive, List<Long> forgottenJobs, int lostReleases, int nodeFailures) {
+    /**
+     * Reservations the scenario made or caused, by how, with the workload second each became an orphan (for a
+     * lost RELEASE: when the loss was armed, an upper bound, as the next RELEASE is the one lost).
+     */
+    record Planted(long outOfBand, long outOfBandSecond, long interactive, Map<Long, Long> forgottenJobSeconds,
+                   int lostReleases, long lostReleaseSecond, int nodeFailures) {
+
+        List<Long> forgottenJobs() {
+            return List.copyOf(forgottenJobSeconds.keySet());
+        }
     }
 
     private static final int OUT_OF_BAND_PASS = 5;
     private static final int INTERACTIVE_PASS = 7;
     private static final int LOST_RELEASE_PASS = 11;
     private static final int FORGET_PASS = 13;
-    private static final int FAILURE_EVERY = 40;
-    private static final int FAILURE_LASTS = 15;
+    private static final int FAILURE_EVERY = 120;
+    private static final int FAILURE_LASTS = 30;
     private static final int FAILED_NODES = 8;
 
     private final Control control;
     private final int computeNodes;
     private final Instant epoch;
-    private final AtomicLong workloadSecond = new AtomicLong();
+    private final AtomicLong workloadSecond;
     private final Set<String> live = ConcurrentHashMap.newKeySet();
-    private final List<Long> forgottenJobs = new ArrayList<>();
+    private final Map<Long, Long> forgottenJobs = new LinkedHashMap<>();
     private long outOfBand = -1;
+    private long outOfBandSecond = -1;
+    private long lostReleaseSecond = -1;
     private long interactive = -1;
     private int lostReleases;
     private int nodeFailures;
@@ -50,10 +61,15 @@ final class DemoScenario implements Replay.Scenario, JobSource {
     private int[] down;
     private boolean forgetNext;
 
-    DemoScenario(Control control, int computeNodes, Instant epoch) {
+    /**
+     * @param workloadSecond the replay's workload time, shared with the emulator's clock so ALPS time stamps
+     *     and the ledger's charges are in workload time
+     */
+    DemoScenario(Control control, int computeNodes, Instant epoch, AtomicLong workloadSecond) {
         this.control = control;
         this.computeNodes = computeNodes;
         this.epoch = epoch;
+        this.workloadSecond = workloadSecond;
     }
 
     @Override
@@ -66,11 +82,13 @@ final class DemoScenario implements Replay.Scenario, JobSource {
         }
         if (pass == OUT_OF_BAND_PASS) {
             outOfBand = plant("mallory", "990001", 2);
+            outOfBandSecond = second;
         } else if (pass == INTERACTIVE_PASS) {
             interactive = plant("ivan", "UNKNOWN", 1);
         } else if (pass == LOST_RELEASE_PASS) {
             control.loseNextRelease();
             lostReleases++;
+            lostReleaseSecond = second;
         } else if (pass == FORGET_PASS) {
             forgetNext = true;
         }
@@ -88,7 +106,7 @@ final class DemoScenario implements Replay.Scenario, JobSource {
     public synchronized boolean forgetRelease(Job job) {
         if (forgetNext && pass >= FORGET_PASS) {
             forgetNext = false;
-            forgottenJobs.add(job.id());
+            forgottenJobs.put(job.id(), workloadSecond.get());
             return true;
         }
         return false;
@@ -124,6 +142,16 @@ final class DemoScenario implements Replay.Scenario, JobSource {
         };
     }
 
+    /** The scheduler stopped: no job is running any more, and workload time moves on by {@code seconds}. */
+    synchronized void idle(long seconds) {
+        live.clear();
+        workloadSecond.addAndGet(seconds);
+    }
+
+    long second() {
+        return workloadSecond.get();
+    }
+
     /** Brings failed nodes back, so the machine ends as it started. */
     synchronized void heal() {
         if (down != null) {
@@ -133,7 +161,8 @@ final class DemoScenario implements Replay.Scenario, JobSource {
     }
 
     synchronized Planted planted() {
-        return new Planted(outOfBand, interactive, List.copyOf(forgottenJobs), lostReleases, nodeFailures);
+        return new Planted(outOfBand, outOfBandSecond, interactive, Map.copyOf(forgottenJobs), lostReleases, lostReleaseSecond,
+                nodeFailures);
     }
 
     /**

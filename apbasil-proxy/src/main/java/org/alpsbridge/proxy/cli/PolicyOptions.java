@@ -1,10 +1,8 @@
 package org.alpsbridge.proxy.cli;
 
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
 import org.alpsbridge.proxy.backend.Backend;
 import org.alpsbridge.proxy.backend.BackendException;
 import org.alpsbridge.proxy.backend.Call;
@@ -84,25 +82,16 @@ final class PolicyOptions {
                 : jobsFile != null ? JobSource.file(jobsFile) : null;
         OrphanWatch orphans = new OrphanWatch(jobs, apkill, commandTimeout, stats);
         inventory.onFullInventory(orphans::inspect);
+        orphans.refreshBy(inventory::refreshNow);
         MetricsServer endpoint = metrics == null ? null
                 : MetricsServer.start(address(metrics), () -> stats.snapshot().prometheus());
         daemon.decorate(stats::backendSide)
                 .decorate(inventory::decorate)
                 .decorate(orphans::decorate)
                 .decorate(next -> closing(stats.clientSide(next), endpoint))
-                .admin("stats", (args, caller) -> stats(stats, args))
+                .admin("stats", (args, caller) -> stats.admin(args))
                 .admin("orphans", (args, caller) -> orphans.admin(args));
         inventory.start();
-    }
-
-    static byte[] stats(Stats stats, Map<String, String> args) {
-        var snapshot = stats.snapshot();
-        String text = switch (args.getOrDefault("format", "table")) {
-            case "json" -> snapshot.toJson() + "\n";
-            case "prometheus" -> snapshot.prometheus();
-            default -> snapshot.table();
-        };
-        return text.getBytes(StandardCharsets.UTF_8);
     }
 
     static InetSocketAddress address(String hostPort) {

@@ -6,6 +6,7 @@ import picocli.CommandLine.Command;
 @Command(name = "proxy",
         mixinStandardHelpOptions = true,
         description = "The apbasil proxy daemon and its operator commands.",
-        subcommands = {ProxyServeCommand.class, ProxyStatsCommand.class, ProxyOrphansCommand.class})
+        subcommands = {ProxyServeCommand.class, ProxyStatsCommand.class, ProxyOrphansCommand.class, ProxyInterruptedCommand.class,
+            ProxyBenchCommand.class})
 public final class ProxyCommand {
 }

@@ -21,6 +21,7 @@ import picocli.CommandLine.Spec;
         footer = {"", "Examples:",
             "  alpsbridge proxy orphans --connect 127.0.0.1:6830",
             "  alpsbridge proxy orphans --json --release",
+            "  alpsbridge proxy orphans --refresh    (list from an inventory fetched now)",
             "", "Exit codes: 0 ok (also when orphans are found), 1 the daemon could not be reached or refused",
             "(reason on stderr), 2 usage error."})
 public final class ProxyOrphansCommand implements Callable<Integer> {
@@ -30,6 +31,10 @@ public final class ProxyOrphansCommand implements Callable<Integer> {
 
     @Option(names = "--json", description = "One JSON object with an orphans array (reservationId, user, batchId, nodes, reasons, ...).")
     boolean json;
+
+    @Option(names = "--refresh",
+            description = "Have the daemon fetch and inspect a full inventory first (one backend INVENTORY), instead of listing from the last one.")
+    boolean refresh;
 
     @Option(names = "--release", description = "Release every listed orphan: RELEASE, then apkill -9 its applications.")
     boolean release;
@@ -41,6 +46,9 @@ public final class ProxyOrphansCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Map<String, String> args = new LinkedHashMap<>();
         args.put("format", json ? "json" : "table");
+        if (refresh) {
+            args.put("refresh", "true");
+        }
         if (release) {
             args.put("release", "true");
         }

@@ -7,6 +7,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
@@ -15,6 +16,7 @@ import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.Timer;
 import java.util.TimerTask;
+import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.SSLSocketFactory;
 import org.alpsbridge.proxy.wire.Exchange;
@@ -61,7 +63,12 @@ public final class ProxyConnection {
                 s.setTcpNoDelay(true);
                 s.connect(address.resolved(), (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis())));
                 if (tls != null) {
-                    SSLSocket ssl = (SSLSocket) tls.createSocket(s, address.text(), 0, true);
+                    InetSocketAddress daemon = (InetSocketAddress) address.socketAddress();
+                    SSLSocket ssl = (SSLSocket) tls.createSocket(s, daemon.getHostString(), daemon.getPort(), true);
+                    SSLParameters params = ssl.getSSLParameters();
+                    // The certificate must name the host the client was pointed at, not merely chain to tls_ca.
+                    params.setEndpointIdentificationAlgorithm("HTTPS");
+                    ssl.setSSLParameters(params);
                     watchdog.guard(ssl);
                     ssl.startHandshake();
                     s = ssl;

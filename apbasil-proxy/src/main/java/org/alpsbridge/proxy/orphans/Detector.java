@@ -16,7 +16,8 @@ import java.util.Set;
  * the moment its fetch started, and a RELEASE that completed after that moment may postdate the
  * inventory, so its reservation is not judged by that inventory. Reservations made through the proxy are
  * known from their RESERVE answers; while a RESERVE is in flight, a reservation the proxy does not know yet
- * may be its result, so unknown ones wait for the next inventory. The first inventory adopts every
+ * may be its result, so an unknown one waits until every RESERVE then in flight has answered: if none of
+ * them named it, it is an orphan at once, without waiting for the next inventory. The first inventory adopts every
  * reservation in it: what existed before the proxy started is judged by its batch job only.
  *
  * <p>Not thread-safe: {@link OrphanWatch} guards it.
@@ -29,19 +30,42 @@ final class Detector {
     private final Map<Long, Long> releasedAt = new HashMap<>();
     private final Map<Long, Long> releaseFailedAt = new HashMap<>();
     private final Map<Long, Integer> releasesInFlight = new HashMap<>();
-    private int reservesInFlight;
+    private final Set<Long> reservesInFlight = new HashSet<>();
+    private final Map<Long, Deferred> deferred = new LinkedHashMap<>();
+    private long reserveSeq;
     private boolean adopted;
 
-    void reserveStarted() {
-        reservesInFlight++;
+    /** An unknown reservation of the last inventory that may be the answer of a RESERVE still in flight. */
+    private record Deferred(Orphan orphan, Set<Long> waitingFor) {
     }
 
-    /** @param reservationId the id ALPS answered, or null when the RESERVE failed or got no answer */
-    void reserveEnded(Long reservationId, long now) {
-        reservesInFlight--;
+    /** @return this RESERVE's ticket for {@link #reserveEnded} */
+    long reserveStarted() {
+        reservesInFlight.add(++reserveSeq);
+        return reserveSeq;
+    }
+
+    /**
+     * @param ticket what {@link #reserveStarted} returned
+     * @param reservationId the id ALPS answered, or null when the RESERVE failed or got no answer
+     * @return reservations of the last inventory that are orphans now that this RESERVE did not name them
+     */
+    List<Orphan> reserveEnded(long ticket, Long reservationId, long now) {
+        reservesInFlight.remove(ticket);
         if (reservationId != null) {
             knownSince.put(reservationId, now);
+            deferred.remove(reservationId);
         }
+        List<Orphan> found = new ArrayList<>();
+        for (var it = deferred.values().iterator(); it.hasNext(); ) {
+            Deferred d = it.next();
+            d.waitingFor().remove(ticket);
+            if (d.waitingFor().isEmpty()) {
+                found.add(d.orphan());
+                it.remove();
+            }
+        }
+        return found;
     }
 
     void releaseStarted(long reservationId) {
@@ -74,6 +98,7 @@ final class Detector {
         }
         Map<Long, Orphan> orphans = new LinkedHashMap<>();
         Set<Long> present = new HashSet<>();
+        deferred.clear();
         for (Seen r : reservations) {
             present.add(r.id());
             if (INTERACTIVE_BATCH_ID.equals(r.batchId()) || releasesInFlight.containsKey(r.id())) {
@@ -90,19 +115,27 @@ final class Detector {
             if (releaseFailedAt.containsKey(r.id())) {
                 reasons.add(Reason.RELEASE_FAILED);
             }
-            if (!knownSince.containsKey(r.id()) && reservesInFlight == 0) {
+            boolean unknown = !knownSince.containsKey(r.id());
+            if (unknown && reservesInFlight.isEmpty()) {
                 reasons.add(Reason.NOT_CREATED_BY_PROXY);
             }
             if (liveJobs != null && r.batchId() != null && !liveJobs.contains(r.batchId())) {
                 reasons.add(Reason.JOB_GONE);
             }
             if (!reasons.isEmpty()) {
-                orphans.put(r.id(), new Orphan(r.id(), r.user(), r.account(), r.batchId(), r.nids(),
-                        Math.max(0, inventoryTime - r.timeStamp()), new ArrayList<>(reasons), r.apids()));
+                orphans.put(r.id(), orphan(r, inventoryTime, reasons));
+            } else if (unknown) {
+                deferred.put(r.id(), new Deferred(orphan(r, inventoryTime, EnumSet.of(Reason.NOT_CREATED_BY_PROXY)),
+                        new HashSet<>(reservesInFlight)));
             }
         }
         forgetGone(present, fetchStarted);
         return orphans;
+    }
+
+    private static Orphan orphan(Seen r, long inventoryTime, EnumSet<Reason> reasons) {
+        return new Orphan(r.id(), r.user(), r.account(), r.batchId(), r.nids(), Math.max(0, inventoryTime - r.timeStamp()),
+                new ArrayList<>(reasons), r.apids());
     }
 
     /** Drops what an inventory fetched after the fact proves gone, so memory stays bounded. */

@@ -55,6 +55,7 @@ public final class OrphanWatch {
     private final Counter releases;
     private final Counter detectionSeconds;
     private Backend chain;
+    private volatile Runnable refresher;
     private Map<Long, Orphan> current = Map.of();
     private Inspection last;
 
@@ -83,6 +84,15 @@ public final class OrphanWatch {
         Backend watched = new Watched(inner);
         chain = watched;
         return watched;
+    }
+
+    /**
+     * What {@code refresh=true} of {@link #admin} runs first: the policy's
+     * {@link org.alpsbridge.proxy.policy.InventoryPolicy#refreshNow()}, which fetches a full inventory and
+     * returns once this watch has inspected it.
+     */
+    public void refreshBy(Runnable refresher) {
+        this.refresher = refresher;
     }
 
     /**
@@ -119,17 +129,22 @@ public final class OrphanWatch {
             Map<Long, Orphan> now = detector.judge(seen, inventoryTime, fetchStartedNanos, live);
             for (Orphan o : now.values()) {
                 if (!current.containsKey(o.reservationId())) {
-                    o.reasons().forEach(r -> found.increment(r.label()));
-                    if (o.reasons().contains(Reason.NOT_CREATED_BY_PROXY)) {
-                        detectionSeconds.add("", o.ageSeconds());
-                    }
-                    log.warn("orphans: reservation {} is an orphan ({}): user {}, batch id {}, nodes {}, age {} s",
-                            o.reservationId(), o.why(), o.user(), o.batchId(), o.nids(), o.ageSeconds());
+                    announce(o);
                 }
             }
             current = now;
             last = new Inspection(Instant.now(), inventoryTime, header.protocol(), reservations.size(), jobError);
         }
+    }
+
+    /** Counts and logs an orphan seen for the first time. Holds the lock. */
+    private void announce(Orphan o) {
+        o.reasons().forEach(r -> found.increment(r.label()));
+        if (o.reasons().contains(Reason.NOT_CREATED_BY_PROXY)) {
+            detectionSeconds.add("", o.ageSeconds());
+        }
+        log.warn("orphans: reservation {} is an orphan ({}): user {}, batch id {}, nodes {}, age {} s",
+                o.reservationId(), o.why(), o.user(), o.batchId(), o.nids(), o.ageSeconds());
     }
 
     /** The orphans of the last inspection, in inventory order. */
@@ -196,10 +211,15 @@ public final class OrphanWatch {
     }
 
     /**
-     * The admin handler behind {@code alpsbridge proxy orphans}: {@code release=true} releases every
-     * orphan first; {@code format=json} answers one JSON object, anything else a table.
+     * The admin handler behind {@code alpsbridge proxy orphans}: {@code refresh=true} has a full inventory
+     * fetched and inspected first (see {@link #refreshBy}); {@code release=true} releases every orphan;
+     * {@code format=json} answers one JSON object, anything else a table.
      */
     public byte[] admin(Map<String, String> args) {
+        Runnable refresh = refresher;
+        if (Boolean.parseBoolean(args.getOrDefault("refresh", "false")) && refresh != null) {
+            refresh.run();
+        }
         Map<Long, ReleaseOutcome> outcomes = new LinkedHashMap<>();
         List<Orphan> listed = orphans();
         if (Boolean.parseBoolean(args.getOrDefault("release", "false"))) {
@@ -283,8 +303,9 @@ public final class OrphanWatch {
         }
 
         private byte[] reserve(Call call) throws BackendException {
+            long ticket;
             synchronized (OrphanWatch.this) {
-                detector.reserveStarted();
+                ticket = detector.reserveStarted();
             }
             Long id = null;
             try {
@@ -293,7 +314,15 @@ public final class OrphanWatch {
                 return response;
             } finally {
                 synchronized (OrphanWatch.this) {
-                    detector.reserveEnded(id, System.nanoTime());
+                    List<Orphan> late = detector.reserveEnded(ticket, id, System.nanoTime());
+                    if (!late.isEmpty()) {
+                        Map<Long, Orphan> now = new LinkedHashMap<>(current);
+                        for (Orphan o : late) {
+                            now.put(o.reservationId(), o);
+                            announce(o);
+                        }
+                        current = now;
+                    }
                 }
             }
         }

@@ -6,13 +6,17 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Predicate;
 import org.alpsbridge.basil.codec.BasilCodec;
 import org.alpsbridge.basil.codec.BasilException;
 import org.alpsbridge.basil.inventory.NodeView;
@@ -44,7 +48,8 @@ import org.slf4j.LoggerFactory;
  * {@code start} (nothing cached yet, e.g. after a restart), {@code summary-changed},
  * {@code summary-failed}, {@code interval}, {@code fallback-interval} (a backend without SUMMARY),
  * {@code unknown-outcome} (a reservation change that failed to answer, or answered garbage),
- * {@code release-failed}, {@code release-unclear} (a RELEASE answer without {@code claims}),
+ * {@code release-failed}, {@code release-unclear} (a RELEASE answer without {@code claims}), {@code operator}
+ * ({@link #refreshNow()}),
  * {@code reserve-unpatched} (a RESERVE whose effect the cache could not work out), {@code switch},
  * {@code fetch-failed} (the previous fetch failed).
  *
@@ -84,6 +89,7 @@ public final class InventoryPolicy implements AutoCloseable {
         CachedInventory cache;
         String staleBecause;
         long summaryCheckedMillis = Long.MIN_VALUE;
+        long lastFetchMillis;
         boolean noSummary;
     }
 
@@ -130,36 +136,71 @@ public final class InventoryPolicy implements AutoCloseable {
         listeners.add(listener);
     }
 
-    /** Starts the timer that refreshes any cached inventory older than the refresh interval, even when idle. */
+    /**
+     * Starts the timer that refreshes any cached inventory before it gets older than the refresh interval,
+     * even when idle: a reservation made behind the proxy's back just after one fetch started is in the
+     * inventory that the next fetch completes within one refresh interval of it.
+     */
     public synchronized void start() {
         if (timer == null) {
             timer = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "policy-refresh"));
-            long period = Math.max(1000, settings.refreshInterval().toMillis() / 4);
+            long period = timerPeriodMillis();
             timer.scheduleWithFixedDelay(this::refreshDue, period, period, TimeUnit.MILLISECONDS);
         }
     }
 
+    /** How often the timer looks: a twentieth of the refresh interval, within 50 to 250 ms (a look is a comparison). */
+    private long timerPeriodMillis() {
+        return Math.max(50, Math.min(250, settings.refreshInterval().toMillis() / 20));
+    }
+
     /**
-     * Refreshes every cached inventory older than the refresh interval; what the timer runs. Failures are
-     * logged, and the next scheduler request retries.
+     * Refreshes every cached inventory that would reach the refresh interval before the fetch that the
+     * next timer tick could start completes (its age plus the last fetch's duration plus one timer period);
+     * what the timer runs. Failures are logged, and the next scheduler request retries.
      */
     public void refreshDue() {
+        long interval = settings.refreshInterval().toMillis();
+        long now = clock.millis();
+        refreshWhere(e -> now - e.cache.fetchedAtMillis + e.lastFetchMillis + timerPeriodMillis() >= interval, "interval");
+    }
+
+    /**
+     * Fetches a full inventory now for every protocol version the scheduler asked for, whatever the
+     * cache's age, and waits until the full-inventory listeners (the orphan watch) have seen it.
+     *
+     * @return how many inventories were fetched; 0 when the scheduler asked for none yet or the fetch failed
+     */
+    public int refreshNow() {
+        int fetched = refreshWhere(e -> true, "operator");
+        try {
+            CompletableFuture.runAsync(() -> { }, notifier).get(settings.refreshInterval().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException ex) {
+            log.warn("policy: the full-inventory listeners did not finish: {}", ex.toString());
+        }
+        return fetched;
+    }
+
+    private int refreshWhere(Predicate<Entry> due, String reason) {
+        int fetched = 0;
         lock.lock();
         try {
-            long now = clock.millis();
             for (Map.Entry<String, Entry> e : new ArrayList<>(entries.entrySet())) {
-                CachedInventory c = e.getValue().cache;
-                if (c != null && now - c.fetchedAtMillis >= settings.refreshInterval().toMillis()) {
+                if (e.getValue().cache != null && due.test(e.getValue())) {
                     byte[] request = codec.write(BasilRequest.query(e.getKey(), "INVENTORY"));
                     refresh(e.getValue(), new Call(request, e.getKey(), "QUERY", "INVENTORY", Caller.UNAUTHENTICATED, null),
-                            "interval");
+                            reason);
+                    fetched++;
                 }
             }
         } catch (BasilException | BackendException | RuntimeException ex) {
-            log.warn("policy: interval refresh failed: {}", ex.getMessage());
+            log.warn("policy: {} refresh failed: {}", reason, ex.getMessage());
         } finally {
             lock.unlock();
         }
+        return fetched;
     }
 
     @Override
@@ -305,6 +346,7 @@ public final class InventoryPolicy implements AutoCloseable {
             e.staleBecause = "fetch-failed";
             throw ex;
         }
+        e.lastFetchMillis = Math.max(0, clock.millis() - startedMillis);
         CachedInventory fresh;
         try {
             fresh = CachedInventory.read(response, call.protocol(), startedMillis, startedNanos, e.cache);

@@ -66,6 +66,20 @@ public final class Stats {
         gauges.put(name, new Gauge(help, value));
     }
 
+    /**
+     * The admin handler behind {@code alpsbridge proxy stats}: {@code format=json} answers the snapshot's
+     * JSON, {@code format=prometheus} the metrics endpoint's text, anything else the table.
+     */
+    public byte[] admin(Map<String, String> args) {
+        Snapshot snapshot = snapshot();
+        String text = switch (args.getOrDefault("format", "table")) {
+            case "json" -> snapshot.toJson() + "\n";
+            case "prometheus" -> snapshot.prometheus();
+            default -> snapshot.table();
+        };
+        return text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
     /** Everything as of now. */
     public Snapshot snapshot() {
         Map<String, MethodFigures> figures = new TreeMap<>(Snapshot.METHOD_ORDER);

@@ -23,8 +23,7 @@ class DetectorTest {
     }
 
     static void madeThroughProxy(Detector d, long id, long at) {
-        d.reserveStarted();
-        d.reserveEnded(id, at);
+        d.reserveEnded(d.reserveStarted(), id, at);
     }
 
     @Test
@@ -44,12 +43,26 @@ class DetectorTest {
     }
 
     @Test
-    void unknownReservationsWaitWhileAReserveIsInFlight() {
+    void anUnknownReservationWaitsForTheReservesInFlightAndIsAnOrphanWhenNoneNamedIt() {
         Detector d = started();
-        d.reserveStarted();
+        long first = d.reserveStarted();
         assertTrue(d.judge(List.of(seen(7, "200")), 1060, 20, null).isEmpty());
-        d.reserveEnded(null, 30);
+        long later = d.reserveStarted();
+        assertTrue(d.reserveEnded(later, 9L, 25).isEmpty(), "a RESERVE started after the inventory does not decide");
+        List<Orphan> late = d.reserveEnded(first, null, 30);
+        assertEquals(List.of(7L), late.stream().map(Orphan::reservationId).toList());
+        assertEquals(List.of(Reason.NOT_CREATED_BY_PROXY), late.get(0).reasons());
+        assertEquals(60, late.get(0).ageSeconds());
         assertEquals(Set.of(7L), d.judge(List.of(seen(7, "200")), 1070, 40, null).keySet());
+    }
+
+    @Test
+    void anUnknownReservationThatTheReserveInFlightNamesIsNotAnOrphan() {
+        Detector d = started();
+        long ticket = d.reserveStarted();
+        assertTrue(d.judge(List.of(seen(7, "200")), 1060, 20, null).isEmpty());
+        assertTrue(d.reserveEnded(ticket, 7L, 30).isEmpty());
+        assertTrue(d.judge(List.of(seen(7, "200")), 1070, 40, Set.of("200")).isEmpty());
     }
 
     @Test

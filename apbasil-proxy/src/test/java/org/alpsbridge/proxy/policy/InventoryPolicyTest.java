@@ -237,15 +237,59 @@ class InventoryPolicyTest {
     }
 
     @Test
-    void theTimerRefreshesAnIdleCacheAtTheInterval() throws Exception {
+    void theTimerRefreshesAnIdleCacheEarlyEnoughThatTheNextInventoryIsInWithinTheInterval() throws Exception {
         InventoryPolicy policy = new InventoryPolicy(PolicySettings.DEFAULTS, clock, stats, Runnable::run);
-        Backend b = policy.decorate(alps);
+        Backend slowInventory = new Backend() {
+            @Override
+            public byte[] call(Call call) throws BackendException {
+                if ("INVENTORY".equals(call.queryType())) {
+                    clock.advance(Duration.ofSeconds(2)); // a 12 MB inventory takes its time
+                }
+                return alps.call(call);
+            }
+
+            @Override
+            public String describe() {
+                return "slow";
+            }
+        };
+        Backend b = policy.decorate(slowInventory);
         b.call(query("1.3", "INVENTORY"));
         policy.refreshDue();
         assertEquals(1, alps.calls("QUERY/INVENTORY"));
-        clock.advance(Duration.ofSeconds(60));
+        clock.advance(Duration.ofMillis(55_749)); // 57.749 s since that fetch started
+        policy.refreshDue();
+        assertEquals(1, alps.calls("QUERY/INVENTORY"));
+        clock.advance(Duration.ofMillis(1)); // + 2 s fetch + 0.25 s timer period = 60 s
         policy.refreshDue();
         assertEquals(2, alps.calls("QUERY/INVENTORY"));
+    }
+
+    @Test
+    void refreshNowFetchesEveryAskedForVersionAndReturnsAfterTheListenersSawIt() throws Exception {
+        InventoryPolicy policy = new InventoryPolicy(PolicySettings.DEFAULTS, stats);
+        try {
+            List<Integer> seen = java.util.Collections.synchronizedList(new ArrayList<>());
+            policy.onFullInventory((h, nodes, reservations, started) -> {
+                try {
+                    Thread.sleep(50); // the listeners run on the policy's own thread: refreshNow must wait for them
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                seen.add(reservations.size());
+            });
+            Backend b = policy.decorate(alps);
+            assertEquals(0, policy.refreshNow(), "nothing asked for yet");
+            b.call(query("1.3", "INVENTORY"));
+            b.call(query("1.2", "INVENTORY"));
+            alps.reservations.add(reservation(44));
+            assertEquals(2, policy.refreshNow());
+            assertEquals(List.of(0, 0, 1, 1), seen);
+            assertEquals(4, alps.calls("QUERY/INVENTORY"));
+            assertEquals(2, stats.snapshot().counters().get("policy_refreshes").values().get("operator"));
+        } finally {
+            policy.close();
+        }
     }
 
     static BasilRequest reserve() {

@@ -35,6 +35,18 @@ class ProxyConfigTest {
     }
 
     @Test
+    void theModuleReadmeDocumentsEveryKeyWithItsDefault() throws Exception {
+        List<String> lines = Files.readAllLines(Path.of("README.md"));
+        for (ProxyConfig.Key k : ProxyConfig.Key.values()) {
+            String row = lines.stream().filter(l -> l.startsWith("| `" + k.name + "` |")).findFirst()
+                    .orElseThrow(() -> new AssertionError("README.md has no row for " + k.name));
+            if (!k.defaultValue.isEmpty()) {
+                assertTrue(row.contains("| `" + k.defaultValue + "` |"), "README.md gives another default: " + row);
+            }
+        }
+    }
+
+    @Test
     void theFileIsKeyValueWithCommentsAndCaseInsensitiveKeys() throws Exception {
         Path f = dir.resolve("proxy.conf");
         Files.writeString(f, "# apbasil proxy\n\nLISTEN = 0.0.0.0:7000, unix:/run/a.sock  # both\n"

@@ -3,6 +3,7 @@ package org.alpsbridge.basil.emulator;
 import java.util.ArrayList;
 import java.util.List;
 import org.alpsbridge.basil.model.ReserveParam;
+import org.alpsbridge.basil.nodes.NidOrder;
 import org.alpsbridge.basil.nodes.NidSet;
 
 /**
@@ -62,7 +63,7 @@ record Demand(String architecture, long width, long depth, long nppn, long npps,
             b.label(l.name(), !"SOFT".equals(l.type()), !"REPEL".equals(l.disposition()));
         }
         for (String text : p.nodeParams()) {
-            b.nodes(ints("NodeParam", text));
+            b.nodes(orderedNids(text));
         }
         for (ReserveParam.AccelParam a : p.accelParams()) {
             b.accel(a.type() == null ? "GPU" : a.type(), a.family(), orZero(a.memoryMb()));
@@ -84,6 +85,27 @@ record Demand(String architecture, long width, long depth, long nppn, long npps,
         } catch (IllegalArgumentException e) {
             throw Rejection.syntax("ALPS error: bad " + what + " '" + rangeList + "': " + e.getMessage());
         }
+    }
+
+    /**
+     * A NodeParam's NIDs in the order written: Slurm lists them in its node-rank order and ALPS places PEs in
+     * list order, so {@code 5-8,1-3} is not {@code 1-3,5-8}.
+     */
+    private static int[] orderedNids(String rangeList) throws Rejection {
+        long[] nids;
+        try {
+            nids = NidOrder.parse(rangeList, Machine.MAX_NID);
+        } catch (IllegalArgumentException e) {
+            throw Rejection.syntax("ALPS error: bad NodeParam '" + rangeList + "': " + e.getMessage());
+        }
+        int[] out = new int[nids.length];
+        for (int i = 0; i < nids.length; i++) {
+            if (nids[i] > Integer.MAX_VALUE) {
+                throw Rejection.transientFailure("ALPS error: apsched: node " + nids[i] + " is not a compute node known to ALPS");
+            }
+            out[i] = (int) nids[i];
+        }
+        return out;
     }
 
     static Builder width(long width) {

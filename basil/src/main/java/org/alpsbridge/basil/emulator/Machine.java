@@ -27,11 +27,15 @@ final class Machine {
     /** NIDs are looked up in a dense table; real systems stay far below this. */
     static final int MAX_NID = 4_000_000;
 
+    /** Shared by every unlabelled node; label arrays are replaced, never changed in place. */
+    private static final String[] NO_LABELS = new String[0];
+
     static final byte ROLE_BATCH = 0;
     static final byte ROLE_INTERACTIVE = 1;
 
     private final String spec;
     private final int[] nids;
+    /** Node names as captured, or {@code null} when they follow from the NIDs (see {@link #name(int)}). */
     private final String[] names;
     private final Hardware[] hardware;
     private final byte[] roles;
@@ -40,8 +44,10 @@ final class Machine {
     private final List<Reservation> startReservations;
     private final String engineVersion;
     private final int[] indexByNid;
+    private final List<Hardware> kinds;
 
     /**
+     * @param names node names, or {@code null} to derive each from its NID as {@link #cname(int, boolean)} does
      * @param states initial node states, or {@code null} for all UP
      * @param startReservations reservations the machine holds at start (from a captured inventory); copied per use
      */
@@ -68,6 +74,16 @@ final class Machine {
             }
             indexByNid[nids[i]] = i;
         }
+        List<Hardware> distinct = new ArrayList<>();
+        Hardware previous = null;
+        for (Hardware h : hardware) {
+            // nodes of one kind come in runs sharing one instance: compare by identity first, equality rarely
+            if (h != previous && !distinct.contains(h)) {
+                distinct.add(h);
+            }
+            previous = h;
+        }
+        this.kinds = List.copyOf(distinct);
     }
 
     static Machine parse(String spec) {
@@ -115,10 +131,8 @@ final class Machine {
         if (interactive > total) {
             throw new IllegalArgumentException("machine '" + spec + "': interactive=" + interactive + " but only " + total + " compute nodes");
         }
-        boolean aries = kinds.get(0).aries();
         int n = (int) total;
         int[] nids = new int[n];
-        String[] names = new String[n];
         Hardware[] hardware = new Hardware[n];
         byte[] roles = new byte[n];
         int node = 0;
@@ -126,12 +140,12 @@ final class Machine {
         for (int g = 0; g < kinds.size(); g++) {
             for (int k = 0; k < counts.get(g); k++, node++, nid++) {
                 nids[node] = nid;
-                names[node] = cname(nid, aries);
                 hardware[node] = kinds.get(g);
                 roles[node] = node < interactive ? ROLE_INTERACTIVE : ROLE_BATCH;
             }
         }
-        return new Machine(spec, nids, names, hardware, roles, new String[n][], null, List.of(), engine);
+        // Names are derived when asked for: a drop-in answering SUMMARY for 100,000 nodes never needs them.
+        return new Machine(spec, nids, null, hardware, roles, new String[n][], null, List.of(), engine);
     }
 
     private static int count(String spec, String name, String value, int min) {
@@ -172,7 +186,7 @@ final class Machine {
     }
 
     String name(int node) {
-        return names[node];
+        return names != null ? names[node] : cname(nids[node], hardware[0].aries());
     }
 
     Hardware hardware(int node) {
@@ -186,7 +200,7 @@ final class Machine {
     /** Labels of a node as set at start (inventory replay); never {@code null}. */
     String[] initialLabels(int node) {
         String[] l = labels[node];
-        return l == null ? new String[0] : l;
+        return l == null ? NO_LABELS : l;
     }
 
     NodeState initialState(int node) {
@@ -209,6 +223,6 @@ final class Machine {
 
     /** Distinct hardware kinds, in order of first appearance. */
     List<Hardware> kinds() {
-        return Arrays.stream(hardware).distinct().toList();
+        return kinds;
     }
 }

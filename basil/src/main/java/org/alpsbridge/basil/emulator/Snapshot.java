@@ -7,9 +7,11 @@ import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
 import org.alpsbridge.basil.model.ErrorClass;
@@ -20,7 +22,9 @@ import org.alpsbridge.basil.nodes.NidSet;
  * The text form of an emulator's state, as the drop-in keeps it between invocations: the machine spec,
  * the counters, the nodes that differ from how the machine starts, every reservation with what it holds,
  * and the faults. Line-oriented, one record per line, strings percent-encoded; the last line counts the
- * records before it, so a file cut short is recognised instead of half-loaded.
+ * records before it, so a file cut short is recognised instead of half-loaded. A run of nodes in NID order
+ * holding the same (a whole-node job) takes one {@code shares FIRST-LAST} line, so a state holding 50,000
+ * nodes loads in one pass over a few hundred lines.
  */
 final class Snapshot {
 
@@ -50,9 +54,16 @@ final class Snapshot {
             for (Reservation.Command cmd : r.commands) {
                 lines.add("command " + cmd.width() + " " + cmd.depth() + " " + cmd.nppn() + " " + cmd.memoryMb() + " " + enc(cmd.architecture()));
             }
-            for (Reservation.Share s : r.shares) {
-                String pages = java.util.Arrays.stream(s.pages()).mapToObj(Long::toString).collect(Collectors.joining(","));
-                lines.add("share " + m.nid(s.node()) + " " + NidSet.copyOf(s.processors().stream().asLongStream()) + " " + pages
+            List<Reservation.Share> shares = r.shares;
+            for (int i = 0, end; i < shares.size(); i = end) {
+                Reservation.Share s = shares.get(i);
+                end = i + 1;
+                while (end < shares.size() && sameRun(m, shares.get(end - 1), shares.get(end))) {
+                    end++;
+                }
+                String pages = Arrays.stream(s.pages()).mapToObj(Long::toString).collect(Collectors.joining(","));
+                String nids = end - i == 1 ? "share " + m.nid(s.node()) : "shares " + m.nid(s.node()) + "-" + m.nid(shares.get(end - 1).node());
+                lines.add(nids + " " + NidSet.copyOf(s.processors().stream().asLongStream()) + " " + pages
                         + " " + bit(s.accelerator()) + " " + enc(s.memoryType()));
             }
             for (Reservation.Application app : r.applications) {
@@ -120,8 +131,13 @@ final class Snapshot {
                     }
                     case "command" -> commands.add(new Reservation.Command(Long.parseLong(f[1]), Long.parseLong(f[2]),
                             Long.parseLong(f[3]), Long.parseLong(f[4]), dec(f[5])));
-                    case "share" -> {
-                        int node = index(e, f[1]);
+                    case "share", "shares" -> {
+                        String[] range = f[0].equals("share") ? new String[] {f[1], f[1]} : f[1].split("-", 2);
+                        int firstNid = Integer.parseInt(range[0]);
+                        int lastNid = Integer.parseInt(range[1]);
+                        if (lastNid < firstNid) {
+                            throw new IllegalArgumentException("NID range " + f[1] + " runs backwards");
+                        }
                         BitSet processors = new BitSet();
                         NidSet.parse(f[2]).stream().forEach(p -> processors.set((int) p));
                         String[] p = f[3].split(",");
@@ -129,10 +145,15 @@ final class Snapshot {
                         for (int k = 0; k < p.length; k++) {
                             pages[k] = Long.parseLong(p[k]);
                         }
-                        if (pages.length != e.apsched().machine().hardware(node).segments()) {
-                            throw new IllegalArgumentException("share on NID " + f[1] + " lists " + pages.length + " segments");
+                        String memoryType = dec(f[5]);
+                        for (int nid = firstNid; nid <= lastNid; nid++) {
+                            int node = index(e, Integer.toString(nid));
+                            if (pages.length != e.apsched().machine().hardware(node).segments()) {
+                                throw new IllegalArgumentException("share on NID " + nid + " lists " + pages.length + " segments");
+                            }
+                            // the shares of one run may hold the same sets: nothing changes a share once made
+                            shares.add(new Reservation.Share(node, processors, pages, f[4].equals("1"), memoryType));
                         }
-                        shares.add(new Reservation.Share(node, processors, pages, f[4].equals("1"), dec(f[5])));
                     }
                     case "application" -> {
                         current = current == null ? finish(e, head, commands, shares, null) : current;
@@ -174,6 +195,12 @@ final class Snapshot {
         r.basilApid = Long.parseLong(head[11]);
         e.apsched().restoreReservation(r);
         return r;
+    }
+
+    /** True if {@code b} continues a run of shares begun before {@code a}: the next NID, holding exactly the same. */
+    private static boolean sameRun(Machine m, Reservation.Share a, Reservation.Share b) {
+        return m.nid(b.node()) == m.nid(a.node()) + 1 && a.accelerator() == b.accelerator() && a.processors().equals(b.processors())
+                && Arrays.equals(a.pages(), b.pages()) && Objects.equals(a.memoryType(), b.memoryType());
     }
 
     private static int index(Emulator e, String nid) {

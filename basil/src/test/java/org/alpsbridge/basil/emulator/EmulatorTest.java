@@ -65,6 +65,18 @@ class EmulatorTest {
     }
 
     @Test
+    void aNodeParamIsPlacedInTheOrderWrittenAndARepeatedNidIsRefused() throws BasilException {
+        Emulator e = Emulator.create("xc30:8");
+        // Slurm writes NodeParam in its node-rank order and merges only upward runs: 6-7,2-3 is not 2-3,6-7.
+        ResponseData placed = call(e, reserve("1.3", ReserveParam.builder().width(4 * 32).nppn(32).nodes("6-7,2-3").build()));
+        assertTrue(placed.isSuccess(), placed.messageText());
+        assertEquals(List.of(6L, 7L, 2L, 3L), placed.content(Reserved.class).orElseThrow().nodeIds());
+        ResponseData repeated = call(e, reserve("1.3", ReserveParam.builder().width(32).nodes("4,0-5").build()));
+        assertEquals(ErrorClass.PERMANENT, repeated.errorClass());
+        assertTrue(repeated.messageText().startsWith("ALPS error: bad NodeParam '4,0-5': "), repeated.messageText());
+    }
+
+    @Test
     void aSlurmStyleLifecycleReservesConfirmsAtOnePointZeroAndReleases() throws BasilException {
         Emulator e = Emulator.create("xc30:8");
         ResponseData reserved = call(e, reserve("1.3", ReserveParam.builder().architecture("XT").width(64).nppn(32).nppcu(0).depth(1)

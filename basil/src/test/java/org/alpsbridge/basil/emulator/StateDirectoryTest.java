@@ -50,6 +50,13 @@ class StateDirectoryTest {
         return BasilRequest.reserve("1.3", "alice", "7", null, List.of(ReserveParam.builder().width(32).build()));
     }
 
+    private static long reserveWhole(Emulator e, ReserveParam.Builder p) throws BasilException {
+        ResponseData d = CODEC.readResponse(e.handle(CODEC.write(BasilRequest.reserve("1.3", "dave", "9", null, List.of(p.build())))))
+                .responseData();
+        assertTrue(d.isSuccess(), d.messageText());
+        return d.content(Reserved.class).orElseThrow().reservationId();
+    }
+
     private static String snapshot(Emulator e) throws IOException {
         StringWriter w = new StringWriter();
         Snapshot.write(e, w);
@@ -67,12 +74,17 @@ class StateDirectoryTest {
         e.control().launch(1, "./a.out");
         e.control().setState(new int[] {5}, "DOWN");
         e.control().setLabels(new int[] {6}, "bigmem", "with space");
+        long wide = reserveWhole(e, ReserveParam.builder().width(4 * 32).nppn(32));
+        long listed = reserveWhole(e, ReserveParam.builder().width(3 * 32).nppn(32).nodes("15,14,13"));
         e.control().fail(Method.RESERVE, ErrorClass.TRANSIENT, "ALPS error: try later");
         e.control().loseNextRelease();
         String text = snapshot(e);
+        assertTrue(text.contains("\nshares 6-8 0-31 "), "consecutive whole nodes take one line: " + text);
         Emulator back = Snapshot.read(new BufferedReader(new StringReader(text)), SPEC, () -> 1000);
         assertEquals(text, snapshot(back));
-        assertArrayEquals(new long[] {1, 2, orphan}, back.control().reservationIds());
+        assertArrayEquals(new long[] {1, 2, orphan, wide, listed}, back.control().reservationIds());
+        assertArrayEquals(new int[] {4, 6, 7, 8}, back.control().reservationNodes(wide), "down NID 5 skipped, order kept");
+        assertArrayEquals(new int[] {15, 14, 13}, back.control().reservationNodes(listed), "a node list's order is kept");
         assertEquals(e.control().schedChangeCount(), back.control().schedChangeCount());
         assertEquals(e.control().changeCount(), back.control().changeCount());
     }

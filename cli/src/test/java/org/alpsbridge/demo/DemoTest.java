@@ -1,0 +1,32 @@
+package org.alpsbridge.demo;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class DemoTest {
+
+    @Test
+    void aSmallDemoPassesEveryOneOfItsChecksAndReportsEachPart(@TempDir Path dir) throws Exception {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        Demo demo = new Demo(new Demo.Settings("xc30:256", 120, 7, 24, dir, null, 0), new PrintWriter(out), new PrintWriter(err));
+
+        int exit = demo.run();
+
+        String text = out.toString();
+        assertEquals(0, exit, text + "\n" + err);
+        assertTrue(text.contains("demo: all checks passed"), text);
+        assertTrue(text.contains("== What ALPS was spared"), text);
+        assertTrue(text.contains("found ") && text.contains("user mallory"), "the out-of-band reservation is reported:\n" + text);
+        assertTrue(text.contains("insufficient balance"), "a denial names the budget:\n" + text);
+        assertTrue(Files.size(dir.resolve("basil-latency.svg")) > 0);
+        assertTrue(Files.exists(dir.resolve("ledger.db")));
+    }
+}
