@@ -3,11 +3,8 @@ package org.alpsbridge.proxy.ledger;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import org.alpsbridge.basil.inventory.ReservationView;
 import org.alpsbridge.ledger.Ledger;
@@ -30,23 +27,7 @@ class LedgerSweeperTest {
     @TempDir
     Path dir;
     Ledger ledger;
-    Instant now = T;
-    final Clock clock = new Clock() {
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    };
+    final LedgerBackendTest.MutableClock clock = new LedgerBackendTest.MutableClock();
     LedgerSweeper sweeper;
 
     @BeforeEach
@@ -87,7 +68,7 @@ class LedgerSweeperTest {
         reserve("xc", 7); // running, gone, never released
         ledger.confirm(new Lookup("xc", 7, null), T.plusSeconds(60), null);
         reserve("other", 8); // another cluster's proxy judges this one
-        now = T.plus(Duration.ofHours(1)).plus(Duration.ofMinutes(12)); // past 1 h limit + 10 min grace
+        clock.now = T.plus(Duration.ofHours(1)).plus(Duration.ofMinutes(12)); // past 1 h limit + 10 min grace
         inventoryLists(6);
         assertEquals(State.VOIDED, state("xc", 5));
         assertEquals(State.HELD, state("xc", 6));
@@ -99,12 +80,12 @@ class LedgerSweeperTest {
 
     @Test
     void inventoriesInsideTheIntervalDoNotSweepAgain() {
-        now = T.plus(Duration.ofHours(2));
+        clock.now = T.plus(Duration.ofHours(2));
         inventoryLists();
         reserve("xc", 9); // reserved at T: already old enough, and gone
         inventoryLists();
         assertEquals(State.HELD, state("xc", 9));
-        now = now.plus(Duration.ofMinutes(5));
+        clock.now = clock.now.plus(Duration.ofMinutes(5));
         inventoryLists();
         assertEquals(State.VOIDED, state("xc", 9));
     }
@@ -112,7 +93,7 @@ class LedgerSweeperTest {
     @Test
     void aYoungHoldIsNeverVoidedEvenWhenTheInventoryMissesIt() {
         reserve("xc", 10); // the inventory may have been fetched before ALPS made it
-        now = T.plus(Duration.ofMinutes(59));
+        clock.now = T.plus(Duration.ofMinutes(59));
         inventoryLists();
         assertEquals(State.HELD, state("xc", 10));
     }
