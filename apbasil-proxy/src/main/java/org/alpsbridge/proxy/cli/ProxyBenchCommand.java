@@ -156,8 +156,9 @@ public final class ProxyBenchCommand implements Callable<Integer> {
             env.put("APBASIL_PROXY", address);
             env.put("APBASIL_AUTH", "none");
             if (jar.endsWith(".jar") && !jar.contains(File.pathSeparator)) {
-                env.put("APBASIL_JAR", jar);
-                mungeEnv.put("APBASIL_JAR", jar);
+                String absolute = Path.of(jar).toAbsolutePath().toString();
+                env.put("APBASIL_JAR", absolute);
+                mungeEnv.put("APBASIL_JAR", absolute);
             }
             byte[] engine = CODEC.write(BasilRequest.query(protocol, "ENGINE"));
             byte[] inventory = CODEC.write(BasilRequest.query(protocol, "INVENTORY"));
