@@ -8,6 +8,7 @@
 #   raa-exec no-appcds   the same JVM flags without the AppCDS archive (JDK default CDS only)
 #   raa-exec jna-unpack  as shipped but JNA unpacks libjnidispatch.so from its jar at every start
 #   raa-exec plain-jvm   `java -cp ... RaaExec` with no flags at all
+#   raa-exec affinity    the wrapper as the SPANK plugin's mask generator (prints the masks, no JNA, no exec)
 #   alpsbridge affinity  the picocli launcher printing the same task's mask (shaded jar)
 # Uses hyperfine when installed (apt-get install hyperfine) and prints wall-time medians and CPU time (user +
 # system) per start, each also as a ratio to raa-exec; else a timed loop (wall time only).
@@ -22,7 +23,7 @@ main=org.alpsbridge.affinity.exec.RaaExec
 "$root/bin/raa-exec" -- /bin/true          # builds the jars, the archive and the unpacked library if missing
 "$root/bin/alpsbridge" --version >/dev/null
 flags="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData"
-declare -a names=(true jvm-floor raa-exec raa-exec-no-appcds raa-exec-jna-unpack raa-exec-plain-jvm alpsbridge-affinity)
+declare -a names=(true jvm-floor raa-exec raa-exec-no-appcds raa-exec-jna-unpack raa-exec-plain-jvm raa-exec-affinity alpsbridge-affinity)
 declare -a cmds=(
   "/bin/true"
   "java $flags -version"
@@ -30,6 +31,7 @@ declare -a cmds=(
   "java $flags -Djna.boot.library.path=$cache -cp $cp $main -- /bin/true"
   "java -XX:SharedArchiveFile=$cache/raa-exec.jsa -Xshare:auto -Xlog:cds=off -Xlog:cds+dynamic=off $flags -cp $cp $main -- /bin/true"
   "java -cp $cp $main -- /bin/true"
+  "$root/bin/raa-exec affinity --topology sysfs -n1 -c1 --format tasks"
   "$root/bin/alpsbridge affinity --topology sysfs -n1 -c1 --format tasks"
 )
 echo "raa-exec start-up, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), $(java -version 2>&1 | head -1)"

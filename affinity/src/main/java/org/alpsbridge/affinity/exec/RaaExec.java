@@ -2,6 +2,7 @@ package org.alpsbridge.affinity.exec;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,6 +42,10 @@ public final class RaaExec {
             "      --allowed CPULIST   the step's CPUs instead of this process's affinity [RAA_ALLOWED]",
             "  -h, --help              this text",
             "",
+            "raa-exec affinity --topology sysfs -n N -c C [--allowed CPULIST] [--policy P] --format tasks",
+            "  prints every local task's CPUs as 'alpsbridge affinity' does, starting as fast as the wrapper: the",
+            "  SPANK plugin's fast generator (generator=.../bin/raa-exec). A PROGRAM named affinity: raa-exec -- affinity",
+            "",
             "Exit codes: PROGRAM's own once it runs; 1 the job is rejected or the mask cannot be set (the reason",
             "on stderr; PROGRAM never starts); 2 usage error or missing Slurm variables; 126 PROGRAM cannot be",
             "executed; 127 PROGRAM not found.");
@@ -51,6 +56,9 @@ public final class RaaExec {
     public static void main(String[] args) {
         if (args.length == 2 && args[0].equals("--prepare")) {
             System.exit(prepare(Paths.get(args[1])));
+        }
+        if (args.length > 0 && args[0].equals("affinity")) {
+            System.exit(MaskGenerator.run(Arrays.copyOfRange(args, 1, args.length), System.out, System.err));
         }
         System.exit(run(args, System.getenv(), null, System.err));
     }
@@ -189,6 +197,9 @@ public final class RaaExec {
             Topology node = Topology.sysfs();
             BitSet mask = Policy.REDUCED.place(node, Request.of(1, 1).withAllowed(mine)).mask(0);
             OutputFormat.VERBOSE.line(Policy.REDUCED.verboseName(), 0, mask);
+            PrintStream discard = new PrintStream(OutputStream.nullOutputStream());
+            MaskGenerator.run(new String[] {"--topology", "sysfs", "-n", "1", "--allowed", CpuLists.linux(mine),
+                "--format", "tasks"}, discard, discard);
             kernel.setAffinity(mine);
             new com.sun.jna.StringArray(new String[] {"true"});
         } catch (TopologyException | Kernel.KernelException | Rejection e) {

@@ -8,12 +8,13 @@ import java.io.StringWriter;
 import picocli.CommandLine;
 import org.junit.jupiter.api.Test;
 
-class AffinityCommandTest {
+/** {@code alpsbridge affinity}; {@link #run} also serves other tests that compare their answers with it. */
+public class AffinityCommandTest {
 
-    record Run(int exit, String out, String err) {
+    public record Run(int exit, String out, String err) {
     }
 
-    static Run run(String... args) {
+    public static Run run(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         CommandLine cmd = new CommandLine(new AffinityCommand());

@@ -172,19 +172,38 @@ class SpankSlurmIT {
         assertEquals(Map.of(0, allCpus), reported(off.out()), off.err());
     }
 
-    @Test
-    void theWrapperRouteBindsEachTaskTheSameWay() throws Exception {
+    /** bin/raa-exec, once 'package' has made its jars (this class runs after it in 'verify'). */
+    private static String raaExec() {
         Path root = Path.of("").toAbsolutePath().getParent();
         Path jar = root.resolve("affinity/target/affinity-0.1.0-SNAPSHOT.jar");
         Path jna = root.resolve("affinity/target/lib/jna.jar");
         Assumptions.assumeTrue(Files.exists(jar) && Files.exists(jna),
                 "bin/raa-exec needs " + jar + " and " + jna + ", made by 'package'; this test runs after it in 'verify'");
+        return root.resolve("bin/raa-exec").toString();
+    }
+
+    @Test
+    void theWrapperRouteBindsEachTaskTheSameWay() throws Exception {
+        String wrapper = raaExec();
         plugstack("generator=" + generator + " timeout=60");
         int n = placeable;
-        Result r = srun("-l", "-N1", "-n" + n, "--cpu-bind=none", root.resolve("bin/raa-exec").toString(), "-v", "--",
+        Result r = srun("-l", "-N1", "-n" + n, "--cpu-bind=none", wrapper, "-v", "--",
                 "grep", "Cpus_allowed_list", "/proc/self/status");
         assertEquals(0, r.exit(), r.err());
         assertEquals(expected(n, 1), reported(r.out()), r.out() + r.err());
+    }
+
+    @Test
+    void theWrapperServesThePluginAsItsFastGenerator() throws Exception {
+        plugstack("generator=" + raaExec() + " timeout=60");
+        int n = placeable;
+        Result r = srun("-l", "-N1", "-n" + n, "-c1", "--reduced-auto-affinity=on,v", "grep", "Cpus_allowed_list", "/proc/self/status");
+        assertEquals(0, r.exit(), r.err());
+        assertEquals(expected(n, 1), reported(r.out()), r.out() + r.err());
+        Result refused = srun("-N1", "-n" + (cores + 1), "--overcommit", "--reduced-auto-affinity=on", "sh", "-c", "echo PROGRAM-RAN");
+        assertNotEquals(0, refused.exit());
+        assertFalse(refused.out().contains("PROGRAM-RAN"), refused.out());
+        assertTrue(refused.err().contains("reduced-auto-affinity: rejected: "), refused.err());
     }
 
     @Test
@@ -234,27 +253,33 @@ class SpankSlurmIT {
         assertTrue(r.err().contains("unknown plugstack argument 'defualt=on'"), r.err());
     }
     /**
-     * Not a check but a benchmark, run only with {@code -Daffinity.bench.steps=N}: the wall time of a two-task step
-     * without binding, with the plugin (one generator JVM per node and step), and through the wrapper (one JVM per
-     * task), in interleaved rounds so that the machine's load drifts over all of them alike; medians and ratios.
+     * Not a check but a benchmark, run only with {@code -Daffinity.bench.steps=N}: the wall time of a step of (up
+     * to) two tasks without binding, with the plugin (one generator per node and step: a JVM running the picocli
+     * command from the test class path, or bin/raa-exec's fast path), and through the wrapper (one JVM per task),
+     * in interleaved rounds so that the machine's load drifts over all of them alike; medians, minima (the least
+     * disturbed run) and their ratios to the step without binding.
      */
     @Test
     void stepCostSideBySide() throws Exception {
         String steps = System.getProperty("affinity.bench.steps");
         Assumptions.assumeTrue(steps != null, "a benchmark; -Daffinity.bench.steps=N runs it");
-        Path root = Path.of("").toAbsolutePath().getParent();
+        String wrapper = raaExec();
         String tasks = "-n" + placeable;
-        Map<String, List<String>> ways = new LinkedHashMap<>();
-        ways.put("srun true (no binding)", List.of("-N1", tasks, "true"));
-        ways.put("srun --reduced-auto-affinity=on true", List.of("-N1", tasks, "--reduced-auto-affinity=on", "true"));
-        ways.put("srun --cpu-bind=none bin/raa-exec -- true",
-                List.of("-N1", tasks, "--cpu-bind=none", root.resolve("bin/raa-exec").toString(), "--", "true"));
-        plugstack("generator=" + generator + " timeout=60");
+        record Way(String plugstack, List<String> srun) {
+        }
+        Map<String, Way> ways = new LinkedHashMap<>();
+        String viaJvm = "generator=" + generator + " timeout=60";
+        String viaWrapper = "generator=" + wrapper + " timeout=60";
+        ways.put("srun true (no binding)", new Way(viaJvm, List.of("-N1", tasks, "true")));
+        ways.put("plugin, generator: test-classpath JVM", new Way(viaJvm, List.of("-N1", tasks, "--reduced-auto-affinity=on", "true")));
+        ways.put("plugin, generator: bin/raa-exec", new Way(viaWrapper, List.of("-N1", tasks, "--reduced-auto-affinity=on", "true")));
+        ways.put("srun --cpu-bind=none bin/raa-exec -- true", new Way(viaJvm, List.of("-N1", tasks, "--cpu-bind=none", wrapper, "--", "true")));
         Map<String, List<Long>> millis = new LinkedHashMap<>();
         for (int round = -1; round < Integer.parseInt(steps); round++) { // round -1 warms up (raa-exec's archive)
-            for (Map.Entry<String, List<String>> way : ways.entrySet()) {
+            for (Map.Entry<String, Way> way : ways.entrySet()) {
+                plugstack(way.getValue().plugstack());
                 long start = System.nanoTime();
-                Result r = srun(way.getValue().toArray(String[]::new));
+                Result r = srun(way.getValue().srun().toArray(String[]::new));
                 long ms = (System.nanoTime() - start) / 1_000_000;
                 assertEquals(0, r.exit(), way.getKey() + ": " + r.err());
                 if (round >= 0) {
@@ -262,12 +287,16 @@ class SpankSlurmIT {
                 }
             }
         }
-        long base = median(millis.values().iterator().next());
+        List<Long> first = millis.values().iterator().next();
+        long base = median(first);
+        long baseMin = first.stream().min(Long::compare).orElseThrow();
         System.out.printf("step cost, %d tasks of 1 CPU, %s rounds, %d CPUs, load %s%n", placeable, steps,
                 Runtime.getRuntime().availableProcessors(), Files.readString(Path.of("/proc/loadavg")).strip());
         for (Map.Entry<String, List<Long>> e : millis.entrySet()) {
             long m = median(e.getValue());
-            System.out.printf("  %-45s median %6d ms  x %.2f%n", e.getKey(), m, (double) m / base);
+            long min = e.getValue().stream().min(Long::compare).orElseThrow();
+            System.out.printf("  %-45s median %6d ms  x %.2f   min %6d ms  x %.2f%n", e.getKey(), m, (double) m / base, min,
+                    (double) min / baseMin);
         }
     }
 

@@ -61,6 +61,9 @@ final class PolicyOptions {
             description = "Limit for the job list command and each apkill (default ${DEFAULT-VALUE}).")
     long commandSeconds;
 
+    /** The policy {@link #decorate} made, whose full inventories others (the ledger's sweeper) may also read. */
+    InventoryPolicy inventory;
+
     /** Adds timing, the policy and the orphan watch to the daemon, and the {@code stats} and {@code orphans} commands. */
     void decorate(ProxyDaemon.Builder daemon) throws InterruptedException {
         if (jobsCommand != null && jobsFile != null) {
@@ -73,6 +76,7 @@ final class PolicyOptions {
         PolicySettings settings = new PolicySettings(Duration.ofSeconds(refreshSeconds), Duration.ofSeconds(summarySeconds),
                 Duration.ofSeconds(fallbackSeconds), patch, policy.equals("on"));
         InventoryPolicy inventory = new InventoryPolicy(settings, stats);
+        this.inventory = inventory;
         Duration commandTimeout = Duration.ofSeconds(commandSeconds);
         JobSource jobs = jobsCommand != null ? JobSource.command(jobsCommand, commandTimeout)
                 : jobsFile != null ? JobSource.file(jobsFile) : null;

@@ -90,6 +90,11 @@ public final class ProxyBenchCommand implements Callable<Integer> {
             description = "JVM options of the 'emulate' processes, space-separated (default: none).")
     List<String> emulateJvmOptions = new ArrayList<>();
 
+    @Option(names = "--munge-socket", paramLabel = "PATH",
+            description = "Also measure with MUNGE on: a second daemon (auth=munge, this munged socket) and apbasil "
+                    + "rows whose calls carry credentials (default: not measured).")
+    Path mungeSocket;
+
     @Option(names = "--clients", description = "Concurrent clients of the throughput part (default: ${DEFAULT-VALUE}).")
     int clients = 64;
 
@@ -128,8 +133,19 @@ public final class ProxyBenchCommand implements Callable<Integer> {
         ProxyConfig config = ProxyConfig.defaults().with(Map.of("listen", "127.0.0.1:0", "auth", "none",
                 "backend", "emulator:" + machine));
         Backend backend = Backends.of(config.backend(), config);
+        ProxyDaemon secured = null;
         try (ProxyDaemon daemon = ProxyDaemon.builder().config(config).backend(backend).start()) {
             String address = daemon.address().text();
+            Map<String, String> mungeEnv = new LinkedHashMap<>();
+            if (mungeSocket != null) {
+                ProxyConfig withMunge = config.with(Map.of("auth", "munge", "munge_socket", mungeSocket.toString(),
+                        "allow_query", "*", "allow_reserve", "*"));
+                secured = ProxyDaemon.builder().config(withMunge).backend(Backends.of(withMunge.backend(), withMunge))
+                        .start();
+                mungeEnv.put("APBASIL_PROXY", secured.address().text());
+                mungeEnv.put("APBASIL_AUTH", "munge");
+                mungeEnv.put("APBASIL_MUNGE_SOCKET", mungeSocket.toString());
+            }
             List<String> jvm = List.of(javaBinary());
             List<String> hello = concat(jvm, List.of("-cp", compileHello(work).toString(), "Hello"));
             List<String> viaProxy = List.of(apbasilPath.toString());
@@ -140,7 +156,9 @@ public final class ProxyBenchCommand implements Callable<Integer> {
             env.put("APBASIL_PROXY", address);
             env.put("APBASIL_AUTH", "none");
             if (jar.endsWith(".jar") && !jar.contains(File.pathSeparator)) {
-                env.put("APBASIL_JAR", jar);
+                String absolute = Path.of(jar).toAbsolutePath().toString();
+                env.put("APBASIL_JAR", absolute);
+                mungeEnv.put("APBASIL_JAR", absolute);
             }
             byte[] engine = CODEC.write(BasilRequest.query(protocol, "ENGINE"));
             byte[] inventory = CODEC.write(BasilRequest.query(protocol, "INVENTORY"));
@@ -150,6 +168,10 @@ public final class ProxyBenchCommand implements Callable<Integer> {
                     Runtime.getRuntime().availableProcessors());
             out.printf(Locale.ROOT, "  daemon %s (emulator backend, auth none, in this JVM); apbasil = %s; emulate = %s%n",
                     address, apbasilPath, String.join(" ", emulateJvmOptions));
+            if (secured != null) {
+                out.printf(Locale.ROOT, "  daemon %s with auth=munge (munged at %s) for the apbasil+munge rows%n",
+                        secured.address().text(), mungeSocket);
+            }
             out.flush();
 
             Map<String, Step> steps = new LinkedHashMap<>();
@@ -160,6 +182,10 @@ public final class ProxyBenchCommand implements Callable<Integer> {
             steps.put("emulate INVENTORY", () -> success(run(emulate, Map.of(), inventory)));
             steps.put("apbasil RESERVE+CONFIRM+RELEASE", () -> cycle(viaProxy, env, "bench-apbasil"));
             steps.put("emulate RESERVE+CONFIRM+RELEASE", () -> cycle(emulate, Map.of(), "bench-emulate"));
+            if (secured != null) {
+                steps.put("apbasil+munge ENGINE", () -> success(run(viaProxy, mungeEnv, engine)));
+                steps.put("apbasil+munge RESERVE+CONFIRM+RELEASE", () -> cycle(viaProxy, mungeEnv, "bench-munge"));
+            }
             List<Row> rows = measure(steps);
 
             double base = rows.get(0).percentile(50);
@@ -175,6 +201,12 @@ public final class ProxyBenchCommand implements Callable<Integer> {
                 Row direct = find(rows, "emulate " + what);
                 out.printf(Locale.ROOT, "  %-24s apbasil/emulate p50 %.2fx%n", what,
                         proxied.percentile(50) / direct.percentile(50));
+            }
+            if (secured != null) {
+                for (String what : List.of("ENGINE", "RESERVE+CONFIRM+RELEASE")) {
+                    out.printf(Locale.ROOT, "  %-24s with MUNGE/without p50 %.2fx%n", what,
+                            find(rows, "apbasil+munge " + what).percentile(50) / find(rows, "apbasil " + what).percentile(50));
+                }
             }
             double goal = find(rows, "apbasil ENGINE").percentile(50) / base;
             out.printf(Locale.ROOT, "  goal: p50 of a small request (ENGINE) <= 1.5x hello: %.2fx, %s%n", goal,
@@ -196,6 +228,9 @@ public final class ProxyBenchCommand implements Callable<Integer> {
             out.flush();
             return 0;
         } finally {
+            if (secured != null) {
+                secured.close();
+            }
             if (previousAuth == null) {
                 System.clearProperty("apbasil.auth");
             } else {

@@ -81,7 +81,7 @@ public final class ProxyServeCommand implements Callable<Integer> {
         ProxyDaemon.Builder builder = ProxyDaemon.builder().config(cfg).backend(Backends.of(cfg.backend(), cfg));
         assemble(builder, cfg);
         policy.decorate(builder);
-        ledger.decorate(builder);
+        ledger.decorate(builder, policy.inventory);
         return builder.start();
     }
 

@@ -2,7 +2,6 @@ package org.alpsbridge.proxy.client;
 
 import java.io.Closeable;
 import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -85,11 +84,12 @@ public final class ProxyConnection {
         }
         boolean sent = false;
         try (Closeable c = connection) {
-            DataOutputStream dout = new DataOutputStream(out);
+            // One write, so the frame leaves as one segment (TCP_NODELAY) instead of five.
+            byte[] frame = new byte[Integer.BYTES + body.length];
+            ByteBuffer.wrap(frame).putInt(body.length).put(body);
             try {
-                dout.writeInt(body.length);
-                dout.write(body);
-                dout.flush();
+                out.write(frame);
+                out.flush();
             } catch (IOException writeFailed) {
                 // The daemon may have refused the request part-way (e.g. over its size limit) and said why
                 // before closing; that reason beats "broken pipe".

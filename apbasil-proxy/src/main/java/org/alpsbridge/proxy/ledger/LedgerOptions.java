@@ -1,10 +1,12 @@
 package org.alpsbridge.proxy.ledger;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.timelimit.TimeLimits;
+import org.alpsbridge.proxy.policy.InventoryPolicy;
 import org.alpsbridge.proxy.server.ProxyDaemon;
 import picocli.CommandLine.Option;
 
@@ -44,10 +46,35 @@ public final class LedgerOptions {
                     + " retries) or allow (forward unledgered, reconcile from the alerts) (default ${DEFAULT-VALUE}).")
     String whenUnavailable;
 
+    @Option(names = "--ledger-sweep-interval", defaultValue = "300", paramLabel = "SECONDS",
+            description = "Least time between two orphan sweeps, run on the policy's full inventories (default"
+                    + " ${DEFAULT-VALUE}; 0 sweeps at every inventory; needs --policy on).")
+    long sweepSeconds;
+
+    @Option(names = "--ledger-unconfirmed-grace", defaultValue = "3600", paramLabel = "SECONDS",
+            description = "A hold never confirmed and gone from ALPS this long after RESERVE is voided (default ${DEFAULT-VALUE}).")
+    long unconfirmedGraceSeconds;
+
+    @Option(names = "--ledger-confirmed-grace", defaultValue = "600", paramLabel = "SECONDS",
+            description = "A running job gone from ALPS this long past its time limit, never RELEASEd, is charged its"
+                    + " full hold and flagged (default ${DEFAULT-VALUE}).")
+    long confirmedGraceSeconds;
+
     /** Adds the ledger decorator (outermost, so a denial never reaches the policy or ALPS) when --ledger is set. */
     public void decorate(ProxyDaemon.Builder daemon) {
+        decorate(daemon, null);
+    }
+
+    /**
+     * As {@link #decorate(ProxyDaemon.Builder)}, and sweeps the ledger's orphans on each full inventory
+     * {@code inventory} fetches (none when it is null).
+     */
+    public void decorate(ProxyDaemon.Builder daemon, InventoryPolicy inventory) {
         if (url == null || url.isBlank()) {
             return;
+        }
+        if (sweepSeconds < 0 || unconfirmedGraceSeconds < 0 || confirmedGraceSeconds < 0) {
+            throw new IllegalArgumentException("--ledger-sweep-interval and the --ledger-*-grace options must not be negative");
         }
         TimeLimits.Source source = switch (limits) {
             case "squeue" -> TimeLimits.squeue();
@@ -66,5 +93,10 @@ public final class LedgerOptions {
                 LedgerBackend.WhenUnavailable.valueOf(whenUnavailable.toUpperCase(java.util.Locale.ROOT)));
         Ledger ledger = Ledger.open(url);
         daemon.decorate(next -> new LedgerBackend(next, ledger, settings, java.time.Clock.systemUTC(), true));
+        if (inventory != null) {
+            inventory.onFullInventory(new LedgerSweeper(ledger, settings.cluster(),
+                    Duration.ofSeconds(unconfirmedGraceSeconds), Duration.ofSeconds(confirmedGraceSeconds),
+                    Duration.ofSeconds(sweepSeconds), java.time.Clock.systemUTC()));
+        }
     }
 }

@@ -1,10 +1,14 @@
 package org.alpsbridge.proxy.server;
 
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.alpsbridge.proxy.wire.Exchange;
 import org.alpsbridge.proxy.wire.Reply;
 import org.alpsbridge.proxy.wire.WireException;
@@ -21,10 +25,12 @@ final class ExchangeHandler extends SimpleChannelInboundHandler<Exchange> {
     private static final Logger log = LoggerFactory.getLogger(ExchangeHandler.class);
 
     private final ExchangeProcessor processor;
+    private final Duration replyTimeout;
     private boolean answered;
 
-    ExchangeHandler(ExchangeProcessor processor) {
+    ExchangeHandler(ExchangeProcessor processor, Duration replyTimeout) {
         this.processor = processor;
+        this.replyTimeout = replyTimeout;
     }
 
     @Override
@@ -36,8 +42,25 @@ final class ExchangeHandler extends SimpleChannelInboundHandler<Exchange> {
         ctx.channel().config().setAutoRead(false);
         processor.process(exchange).whenComplete((reply, error) -> {
             Reply r = error == null ? reply : Reply.rejected("internal error: " + error, true);
-            ctx.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
+            answer(ctx, r);
         });
+    }
+
+    /**
+     * Writes the reply and closes. A client that stops reading would otherwise hold the connection and the
+     * reply's buffer for ever: after {@code reply_timeout} it is cut off.
+     */
+    private void answer(ChannelHandlerContext ctx, Reply reply) {
+        ChannelFuture written = ctx.writeAndFlush(reply);
+        ScheduledFuture<?> cutOff = ctx.executor().schedule(() -> {
+            if (!written.isDone()) {
+                log.warn("{} did not take its answer within reply_timeout ({} ms); closing", ctx.channel().remoteAddress(),
+                        replyTimeout.toMillis());
+                ctx.close();
+            }
+        }, replyTimeout.toNanos(), TimeUnit.NANOSECONDS);
+        written.addListener(f -> cutOff.cancel(false));
+        written.addListener(ChannelFutureListener.CLOSE);
     }
 
     @Override
@@ -69,6 +92,6 @@ final class ExchangeHandler extends SimpleChannelInboundHandler<Exchange> {
         }
         answered = true;
         log.info("{} from {}", reason, ctx.channel().remoteAddress());
-        ctx.writeAndFlush(Reply.rejected(reason, retryable)).addListener(ChannelFutureListener.CLOSE);
+        answer(ctx, Reply.rejected(reason, retryable));
     }
 }

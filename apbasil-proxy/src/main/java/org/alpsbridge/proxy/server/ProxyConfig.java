@@ -43,6 +43,8 @@ public final class ProxyConfig {
                 "largest request frame accepted; larger ones are refused before any allocation"),
         MAX_RESPONSE_BYTES("max_response_bytes", "268435456", "largest backend response passed on"),
         REQUEST_TIMEOUT("request_timeout", "10", "seconds a client has to send its whole request after connecting"),
+        REPLY_TIMEOUT("reply_timeout", "60",
+                "seconds a client has to take its whole answer; one that stops reading is cut off"),
         SHUTDOWN_TIMEOUT("shutdown_timeout", "30", "seconds a graceful stop waits for requests in flight"),
         EXCHANGE_MEMORY("exchange_memory", "900",
                 "seconds the answer to a RESERVE/CONFIRM/RELEASE/SWITCH is kept by exchange id for retries and duplicates"),
@@ -243,6 +245,10 @@ public final class ProxyConfig {
         return seconds(Key.REQUEST_TIMEOUT.name, get(Key.REQUEST_TIMEOUT));
     }
 
+    public Duration replyTimeout() {
+        return seconds(Key.REPLY_TIMEOUT.name, get(Key.REPLY_TIMEOUT));
+    }
+
     public Duration shutdownTimeout() {
         return seconds(Key.SHUTDOWN_TIMEOUT.name, get(Key.SHUTDOWN_TIMEOUT));
     }
@@ -283,6 +289,7 @@ public final class ProxyConfig {
             positiveInt(k);
         }
         requestTimeout();
+        replyTimeout();
         shutdownTimeout();
         exchangeMemory();
     }

@@ -164,7 +164,7 @@ public final class ProxyDaemon implements AutoCloseable {
                         p.addLast("exchange", new ExchangeDecoder());
                         p.addLast("deadline", new RequestDeadline(config.requestTimeout()));
                         p.addLast("reply", REPLY_ENCODER);
-                        p.addLast("handler", new ExchangeHandler(processor));
+                        p.addLast("handler", new ExchangeHandler(processor, config.replyTimeout()));
                     }
                 });
         SocketAddress bindTo;

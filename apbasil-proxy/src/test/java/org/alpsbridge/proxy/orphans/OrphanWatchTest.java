@@ -127,6 +127,30 @@ class OrphanWatchTest {
     }
 
     @Test
+    void anUnknownReservationSeenWhileAReserveWasInFlightIsListedAsSoonAsThatReserveNamesAnother() throws Exception {
+        OrphanWatch w = watch(() -> java.util.Set.of("100", "4242"), dir.resolve("apkill"));
+        FakeAlps alps = new FakeAlps();
+        Backend chain = w.decorate(new Backend() {
+            @Override
+            public byte[] call(Call call) throws BackendException {
+                // a refresh completes while this RESERVE waits for ALPS: 7 might still be its answer
+                w.inspect(HEADER, List.of(node(12, null), node(13, 7L)), List.of(reservation(7, "4242")), System.nanoTime());
+                assertTrue(w.orphans().isEmpty(), "not judged while the RESERVE is in flight");
+                return alps.call(call);
+            }
+
+            @Override
+            public String describe() {
+                return "slow fake";
+            }
+        });
+        w.inspect(HEADER, List.of(node(12, null)), List.of(), 0);
+        chain.call(call(reserveRequest(), "RESERVE"));
+        assertEquals(List.of(7L), w.orphans().stream().map(Orphan::reservationId).toList(), "the RESERVE answered 5, not 7");
+        assertEquals(List.of(Reason.NOT_CREATED_BY_PROXY), w.orphans().get(0).reasons());
+    }
+
+    @Test
     void aFailedReleaseThroughTheChainLeavesAnOrphanAndTheSafeReleaseKillsItsApplications() throws Exception {
         Path log = dir.resolve("apkill.log");
         Path apkill = dir.resolve("apkill");

@@ -53,16 +53,23 @@ final class Replay {
 
     record Result(int passes, long schedulerInventories, long backendInventories, int compared, int differencesInWindow,
                   List<String> failures, int orphansPlanted, int orphansFound, long maxDetectionSeconds, long calls,
-                  int started, int nodeFailures, long patchMismatches, Map<String, Long> reasons) {
+                  int started, int nodeFailures, long patchMismatches, Map<String, Long> reasons, long schedulerCalls,
+                  org.alpsbridge.proxy.stats.MethodFigures inventoryFigures, org.alpsbridge.proxy.stats.MethodFigures summaryFigures, long inventoryBytesFetched) {
 
         String summary() {
             return String.format(java.util.Locale.ROOT,
-                    "passes=%d scheduler INVENTORY=%d backend INVENTORY=%d (1/%.1f) calls=%d jobs started=%d node failures=%d"
+                    "passes=%d scheduler calls=%d scheduler INVENTORY=%d backend INVENTORY=%d (1/%.1f) backend calls=%d jobs started=%d node failures=%d"
                             + " compared=%d differences in window=%d failures=%d orphans planted=%d found=%d max detection=%ds"
                             + " patch mismatches=%d",
-                    passes, schedulerInventories, backendInventories, schedulerInventories / (double) Math.max(1, backendInventories),
+                    passes, schedulerCalls, schedulerInventories, backendInventories, schedulerInventories / (double) Math.max(1, backendInventories),
                     calls, started, nodeFailures, compared, differencesInWindow, failures.size(), orphansPlanted, orphansFound,
-                    maxDetectionSeconds, patchMismatches) + " refreshes by reason " + reasons;
+                    maxDetectionSeconds, patchMismatches) + " refreshes by reason " + reasons
+                    + String.format(java.util.Locale.ROOT, "; INVENTORY p50/p99: from the cache %d/%d us (SUMMARY check included;"
+                            + " SUMMARY alone %d/%d us), from the backend %d/%d us; %.1f MB served, %.1f MB fetched",
+                    inventoryFigures.cached().p50Micros(), inventoryFigures.cached().p99Micros(), summaryFigures.backend().p50Micros(),
+                    summaryFigures.backend().p99Micros(), inventoryFigures.backend().p50Micros(), inventoryFigures.backend().p99Micros(),
+                    inventoryFigures.responseBytes() / 1e6,
+                    inventoryBytesFetched / 1e6);
         }
     }
 
@@ -89,6 +96,8 @@ final class Replay {
     private final List<String> failures = new ArrayList<>();
     private Long windowSince;
     private long calls;
+    private long schedulerCalls;
+    private long inventoryBytesFetched;
     private long refreshesSeen;
     private long maxDetection;
     private int found;
@@ -112,7 +121,11 @@ final class Replay {
             @Override
             public byte[] call(Call call) {
                 calls++;
-                return emulator.handle(call.request());
+                byte[] answer = emulator.handle(call.request());
+                if ("INVENTORY".equals(call.queryType())) {
+                    inventoryBytesFetched += answer.length;
+                }
+                return answer;
             }
 
             @Override
@@ -201,6 +214,7 @@ final class Replay {
             }
             // the scheduling pass
             long before = refreshCount();
+            schedulerCalls++;
             byte[] served = chain.call(new Call(CODEC.write(BasilRequest.query(PROTOCOL, "INVENTORY")), PROTOCOL, "QUERY",
                     "INVENTORY", Caller.UNAUTHENTICATED, null));
             schedulerInventories++;
@@ -236,7 +250,8 @@ final class Replay {
         policy.close();
         return new Result(passes, schedulerInventories, backendInventories, compared, inWindow, failures, planted, found,
                 maxDetection, calls, started, nodeFailures, patchMismatches,
-                stats.snapshot().counters().get("policy_refreshes").values());
+                stats.snapshot().counters().get("policy_refreshes").values(), schedulerCalls,
+                stats.snapshot().methods().get("QUERY/INVENTORY"), stats.snapshot().methods().get("QUERY/SUMMARY"), inventoryBytesFetched);
     }
 
     private long refreshCount() {
@@ -392,6 +407,7 @@ final class Replay {
     }
 
     private byte[] call(BasilRequest r) throws Exception {
+        schedulerCalls++;
         return chain.call(new Call(CODEC.write(r), r.protocol(), r.methodText(), r.type(), Caller.UNAUTHENTICATED, null));
     }
 

@@ -3,12 +3,20 @@ package org.alpsbridge.proxy.server;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.alpsbridge.proxy.backend.Backend;
 import org.alpsbridge.proxy.backend.Call;
@@ -159,5 +167,39 @@ class ProxyDaemonTest {
             assertTrue(answer.contains("root element is &lt;html&gt;") || answer.contains("root element is <html>"), answer);
         }
         assertEquals(0, canned.calls.get());
+    }
+
+    @Test
+    void aClientThatStopsReadingItsAnswerIsCutOffAfterTheReplyTimeout() throws Exception {
+        byte[] huge = new byte[48 << 20]; // more than the loopback socket buffers hold
+        CountDownLatch answered = new CountDownLatch(1);
+        Backend backend = new Backend() {
+            @Override
+            public byte[] call(Call call) {
+                answered.countDown();
+                return huge;
+            }
+
+            @Override
+            public String describe() {
+                return "huge";
+            }
+        };
+        ProxyConfig config = lab("127.0.0.1:0").with(ProxyConfig.Key.REPLY_TIMEOUT, "0.3");
+        try (ProxyDaemon daemon = ProxyDaemon.builder().config(config).backend(backend).start()) {
+            InetSocketAddress at = (InetSocketAddress) daemon.address().socketAddress();
+            try (Socket s = new Socket(at.getHostString(), at.getPort())) {
+                byte[] body = new Exchange(Exchange.Kind.BASIL, "stalled", "", QUERY_ENGINE).encode();
+                DataOutputStream out = new DataOutputStream(s.getOutputStream());
+                out.writeInt(body.length);
+                out.write(body);
+                out.flush();
+                assertTrue(answered.await(30, TimeUnit.SECONDS));
+                Thread.sleep(1500); // the client reads nothing for five reply_timeouts
+                DataInputStream in = new DataInputStream(s.getInputStream());
+                byte[] reply = new byte[in.readInt()];
+                assertThrows(IOException.class, () -> in.readFully(reply), "the daemon cut the stalled client off");
+            }
+        }
     }
 }

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,8 +40,10 @@ import picocli.CommandLine.Spec;
             "  raw woodstox    the codec's hardened StAX reader pulling every event and attribute value (the floor)",
             "  xmlwf           expat's well-formedness checker on the same file (a process: start-up included)",
             "Documents are generated (never committed) or given with --file. Runs are interleaved (one of each pass",
-            "per round) so machine noise spreads evenly. Heap is measured in an extra run of each pass: 'live' =",
-            "most heap in use after any collection, result still held; 'peak' = heap pools' peaks incl. garbage.",
+            "per round) so machine noise spreads evenly, each after a full collection so no pass pays for another's",
+            "garbage. CPU time is the whole process's (collector and compiler threads too; xmlwf's from bash's time).",
+            "'alloc MB' = bytes allocated per run; 'live MB' = peak live heap, from an extra run of each pass: the",
+            "most heap in use after any collection, the result still held (a streaming pass holds one node).",
             "The three passes must agree on nodes, processors and reservations, or the bench fails."},
         footer = {"", "Example: alpsbridge basil bench --documents xc30:2256:300,knl:9688 --runs 5",
                 "", "Exit codes: 0 figures printed, 1 a pass failed or passes disagree, 2 usage error."})
@@ -60,8 +63,13 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--protocol", description = "BASIL version of the generated documents (default: ${DEFAULT-VALUE}).")
     String protocol = "1.3";
 
-    @Option(names = "--warmup", description = "Untimed rounds first (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--warmup", description = "Untimed rounds first, at least (default: ${DEFAULT-VALUE}).")
     int warmup = 2;
+
+    @Option(names = "--warmup-mb", paramLabel = "MB",
+            description = "More untimed rounds until each pass has read this many MB, so the compiler has settled on"
+                    + " small documents too (default: ${DEFAULT-VALUE}).")
+    int warmupMb = 100;
 
     @Option(names = "--runs", description = "Timed rounds, one run of each pass per round (default: ${DEFAULT-VALUE}).")
     int runs = 5;
@@ -76,10 +84,13 @@ public final class BenchCommand implements Callable<Integer> {
 
     private static final double MB = 1e6;
 
+    /** Width of the document column: the longest document name. */
+    private int nameWidth = 16;
+
     private static final String XMLWF = "xmlwf";
 
-    /** One run of a pass: wall-clock and CPU milliseconds, and what it saw (null for xmlwf). */
-    private record Sample(double wallMs, double cpuMs, DecodePasses.Counts counts) {
+    /** One run of a pass: wall-clock and CPU milliseconds, bytes allocated in this JVM, what it saw (null for xmlwf). */
+    private record Sample(double wallMs, double cpuMs, long allocated, DecodePasses.Counts counts) {
     }
 
     /** Reads a file once and says how long it took. */
@@ -93,7 +104,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     /** The figures of one pass over one document; times are medians unless named otherwise. */
     private record Row(String document, String pass, long bytes, double wallMs, double minWallMs, double firstWallMs,
-                       double cpuMs, HeapProbe.Figures heap) {
+                       double cpuMs, Long allocated, Long peakLive) {
         String mbPerSecond(double ms) {
             return number(bytes / MB / (ms / 1000), "%.1f");
         }
@@ -101,8 +112,9 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (warmup < 0 || runs < 1) {
-            throw new ParameterException(spec.commandLine(), "--warmup must not be negative and --runs must be at least 1");
+        if (warmup < 0 || warmupMb < 0 || runs < 1) {
+            throw new ParameterException(spec.commandLine(),
+                    "--warmup and --warmup-mb must not be negative and --runs must be at least 1");
         }
         Map<String, SyntheticInventory> generated = parseDocuments();
         PrintWriter out = spec.commandLine().getOut();
@@ -114,8 +126,9 @@ public final class BenchCommand implements Callable<Integer> {
         if (expat != null) {
             passes.add(new Pass(XMLWF, file -> runXmlwf(expat, file)));
         }
-        out.printf(Locale.ROOT, "decode bench: %d warm-up + %d timed rounds, java %s, %d cpus, max heap %d MB, MB = 10^6 bytes%n",
-                warmup, runs, System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(),
+        out.printf(Locale.ROOT, "decode bench: at least %d warm-up rounds or %d MB per pass, then %d timed rounds, java %s,"
+                        + " %d cpus, max heap %d MB, MB = 10^6 bytes%n", warmup, warmupMb, runs, System.getProperty("java.version"),
+                Runtime.getRuntime().availableProcessors(),
                 Runtime.getRuntime().maxMemory() >> 20);
         if (expat == null) {
             out.println("xmlwf: '" + xmlwf + "' not found (Debian package expat); its figures and the ratios are left out");
@@ -123,8 +136,10 @@ public final class BenchCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "xmlwf: %s, run under bash's time; start-up (bash + xmlwf on a 4-byte document) %.1f ms wall, included below%n",
                     expat, startupMs(expat));
         }
-        out.printf(Locale.ROOT, "%-16s %-15s %13s %9s %9s %9s %9s %8s %8s %8s %8s%n", "document", "pass", "bytes",
-                "wall ms", "min ms", "first ms", "cpu ms", "MB/s", "MB/s cpu", "live MB", "peak MB");
+        nameWidth = Math.max(16, Math.max(generated.keySet().stream().mapToInt(String::length).max().orElse(0),
+                files.stream().mapToInt(f -> f.getFileName().toString().length()).max().orElse(0)));
+        out.printf(Locale.ROOT, "%-" + nameWidth + "s %-15s %13s %9s %9s %9s %9s %8s %8s %9s %9s%n", "document", "pass", "bytes",
+                "wall ms", "min ms", "first ms", "cpu ms", "MB/s", "MB/s cpu", "alloc MB", "live MB");
         out.flush();
         boolean temporary = dir == null;
         Path where = temporary ? Files.createTempDirectory("alpsbridge-bench-") : Files.createDirectories(dir);
@@ -144,9 +159,9 @@ public final class BenchCommand implements Callable<Integer> {
             for (var t : targets.entrySet()) {
                 List<Row> measured = measure(t.getKey(), t.getValue(), passes);
                 for (Row r : measured) {
-                    out.printf(Locale.ROOT, "%-16s %-15s %,13d %9.1f %9.1f %9.1f %9.1f %8s %8s %8s %8s%n", r.document(),
+                    out.printf(Locale.ROOT, "%-" + nameWidth + "s %-15s %,13d %9.1f %9.1f %9.1f %9.1f %8s %8s %9s %9s%n", r.document(),
                             r.pass(), r.bytes(), r.wallMs(), r.minWallMs(), r.firstWallMs(), r.cpuMs(), r.mbPerSecond(r.wallMs()),
-                            r.mbPerSecond(r.cpuMs()), mb(r.heap(), true), mb(r.heap(), false));
+                            r.mbPerSecond(r.cpuMs()), mb(r.allocated()), mb(r.peakLive()));
                 }
                 out.flush();
                 rows.addAll(measured);
@@ -201,14 +216,17 @@ public final class BenchCommand implements Callable<Integer> {
     /** Warm-up and timed rounds, interleaved; then one heap-measured run per pass (xmlwf's heap is not ours). */
     private List<Row> measure(String document, Path file, List<Pass> passes) throws Exception {
         long bytes = Files.size(file);
+        int warmupRounds = (int) Math.max(warmup, Math.min(200, Math.ceil(warmupMb * MB / Math.max(1, bytes))));
         double[][] wall = new double[passes.size()][runs];
         double[][] cpu = new double[passes.size()][runs];
+        long[] allocated = new long[passes.size()];
         double[] first = new double[passes.size()];
         DecodePasses.Counts[] counts = new DecodePasses.Counts[passes.size()];
-        for (int round = -warmup; round < runs; round++) {
+        for (int round = -warmupRounds; round < runs; round++) {
             for (int p = 0; p < passes.size(); p++) {
+                System.gc();   // so no pass pays for the garbage of the one before it
                 Sample s = passes.get(p).run().run(file);
-                if (round == -warmup) {
+                if (round == -warmupRounds) {
                     first[p] = s.wallMs();
                     counts[p] = s.counts();
                     agree(document, passes, counts, p);
@@ -216,6 +234,7 @@ public final class BenchCommand implements Callable<Integer> {
                 if (round >= 0) {
                     wall[p][round] = s.wallMs();
                     cpu[p][round] = s.cpuMs();
+                    allocated[p] = s.allocated();
                 }
             }
         }
@@ -223,9 +242,10 @@ public final class BenchCommand implements Callable<Integer> {
         HeapProbe probe = new HeapProbe();
         for (int p = 0; p < passes.size(); p++) {
             Pass pass = passes.get(p);
-            HeapProbe.Figures heap = pass.name().equals(XMLWF) ? null : probe.measure(() -> pass.run().run(file).counts().kept());
+            boolean ours = !pass.name().equals(XMLWF);
+            Long live = ours ? Long.valueOf(probe.peakLive(() -> pass.run().run(file).counts().kept())) : null;
             rows.add(new Row(document, pass.name(), bytes, median(wall[p]), Arrays.stream(wall[p]).min().orElseThrow(), first[p],
-                    median(cpu[p]), heap));
+                    median(cpu[p]), ours ? Long.valueOf(allocated[p]) : null, live));
         }
         return rows;
     }
@@ -239,12 +259,15 @@ public final class BenchCommand implements Callable<Integer> {
 
     /** A pass in this JVM, timed on the wall clock and in CPU time of the whole process (GC and JIT threads too). */
     private static Pass inJvm(String name, DecodePasses.Pass pass) {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         return new Pass(name, file -> {
+            long a0 = threads.getCurrentThreadAllocatedBytes();
             long c0 = ProcessCpu.nanos();
             long t0 = System.nanoTime();
             DecodePasses.Counts counts = pass.run(file);
             long t1 = System.nanoTime();
-            return new Sample((t1 - t0) / 1e6, (ProcessCpu.nanos() - c0) / 1e6, counts);
+            long c1 = ProcessCpu.nanos();
+            return new Sample((t1 - t0) / 1e6, (c1 - c0) / 1e6, threads.getCurrentThreadAllocatedBytes() - a0, counts);
         });
     }
 
@@ -259,7 +282,7 @@ public final class BenchCommand implements Callable<Integer> {
         }
     }
 
-    private static void printRatios(PrintWriter out, List<Row> rows) {
+    private void printRatios(PrintWriter out, List<Row> rows) {
         out.println();
         out.println("speed relative to xmlwf = xmlwf time / pass time, by CPU time (by wall-clock time);"
                 + " goals: streaming view >= 1.0, full model >= 0.5");
@@ -268,11 +291,11 @@ public final class BenchCommand implements Callable<Integer> {
             Row full = find(rows, d, "full model");
             Row stream = find(rows, d, "streaming view");
             Row raw = find(rows, d, "raw woodstox");
-            out.printf(Locale.ROOT, "  %-16s streaming view %s %s, full model %s %s, raw woodstox %s;"
+            out.printf(Locale.ROOT, "  %-" + nameWidth + "s streaming view %s %s, full model %s %s, raw woodstox %s;"
                             + " streaming view at %s of raw woodstox's speed; full model live heap %s the document%n",
                     d, ratio(expat, stream), verdict(expat.cpuMs() / stream.cpuMs(), 1.0), ratio(expat, full),
                     verdict(expat.cpuMs() / full.cpuMs(), 0.5), ratio(expat, raw), number(raw.cpuMs() / stream.cpuMs(), "%.2f"),
-                    number((double) full.heap().live() / full.bytes(), "%.1fx"));
+                    number((double) full.peakLive() / full.bytes(), "%.1fx"));
         }
     }
 
@@ -296,11 +319,8 @@ public final class BenchCommand implements Callable<Integer> {
         return rows.stream().filter(r -> r.document().equals(document) && r.pass().equals(pass)).findFirst().orElseThrow();
     }
 
-    private static String mb(HeapProbe.Figures heap, boolean live) {
-        if (heap == null) {
-            return "-";
-        }
-        return String.format(Locale.ROOT, "%.1f", (live ? heap.live() : heap.peak()) / (double) (1 << 20));
+    private static String mb(Long bytes) {
+        return bytes == null ? "-" : String.format(Locale.ROOT, "%.1f", bytes / (double) (1 << 20));
     }
 
     /** The xmlwf program to run, or null: a path is taken as is, a bare name is looked up on PATH. */
@@ -365,7 +385,7 @@ public final class BenchCommand implements Callable<Integer> {
             throw new BasilException("xmlwf failed on " + file + " (exit " + p.exitValue() + "): " + said);
         }
         try {
-            return new Sample(wallMs, (Double.parseDouble(times[0]) + Double.parseDouble(times[1])) * 1000, null);
+            return new Sample(wallMs, (Double.parseDouble(times[0]) + Double.parseDouble(times[1])) * 1000, 0, null);
         } catch (NumberFormatException e) {
             throw new BasilException("xmlwf failed on " + file + ": " + said);
         }

@@ -17,21 +17,13 @@ import javax.management.NotificationListener;
 import javax.management.openmbean.CompositeData;
 
 /**
- * How much heap one call needs, above what the JVM held before it, in two figures:
- * <ul>
- *   <li><b>live</b>: the most heap in use right after any collection during the call, or after a full
- *       collection at its end while its result is still held. Garbage does not count; this is what the call
- *       really keeps (a streaming pass: one node; the full model: the whole document tree).</li>
- *   <li><b>peak</b>: the sum of the heap pools' peak use. It includes garbage not yet collected, so it depends
- *       on the collector and on {@code -Xmx} (a large heap lets garbage pile up), and overstates the need.</li>
- * </ul>
+ * The peak live heap of one call, above what the JVM held before it: the most heap in use right after any
+ * collection during the call, or after a full collection at its end while its result is still held. Garbage
+ * does not count (how much of it piles up depends on the collector and {@code -Xmx}, not on the call); this is
+ * what the call really needs (a streaming pass: one node; the full model: the whole document tree).
  * Not thread-safe; one probe at a time.
  */
 final class HeapProbe implements NotificationListener {
-
-    /** Figures in bytes. */
-    record Figures(long live, long peak) {
-    }
 
     private final List<MemoryPoolMXBean> heapPools = ManagementFactory.getMemoryPoolMXBeans().stream()
             .filter(p -> p.getType() == MemoryType.HEAP).toList();
@@ -39,23 +31,20 @@ final class HeapProbe implements NotificationListener {
     private final AtomicLong maxAfterGc = new AtomicLong();
     private final AtomicLong collections = new AtomicLong();
 
-    /** Runs {@code call} once and measures it; its result is held until the final collection. */
-    Figures measure(Callable<?> call) throws Exception {
+    /** Runs {@code call} once and returns its peak live heap in bytes; its result is held until the final collection. */
+    long peakLive(Callable<?> call) throws Exception {
         long baseline = collectAndMeasure();
-        heapPools.forEach(MemoryPoolMXBean::resetPeakUsage);
         maxAfterGc.set(0);
         List<NotificationEmitter> emitters = ManagementFactory.getGarbageCollectorMXBeans().stream()
                 .filter(NotificationEmitter.class::isInstance).map(NotificationEmitter.class::cast).toList();
         emitters.forEach(e -> e.addNotificationListener(this, null, null));
         try {
             Object result = call.call();
-            long peak = heapPools.stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum();
             long seen = collections.get();
             long atEnd = collectAndMeasure();
             awaitNotification(seen);
             Reference.reachabilityFence(result);
-            long live = Math.max(atEnd, maxAfterGc.get());
-            return new Figures(Math.max(0, live - baseline), Math.max(0, peak - baseline));
+            return Math.max(0, Math.max(atEnd, maxAfterGc.get()) - baseline);
         } finally {
             for (NotificationEmitter e : emitters) {
                 e.removeNotificationListener(this);

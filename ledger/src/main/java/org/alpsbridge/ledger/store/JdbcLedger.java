@@ -94,6 +94,14 @@ public final class JdbcLedger implements Ledger {
         executor.close();
     }
 
+    /**
+     * Events written per commit so far: SQLite's writer shares one commit (one fsync) among the events
+     * waiting when it starts; PostgreSQL commits each event on its own (NaN here).
+     */
+    public double eventsPerCommit() {
+        return executor instanceof SqliteExecutor s ? s.eventsPerCommit() : Double.NaN;
+    }
+
     @Override
     public String toString() {
         return "ledger " + dialect.name().toLowerCase() + " " + url.replaceAll("password=[^&]*", "password=***");
@@ -215,25 +223,72 @@ public final class JdbcLedger implements Ledger {
 
     // ------------------------------------------------------------------ journal
 
+    /** One journal entry to append: what it adds to the available balance, and why. */
+    private record Move(Kind kind, long amount, String reason) {
+    }
+
     /**
      * Appends one journal entry and moves the balance cache with it. The allocation row must be locked.
      * {@code amount} is what the entry adds to the available balance.
      */
     private void append(Connection c, long allocationId, Kind kind, long amount, String key, String actor,
                         String reason, long at) throws SQLException {
-        String column = kind.column();
-        String bump = "UPDATE allocation SET last_seq = last_seq + 1, " + column + " = " + column
-                + " + ? WHERE id = ? RETURNING last_seq";
-        if (dialect == Dialect.POSTGRESQL) {
-            // one round trip: the row lock, the cache move and the entry together
-            Sql.update(c, "WITH a AS (" + bump + ") INSERT INTO entry (allocation_id, allocation_seq, kind, amount, rkey,"
-                    + " actor, reason, created_at) SELECT ?, a.last_seq, ?, ?, ?, ?, ?, ? FROM a",
-                    kind.columnDelta(amount), allocationId, allocationId, kind.name(), amount, key, actor, reason, at);
+        append(c, allocationId, key, actor, at, null, List.of(new Move(kind, amount, reason)));
+    }
+
+    /**
+     * Appends entries of one allocation, in order, and moves its balance cache with them; {@code also}
+     * (a reservation INSERT or UPDATE, with its arguments first) runs in the same statement on
+     * PostgreSQL, where each round trip is paid while the allocation row is locked.
+     */
+    private void append(Connection c, long allocationId, String key, String actor, long at, Object[] also,
+                        List<Move> moves) throws SQLException {
+        long[] delta = new long[3]; // credited, held, settled
+        for (Move m : moves) {
+            int column = switch (m.kind().column()) {
+                case "credited" -> 0;
+                case "held" -> 1;
+                default -> 2;
+            };
+            delta[column] = Math.addExact(delta[column], m.kind().columnDelta(m.amount()));
+        }
+        String bump = "UPDATE allocation SET last_seq = last_seq + ?, credited = credited + ?, held = held + ?,"
+                + " settled = settled + ? WHERE id = ? RETURNING last_seq";
+        if (dialect == Dialect.POSTGRESQL && !moves.isEmpty()) {
+            List<Object> args = new ArrayList<>();
+            StringBuilder sql = new StringBuilder("WITH ");
+            if (also != null) {
+                sql.append("r AS (").append(also[0]).append("), ");
+                args.addAll(java.util.Arrays.asList(also).subList(1, also.length));
+            }
+            sql.append("a AS (").append(bump).append(") INSERT INTO entry (allocation_id, allocation_seq, kind, amount,"
+                    + " rkey, actor, reason, created_at) SELECT ?, a.last_seq - ? + m.i, m.kind, m.amount, ?, ?, m.reason,"
+                    + " ? FROM a, (VALUES ");
+            args.addAll(java.util.Arrays.asList(moves.size(), delta[0], delta[1], delta[2], allocationId, allocationId,
+                    moves.size(), key, actor, at));
+            for (int i = 0; i < moves.size(); i++) {
+                Move m = moves.get(i);
+                sql.append(i == 0 ? "" : ", ").append("(CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS BIGINT),"
+                        + " CAST(? AS TEXT))");
+                args.addAll(java.util.Arrays.asList(i + 1L, m.kind().name(), m.amount(), m.reason()));
+            }
+            sql.append(") AS m (i, kind, amount, reason)");
+            Sql.update(c, sql.toString(), args.toArray());
             return;
         }
-        long seq = Sql.returning(c, bump, kind.columnDelta(amount), allocationId);
-        Sql.update(c, "INSERT INTO entry (allocation_id, allocation_seq, kind, amount, rkey, actor, reason, created_at)"
-                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", allocationId, seq, kind.name(), amount, key, actor, reason, at);
+        if (also != null) {
+            Sql.update(c, (String) also[0], java.util.Arrays.copyOfRange(also, 1, also.length));
+        }
+        if (moves.isEmpty()) {
+            return;
+        }
+        long seq = Sql.returning(c, bump, (long) moves.size(), delta[0], delta[1], delta[2], allocationId)
+                - moves.size();
+        for (Move m : moves) {
+            Sql.update(c, "INSERT INTO entry (allocation_id, allocation_seq, kind, amount, rkey, actor, reason,"
+                    + " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", allocationId, ++seq, m.kind().name(), m.amount(),
+                    key, actor, m.reason(), at);
+        }
     }
 
     private void alert(Connection c, long at, String kind, String key, String project, String message)
@@ -495,7 +550,7 @@ public final class JdbcLedger implements Ledger {
             return Weights.UNIT;
         }
         throw new LedgerException("unknown partition '" + partition + "': set its weights first"
-                + " (alpsbridge ledger partition set)");
+                + " (alpsbridge ledger partition " + partition + " --cpu-weight W ...)");
     }
 
     // ------------------------------------------------------------------ the lifecycle
@@ -548,21 +603,22 @@ public final class JdbcLedger implements Ledger {
                         + (hold - a.available());
             }
             State state = reason == null ? State.HELD : State.DENIED;
-            Sql.update(c, "INSERT INTO reservation (rkey, cluster, batch_id, res_id, project, owner, allocation_id, params,"
-                    + " rate, limit_s, limit_source, state, hold, reason, message, available, t_reserve)"
+            // (the figures stored are the ones the decision saw, in this transaction)
+            long availableAfter = a == null ? 0 : state == State.HELD ? a.available() - hold : a.available();
+            Object[] insert = {"INSERT INTO reservation (rkey, cluster, batch_id, res_id, project, owner, allocation_id,"
+                    + " params, rate, limit_s, limit_source, state, hold, reason, message, available, t_reserve)"
                     + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     key, q.cluster(), q.batchId(), q.resId(), projectName, q.owner(), a == null ? null : a.id(), params,
                     rate, q.limitSeconds(), limitSource, state.name(), state == State.HELD ? hold : 0, reason, message,
-                    a == null ? 0 : state == State.HELD ? a.available() - hold : a.available(), t);
-            // (the figures stored are the ones the decision saw, in this transaction)
+                    availableAfter, t};
             if (state == State.HELD) {
-                append(c, a.id(), Kind.HOLD, -hold, key, "reserve", null, t);
+                append(c, a.id(), key, "reserve", t, insert, List.of(new Move(Kind.HOLD, -hold, null)));
                 log.debug("held {} {} for {} (limit {} s from {})", hold, q.resource().unit(), key, q.limitSeconds(),
                         limitSource);
             } else {
+                Sql.update(c, (String) insert[0], java.util.Arrays.copyOfRange(insert, 1, insert.length));
                 log.info("denied {}: {}", key, message);
             }
-            long availableAfter = a == null ? 0 : state == State.HELD ? a.available() - hold : a.available();
             return new Outcome(state == State.HELD ? Decision.OK : Decision.DENIED, key, projectName, state,
                     state == State.HELD ? hold : 0, 0, availableAfter, reason, message, false, false);
         });
@@ -737,16 +793,17 @@ public final class JdbcLedger implements Ledger {
                             log.debug("RELEASE of unconfirmed {} reports {} s of use: charged", r.key(), elapsed);
                         }
                         long charge = Math.min(actual, r.hold());
-                        // no SELECT ... FOR UPDATE: the balance is not consulted, and append's UPDATE locks the row
+                        List<Move> moves = new ArrayList<>(2);
                         if (charge > 0) {
-                            append(c, r.allocationId(), Kind.SETTLE, -charge, r.key(), "release", reason, t);
+                            moves.add(new Move(Kind.SETTLE, -charge, reason));
                         }
                         if (r.hold() > 0) {
-                            append(c, r.allocationId(), Kind.RETURN, r.hold(), r.key(), "release", null, t);
+                            moves.add(new Move(Kind.RETURN, r.hold(), null));
                         }
-                        Sql.update(c, "UPDATE reservation SET state = ?, charge = ?, overrun_s = ?, reason = ?, t_release = ?,"
-                                + " release_text = ? WHERE id = ?", State.SETTLED.name(), charge, overrun, reason, t,
-                                payload, r.id());
+                        // no SELECT ... FOR UPDATE: the balance is not consulted, and append's UPDATE locks the row
+                        append(c, r.allocationId(), r.key(), "release", t, new Object[] {"UPDATE reservation SET state = ?,"
+                                + " charge = ?, overrun_s = ?, reason = ?, t_release = ?, release_text = ? WHERE id = ?",
+                                State.SETTLED.name(), charge, overrun, reason, t, payload, r.id()}, moves);
                         return new Outcome(Decision.OK, r.key(), r.project(), State.SETTLED, r.hold(), charge,
                                 r.available(), reason, r.message(), r.forced(), false);
                     }
