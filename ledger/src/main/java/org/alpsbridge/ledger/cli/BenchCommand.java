@@ -78,9 +78,11 @@ final class BenchCommand implements Callable<Integer> {
         } else {
             sqliteUrl = "sqlite:" + sqlite;
         }
+        Path sqliteDir = (sqlite == null ? temp.resolve("bench.db") : sqlite).toAbsolutePath().getParent();
         try {
             figures.put("sqlite spread", run(sqliteUrl, false));
             figures.put("sqlite hot", run(sqliteUrl, true));
+            figures.put("fsync probe", fsyncsPerSecond(sqliteDir, Math.min(seconds, 5)));
             if (postgresql != null) {
                 figures.put("postgresql spread", run(postgresql, false));
                 figures.put("postgresql hot", run(postgresql, true));
@@ -98,6 +100,8 @@ final class BenchCommand implements Callable<Integer> {
         }
         out.printf("%nclients %d, %d s measured after %d s warm-up%n", clients, seconds, warmup);
         figures.forEach((k, v) -> out.printf("%-20s %10.0f /s%n", k, v));
+        out.printf("SQLite commits once per group of waiting events: with %d clients its ceiling is about %d x the"
+                + " fsync probe = %.0f /s%n", clients, clients, clients * figures.get("fsync probe"));
         Double pgb = figures.get("pgbench -N tps");
         if (pgb != null && pgb > 0) {
             out.printf("ratio postgresql spread / pgbench = %.2f, hot / pgbench = %.2f%n",
@@ -161,13 +165,43 @@ final class BenchCommand implements Callable<Integer> {
             stop.set(true);
             done.await(2, TimeUnit.MINUTES);
             double rate = events.get() / elapsed;
-            out.printf("%-11s %-6s %8.0f events/s (%d events, %d failures)%n", url.startsWith("sqlite") ? "sqlite"
-                    : "postgresql", hot ? "hot" : "spread", rate, events.get(), failures.get());
+            double perCommit = ledger instanceof org.alpsbridge.ledger.store.JdbcLedger j ? j.eventsPerCommit()
+                    : Double.NaN;
+            out.printf("%-11s %-6s %8.0f events/s (%d events, %d failures%s)%n", url.startsWith("sqlite") ? "sqlite"
+                    : "postgresql", hot ? "hot" : "spread", rate, events.get(), failures.get(), Double.isNaN(perCommit)
+                    ? "" : String.format(", %.1f events per commit", perCommit));
             out.flush();
             if (failures.get() > 0) {
                 throw new LedgerException(failures.get() + " bench events failed");
             }
             return rate;
+        }
+    }
+
+    /**
+     * Durable 4 KiB appends per second (write, then fdatasync) in {@code dir}, one thread: the disk's
+     * flush rate, which bounds the group commits of SQLite's single writer.
+     */
+    private double fsyncsPerSecond(Path dir, int seconds) throws IOException {
+        Path probe = Files.createTempFile(dir, "fsync", ".probe");
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(probe,
+                java.nio.file.StandardOpenOption.WRITE)) {
+            java.nio.ByteBuffer block = java.nio.ByteBuffer.allocate(4096);
+            long n = 0;
+            long start = System.nanoTime();
+            long end = start + TimeUnit.SECONDS.toNanos(seconds);
+            while (System.nanoTime() < end) {
+                block.clear();
+                ch.write(block);
+                ch.force(false);
+                n++;
+            }
+            double rate = n / ((System.nanoTime() - start) / 1e9);
+            spec.commandLine().getOut().printf("%-18s %8.0f flushes/s (4 KiB append + fdatasync, 1 thread, %s)%n",
+                    "fsync probe", rate, dir);
+            return rate;
+        } finally {
+            Files.deleteIfExists(probe);
         }
     }
 

@@ -94,6 +94,14 @@ public final class JdbcLedger implements Ledger {
         executor.close();
     }
 
+    /**
+     * Events written per commit so far: SQLite's writer shares one commit (one fsync) among the events
+     * waiting when it starts; PostgreSQL commits each event on its own (NaN here).
+     */
+    public double eventsPerCommit() {
+        return executor instanceof SqliteExecutor s ? s.eventsPerCommit() : Double.NaN;
+    }
+
     @Override
     public String toString() {
         return "ledger " + dialect.name().toLowerCase() + " " + url.replaceAll("password=[^&]*", "password=***");
