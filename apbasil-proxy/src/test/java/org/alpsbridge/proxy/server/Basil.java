@@ -25,6 +25,10 @@ final class Basil {
         return CODEC.write(BasilRequest.query(protocol, "INVENTORY"));
     }
 
+    static byte[] summary(String protocol) throws BasilException {
+        return CODEC.write(BasilRequest.query(protocol, "SUMMARY"));
+    }
+
     static byte[] reserve(String protocol, String batchId, int width) throws BasilException {
         return CODEC.write(BasilRequest.reserve(protocol, "alice", batchId, null,
                 List.of(ReserveParam.builder().width(width).build())));

@@ -63,8 +63,13 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--protocol", description = "BASIL version of the generated documents (default: ${DEFAULT-VALUE}).")
     String protocol = "1.3";
 
-    @Option(names = "--warmup", description = "Untimed rounds first (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--warmup", description = "Untimed rounds first, at least (default: ${DEFAULT-VALUE}).")
     int warmup = 2;
+
+    @Option(names = "--warmup-mb", paramLabel = "MB",
+            description = "More untimed rounds until each pass has read this many MB, so the compiler has settled on"
+                    + " small documents too (default: ${DEFAULT-VALUE}).")
+    int warmupMb = 100;
 
     @Option(names = "--runs", description = "Timed rounds, one run of each pass per round (default: ${DEFAULT-VALUE}).")
     int runs = 5;
@@ -107,8 +112,9 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (warmup < 0 || runs < 1) {
-            throw new ParameterException(spec.commandLine(), "--warmup must not be negative and --runs must be at least 1");
+        if (warmup < 0 || warmupMb < 0 || runs < 1) {
+            throw new ParameterException(spec.commandLine(),
+                    "--warmup and --warmup-mb must not be negative and --runs must be at least 1");
         }
         Map<String, SyntheticInventory> generated = parseDocuments();
         PrintWriter out = spec.commandLine().getOut();
@@ -120,8 +126,9 @@ public final class BenchCommand implements Callable<Integer> {
         if (expat != null) {
             passes.add(new Pass(XMLWF, file -> runXmlwf(expat, file)));
         }
-        out.printf(Locale.ROOT, "decode bench: %d warm-up + %d timed rounds, java %s, %d cpus, max heap %d MB, MB = 10^6 bytes%n",
-                warmup, runs, System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(),
+        out.printf(Locale.ROOT, "decode bench: at least %d warm-up rounds or %d MB per pass, then %d timed rounds, java %s,"
+                        + " %d cpus, max heap %d MB, MB = 10^6 bytes%n", warmup, warmupMb, runs, System.getProperty("java.version"),
+                Runtime.getRuntime().availableProcessors(),
                 Runtime.getRuntime().maxMemory() >> 20);
         if (expat == null) {
             out.println("xmlwf: '" + xmlwf + "' not found (Debian package expat); its figures and the ratios are left out");
@@ -209,16 +216,17 @@ public final class BenchCommand implements Callable<Integer> {
     /** Warm-up and timed rounds, interleaved; then one heap-measured run per pass (xmlwf's heap is not ours). */
     private List<Row> measure(String document, Path file, List<Pass> passes) throws Exception {
         long bytes = Files.size(file);
+        int warmupRounds = (int) Math.max(warmup, Math.min(200, Math.ceil(warmupMb * MB / Math.max(1, bytes))));
         double[][] wall = new double[passes.size()][runs];
         double[][] cpu = new double[passes.size()][runs];
         long[] allocated = new long[passes.size()];
         double[] first = new double[passes.size()];
         DecodePasses.Counts[] counts = new DecodePasses.Counts[passes.size()];
-        for (int round = -warmup; round < runs; round++) {
+        for (int round = -warmupRounds; round < runs; round++) {
             for (int p = 0; p < passes.size(); p++) {
                 System.gc();   // so no pass pays for the garbage of the one before it
                 Sample s = passes.get(p).run().run(file);
-                if (round == -warmup) {
+                if (round == -warmupRounds) {
                     first[p] = s.wallMs();
                     counts[p] = s.counts();
                     agree(document, passes, counts, p);

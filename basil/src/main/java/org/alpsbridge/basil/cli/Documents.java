@@ -150,6 +150,9 @@ final class Documents {
                 throw new BasilException("NodeParam: " + e.getMessage());
             }
         }
+        for (ReserveParam.LabelParam l : p.labelParams()) {
+            s.add("label=" + l.name() + ":" + l.type() + ":" + l.disposition());
+        }
         if (!p.accelParams().isEmpty()) {
             s.add("accelerators=" + p.accelParams().size());
         }

@@ -2,6 +2,7 @@ package org.alpsbridge.basil.cli;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.alpsbridge.basil.codec.BasilCodec;
 import org.alpsbridge.basil.codec.BasilException;
@@ -139,6 +140,9 @@ public final class RequestCommand {
         Long memoryMb;
         @Option(names = "--nodes", paramLabel = "NIDS", description = "NodeParam: NID range list, e.g. 1-5,8.")
         String nodes;
+        @Option(names = "--label", paramLabel = "NAME[:TYPE[:DISPOSITION]]",
+                description = "LabelParam (repeatable): TYPE HARD (default) or SOFT, DISPOSITION ATTRACT (default) or REPEL.")
+        List<String> labels = new ArrayList<>();
         @Option(names = "--gpu", description = "AccelParam type=GPU (1.2+).")
         boolean gpu;
         @Option(names = "--gpu-memory", paramLabel = "MB", description = "AccelParam memory_mb (implies --gpu).")
@@ -197,10 +201,26 @@ public final class RequestCommand {
                 }
                 b.nodes(nodes.replace(" ", ""));
             }
+            for (String label : labels) {
+                b.label(label(label));
+            }
             if (gpu || gpuMemoryMb != null) {
                 b.accel(new ReserveParam.AccelParam("GPU", null, gpuMemoryMb));
             }
             return p.print(BasilRequest.reserve(p.protocol, user, batchId, account, List.of(b.build())));
+        }
+
+        /** {@code NAME[:TYPE[:DISPOSITION]]}, with the values ALPS accepts (PROTOCOL.md, Label). */
+        private ReserveParam.LabelParam label(String text) {
+            String[] parts = text.split(":", -1);
+            String type = parts.length > 1 ? parts[1].toUpperCase(Locale.ROOT) : "HARD";
+            String disposition = parts.length > 2 ? parts[2].toUpperCase(Locale.ROOT) : "ATTRACT";
+            if (parts.length > 3 || parts[0].isBlank() || !List.of("HARD", "SOFT").contains(type)
+                    || !List.of("ATTRACT", "REPEL").contains(disposition)) {
+                throw new ParameterException(p.mixee.commandLine(), "--label wants NAME[:HARD|SOFT[:ATTRACT|REPEL]], got '"
+                        + text + "'");
+            }
+            return new ReserveParam.LabelParam(parts[0], type, disposition);
         }
     }
 

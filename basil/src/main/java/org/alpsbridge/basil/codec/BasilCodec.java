@@ -162,7 +162,7 @@ public final class BasilCodec {
             firstError.reader = reader;
             Unmarshaller u = context().createUnmarshaller();
             u.setEventHandler(firstError);
-            Object root = u.unmarshal(reader);
+            Object root = CoordinatorPin.unmarshal(u, reader);
             if (firstError.event != null) {
                 throw firstError.asException(what);
             }

@@ -62,8 +62,13 @@ final class Faults {
         return lose;
     }
 
+    /** The delay of a SLOW fault for one call, drawn from this emulator's seeded jitter (in-process runs repeat). */
     synchronized long delayMillis(Fault f) {
-        return f.millis() + (f.jitterMillis() > 0 ? (long) (jitter.nextDouble() * f.jitterMillis()) : 0);
+        return delayMillis(f, jitter);
+    }
+
+    static long delayMillis(Fault f, Random random) {
+        return f.millis() + (f.jitterMillis() > 0 ? (long) (random.nextDouble() * f.jitterMillis()) : 0);
     }
 
     /** Blocks while {@code method} is set to HANG, i.e. until the fault is cleared or replaced. */

@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
@@ -113,7 +114,8 @@ public final class StateDirectory {
                 // A hung apbasil: it never answers; the caller's timeout (or kill) ends it.
                 Thread.sleep(Long.MAX_VALUE);
             } else if (fault.kind() == Faults.Kind.SLOW) {
-                Thread.sleep(new Faults().delayMillis(fault));
+                // Each drop-in is a new process: a fixed seed would give every call the same "random" extra.
+                Thread.sleep(Faults.delayMillis(fault, ThreadLocalRandom.current()));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

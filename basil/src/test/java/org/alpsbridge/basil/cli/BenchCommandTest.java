@@ -23,7 +23,7 @@ class BenchCommandTest {
     @Test
     void printsEveryPassOfEveryDocumentThenTheRatiosAgainstXmlwf(@TempDir Path dir) throws Exception {
         Assumptions.assumeTrue(xmlwfInstalled(), "xmlwf (Debian package expat) is not installed; skipped");
-        Run r = CommandsTest.run("bench", "--documents", "xc30:12:3,knl:2", "--warmup", "0", "--runs", "1",
+        Run r = CommandsTest.run("bench", "--documents", "xc30:12:3,knl:2", "--warmup", "0", "--warmup-mb", "0", "--runs", "1",
                 "--dir", dir.toString());
         assertEquals(0, r.exit(), r.err());
         long xc30Bytes = SyntheticInventory.xc30(12, 3).bytes("1.3").length;
@@ -43,7 +43,7 @@ class BenchCommandTest {
 
     @Test
     void withoutXmlwfTheJvmFiguresAreStillPrintedAndTheRatiosLeftOut() {
-        Run r = CommandsTest.run("bench", "--documents", "knl:1", "--warmup", "0", "--runs", "1",
+        Run r = CommandsTest.run("bench", "--documents", "knl:1", "--warmup", "0", "--warmup-mb", "0", "--runs", "1",
                 "--xmlwf", "/no/such/dir/xmlwf");
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().contains("xmlwf: '/no/such/dir/xmlwf' not found (Debian package expat)"), r.out());
@@ -54,7 +54,7 @@ class BenchCommandTest {
     @Test
     void aRealInventoryFileIsMeasuredAndTheThreePassesAgreeOnIt() {
         Run r = CommandsTest.run("bench", "--documents", "none", "--file", "../fixtures/xml/1.2/query-inventory-response-gpu.xml",
-                "--warmup", "0", "--runs", "1", "--xmlwf", "/no/such/dir/xmlwf");
+                "--warmup", "0", "--warmup-mb", "0", "--runs", "1", "--xmlwf", "/no/such/dir/xmlwf");
         assertEquals(0, r.exit(), r.err() + r.out());
         line(r.out(), "query-inventory-response-gpu.xml", "raw woodstox");
     }
@@ -62,7 +62,7 @@ class BenchCommandTest {
     @Test
     void aBrokenDocumentFailsTheBenchNamingTheProblem() {
         Run r = CommandsTest.run("bench", "--documents", "none", "--file", "../fixtures/xml/hostile/truncated.xml",
-                "--warmup", "0", "--runs", "1");
+                "--warmup", "0", "--warmup-mb", "0", "--runs", "1");
         assertEquals(1, r.exit(), r.out());
         assertTrue(r.err().contains("8:61"), "the error names where the document broke: " + r.err());
     }
@@ -74,6 +74,7 @@ class BenchCommandTest {
             assertEquals(2, r.exit(), spec + ": " + r.err());
         }
         assertEquals(2, CommandsTest.run("bench", "--runs", "0").exit());
+        assertEquals(2, CommandsTest.run("bench", "--warmup-mb", "-1").exit());
     }
 
     private static String line(String out, String document, String pass) {

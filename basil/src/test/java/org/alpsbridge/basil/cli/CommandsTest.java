@@ -72,6 +72,20 @@ class CommandsTest {
     }
 
     @Test
+    void requestReserveCarriesLabelsThatCheckThenReports(@TempDir Path dir) throws Exception {
+        Run r = run("request", "reserve", "--user", "a", "--width", "4", "--label", "fast", "--label", "old:soft:repel",
+                "--protocol", "1.3");
+        assertEquals(0, r.exit(), r.err());
+        Path request = dir.resolve("reserve.xml");
+        Files.writeString(request, r.out(), StandardCharsets.US_ASCII);
+        assertTrue(run("check", request.toString()).out().endsWith(
+                "RESERVE user=a width=4 label=fast:HARD:ATTRACT label=old:SOFT:REPEL\n"), run("check", request.toString()).out());
+        Run bad = run("request", "reserve", "--user", "a", "--width", "4", "--label", "x:MUST", "--protocol", "1.3");
+        assertEquals(2, bad.exit());
+        assertTrue(bad.err().contains("--label wants NAME[:HARD|SOFT[:ATTRACT|REPEL]], got 'x:MUST'"), bad.err());
+    }
+
+    @Test
     void requestRefusesWhatTheProtocolDoesNotKnow() {
         Run r = run("request", "reserve", "--user", "a", "--width", "1", "--nppcu", "1", "--protocol", "1.2");
         assertEquals(2, r.exit());

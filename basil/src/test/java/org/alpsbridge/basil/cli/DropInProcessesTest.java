@@ -137,6 +137,7 @@ class DropInProcessesTest {
         Set<Long> held = new HashSet<>(stored());
         Set<Long> released = new HashSet<>();
         int killed = 0;
+        int midWrite = 0;
         long lifeMillis = timeOneRun(spec);
         try {
             for (int round = 0; round < rounds; round++) {
@@ -171,6 +172,11 @@ class DropInProcessesTest {
                         held.add(d.content(Reserved.class).orElseThrow().reservationId());
                     }
                 }
+                try (var files = Files.newDirectoryStream(dir, "state.*.tmp")) {
+                    for (Path ignored : files) {
+                        midWrite++; // a killed writer's temporary file: the kill landed while the state was being written
+                    }
+                }
                 Set<Long> state = stored(); // loads, or the test fails: a torn or overlapping state is refused
                 for (long id : held) {
                     assertTrue(state.contains(id), "acknowledged reservation " + id + " lost (seed " + seed + ", round " + round + ")");
@@ -191,9 +197,10 @@ class DropInProcessesTest {
             Set<Long> unknown = new HashSet<>(stored());
             unknown.removeAll(held);
             System.out.printf("drop-in crash campaign (seed %d): %d rounds of 3 processes, one SIGKILLed per round after 0..%d ms;"
-                    + " %d died before answering, %d reservations of cut-off calls stored anyway; %d acknowledged reservations"
-                    + " held, %d acknowledged releases, none lost or undone, the state loadable after every round%n", seed, rounds,
-                    (long) (lifeMillis * 1.5), killed, unknown.size(), held.size(), released.size());
+                    + " %d died before answering (%d while writing the state), %d reservations of cut-off calls stored anyway;"
+                    + " %d acknowledged reservations held, %d acknowledged releases, none lost or undone, the state (%d bytes)"
+                    + " loadable after every round%n", seed, rounds, (long) (lifeMillis * 1.5), killed, midWrite, unknown.size(),
+                    held.size(), released.size(), Files.size(dir.resolve("state")));
         } catch (AssertionError | RuntimeException e) {
             System.out.println("drop-in crash campaign failed; rerun with -Demulator.crash.seed=" + seed);
             throw e;

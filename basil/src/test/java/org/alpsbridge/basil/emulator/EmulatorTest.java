@@ -205,6 +205,22 @@ class EmulatorTest {
     }
 
     @Test
+    void theLatencyModelsJitterVariesPerCallWithinItsBoundAndRepeatsFromRunToRun() {
+        Faults.Fault f = new Faults.Fault(Faults.Kind.SLOW, null, null, 10, 100);
+        Faults first = new Faults();
+        Faults second = new Faults();
+        long[] a = new long[20];
+        long[] b = new long[20];
+        for (int i = 0; i < a.length; i++) {
+            a[i] = first.delayMillis(f);
+            b[i] = second.delayMillis(f);
+            assertTrue(a[i] >= 10 && a[i] < 110, "delay " + a[i]);
+        }
+        assertArrayEquals(a, b, "seeded: an in-process run repeats");
+        assertTrue(java.util.Arrays.stream(a).distinct().count() > 10, "drawn per call: " + java.util.Arrays.toString(a));
+    }
+
+    @Test
     void aLostReleaseAnswersSuccessButKeepsTheReservation() throws BasilException {
         Emulator e = Emulator.create("xc30:2");
         long id = call(e, reserve("1.3", ReserveParam.builder().width(1).build())).content(Reserved.class).orElseThrow().reservationId();

@@ -1,0 +1,33 @@
+package org.alpsbridge.basil.codec;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.lang.reflect.Field;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.alpsbridge.basil.model.Inventory;
+import org.glassfish.jaxb.runtime.v2.runtime.Coordinator;
+import org.junit.jupiter.api.Test;
+
+/** The JAXB thread-local workaround leaves the thread as it found it, whether the read succeeds or fails. */
+class CoordinatorPinTest {
+
+    @Test
+    void noUnmarshallingContextStaysActiveOnTheThreadAfterAReadOrAFailedRead() throws Exception {
+        Field f = Coordinator.class.getDeclaredField("activeTable");
+        f.setAccessible(true);
+        ThreadLocal<?> active = (ThreadLocal<?>) f.get(null);
+        BasilCodec codec = BasilCodec.standard();
+
+        var inventory = codec.readResponse(Files.readAllBytes(Path.of("../fixtures/xml/1.3/query-inventory-response.xml")))
+                .responseData().content(Inventory.class).orElseThrow();
+        assertEquals(4, inventory.nodes().size());
+        assertNull(active.get());
+
+        assertThrows(BasilException.class,
+                () -> codec.readResponse(Files.readAllBytes(Path.of("../fixtures/xml/hostile/truncated.xml"))));
+        assertNull(active.get());
+    }
+}
