@@ -5,10 +5,10 @@ import java.nio.file.Path;
 /**
  * MUNGE credentials: encode a payload as the calling process's uid/gid, decode one to learn who made it.
  *
- * <p>Two implementations: {@link #library} calls libmunge through JNA (what the daemon uses: no fork
- * per request), {@link #programs} runs the {@code munge}/{@code unmunge} programs (what the drop-in
- * client uses by default: loading JNA costs more start-up time than one fork). Both talk to the same
- * {@code munged}, so TTL and replay detection are munged's own.
+ * <p>{@link #library} calls libmunge through JNA (what the daemon uses: no fork per request),
+ * {@link #programs} runs the {@code munge}/{@code unmunge} programs, {@link #socket} encodes by talking to
+ * munged's socket directly (what the drop-in client uses by default: neither JNA's load nor a process
+ * start). All talk to the same {@code munged}, so TTL and replay detection are munged's own.
  */
 public interface Munge {
 
@@ -33,6 +33,14 @@ public interface Munge {
     /** The {@code munge} and {@code unmunge} programs from PATH. {@code socket} null = munged's default. */
     static Munge programs(Path socket) {
         return new MungePrograms(socket);
+    }
+
+    /**
+     * Encodes by talking to munged's socket directly (no process, no JNA: what the drop-in client uses by
+     * default); decodes, and encodes if munged speaks another message version, through the programs.
+     */
+    static Munge socket(Path socket) {
+        return new MungeSocket(socket, programs(socket));
     }
 
     /** libmunge when it loads, else the programs. */

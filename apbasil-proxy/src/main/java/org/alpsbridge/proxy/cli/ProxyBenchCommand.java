@@ -155,6 +155,10 @@ public final class ProxyBenchCommand implements Callable<Integer> {
             Map<String, String> env = new LinkedHashMap<>();
             env.put("APBASIL_PROXY", address);
             env.put("APBASIL_AUTH", "none");
+            // Each kind of row gets its own class-data archive, written by its first (warm-up) call, as an
+            // installation whose calls all take the same path would have.
+            env.put("APBASIL_CDS_ARCHIVE", work.resolve("apbasil.jsa").toString());
+            mungeEnv.put("APBASIL_CDS_ARCHIVE", work.resolve("apbasil-munge.jsa").toString());
             if (jar.endsWith(".jar") && !jar.contains(File.pathSeparator)) {
                 String absolute = Path.of(jar).toAbsolutePath().toString();
                 env.put("APBASIL_JAR", absolute);

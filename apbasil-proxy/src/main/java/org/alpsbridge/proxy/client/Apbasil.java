@@ -120,13 +120,17 @@ public final class Apbasil {
     }
 
     private static Munge munge(ClientSettings settings) throws ApbasilException {
-        if (!settings.mungeLibrary()) {
-            return Munge.programs(settings.mungeSocket());
-        }
-        try {
-            return Munge.library(settings.mungeSocket());
-        } catch (MungeException e) {
-            throw new ApbasilException(e.getMessage(), false, false, e);
+        switch (settings.mungeVia()) {
+            case "program":
+                return Munge.programs(settings.mungeSocket());
+            case "library":
+                try {
+                    return Munge.library(settings.mungeSocket());
+                } catch (MungeException e) {
+                    throw new ApbasilException(e.getMessage(), false, false, e);
+                }
+            default:
+                return Munge.socket(settings.mungeSocket());
         }
     }
 

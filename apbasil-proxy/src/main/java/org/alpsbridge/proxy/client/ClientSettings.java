@@ -76,9 +76,16 @@ final class ClientSettings {
         return s == null ? null : Path.of(s);
     }
 
-    /** {@code munge}: {@code program} (default; fastest start) or {@code library} (libmunge via JNA). */
-    boolean mungeLibrary() {
-        return get("munge", "program").equals("library");
+    /**
+     * {@code munge}: how to get a credential — {@code socket} (default: ask munged over its socket, no
+     * process started), {@code program} (run {@code munge}) or {@code library} (libmunge via JNA).
+     */
+    String mungeVia() {
+        String via = get("munge", "socket");
+        if (!via.equals("socket") && !via.equals("program") && !via.equals("library")) {
+            throw new IllegalArgumentException("munge=" + via + ": expected socket, program or library");
+        }
+        return via;
     }
 
     /** {@code timeout}: seconds to wait for an answer; default 300, above the daemon's default backend timeout. */

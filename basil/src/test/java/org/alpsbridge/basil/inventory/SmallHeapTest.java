@@ -7,13 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.PipedInputStream;
-import java.io.PipedOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.alpsbridge.basil.cli.CheckAccess;
 import org.alpsbridge.basil.codec.BasilCodec;
@@ -108,22 +105,12 @@ class SmallHeapTest {
 
     /** Nodes, processors, reservations and the last NID of {@code machine} written in a thread and streamed. */
     static long[] streamCounts(SyntheticInventory machine, String protocol) throws Exception {
-        PipedInputStream in = new PipedInputStream(1 << 16);
-        PipedOutputStream out = new PipedOutputStream(in);
-        AtomicReference<Exception> writeFailure = new AtomicReference<>();
-        Thread writer = new Thread(() -> {
-            try (out) {
-                machine.write(out, protocol);
-            } catch (Exception e) {
-                writeFailure.set(e);
-            }
-        }, "inventory-writer");
-        writer.start();
         long nodes = 0;
         long processors = 0;
         long reservations = 0;
         long lastNid = 0;
-        try (InventoryReader r = InventoryReader.open(in)) {
+        try (WrittenStream document = WrittenStream.start("inventory-writer", out -> machine.write(out, protocol));
+             InventoryReader r = InventoryReader.open(document.in())) {
             for (NodeView n; (n = r.nextNode()) != null; ) {
                 nodes++;
                 processors += n.processorCount();
@@ -133,12 +120,6 @@ class SmallHeapTest {
                 reservations++;
             }
             r.finish();
-        } finally {
-            in.close();
-            writer.join();
-        }
-        if (writeFailure.get() != null) {
-            throw writeFailure.get();
         }
         return new long[] {nodes, processors, reservations, lastNid};
     }

@@ -38,8 +38,9 @@ import picocli.CommandLine.Spec;
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = {"Measure durable charge events per second (RESERVE + RELEASE, each committed before it is",
                 "acknowledged) with --clients threads: each client charges its own project ('spread'), then all",
-                "charge one allocation ('hot'). With --postgresql, the same on PostgreSQL and then pgbench -n -N",
-                "(simple update) with the same clients on the same server, printed side by side.",
+                "charge one allocation ('hot'), with the events each SQLite commit carried; then an fsync probe",
+                "(the disk's flush rate, which bounds SQLite's group commits). With --postgresql, the same on",
+                "PostgreSQL and then pgbench -n -N (simple update) with the same clients on the same server.",
                 "The PostgreSQL database must be a scratch one: the bench adds projects and pgbench tables."})
 final class BenchCommand implements Callable<Integer> {
 

@@ -67,9 +67,9 @@ final class ReferenceModel {
         return (a + b - 1) / b;
     }
 
-    Result reserve(long resId, String batch, int nodes, int cores, long limitS, long t) {
+    Result reserve(long resId, String batch, String owner, int nodes, int cores, long limitS, long t) {
         String key = "default/" + batch + "/" + resId;
-        String params = nodes + "x" + cores + "x" + limitS;
+        String params = owner + "|" + nodes + "x" + cores + "x" + limitS; // the owner is part of the request too
         Res existing = byKey.get(key);
         if (existing != null) {
             if (!existing.params.equals(params)) {

@@ -56,6 +56,13 @@ class ReferenceModelTest {
         compare(PostgresServer.get().newDatabase(), replayUrl(), System.nanoTime(), 20_000);
     }
 
+    /** Found by the long run: the model ignored the owner, so a same-shape repeat by another user agreed. */
+    @Test
+    @Tag("long")
+    void aRepeatedReserveByAnotherOwnerIsAConflictInBoth() {
+        compare("sqlite:" + dir.resolve("owner.db"), replayUrl(), 14029468288807L, 15_200);
+    }
+
     private int replays;
 
     private String replayUrl() {
@@ -88,9 +95,10 @@ class ReferenceModelTest {
                     int nodes = 1 + rnd.nextInt(rnd.nextInt(10) == 0 ? 64 : 6);
                     int cores = new int[] {8, 16, 24, 32}[rnd.nextInt(4)];
                     long limit = 60L * (1 + rnd.nextInt(240));
-                    ReferenceModel.Result want = model.reserve(resId, batch, nodes, cores, limit, t);
-                    Outcome got = ledger.reserve(new ReserveRequest(null, batch, resId, null, "p", "u" + rnd.nextInt(3),
-                            null, Resource.CPU, nodes, org.alpsbridge.ledger.cost.NodeShape.cores(cores), limit,
+                    String owner = "u" + rnd.nextInt(3);
+                    ReferenceModel.Result want = model.reserve(resId, batch, owner, nodes, cores, limit, t);
+                    Outcome got = ledger.reserve(new ReserveRequest(null, batch, resId, null, "p", owner, null,
+                            Resource.CPU, nodes, org.alpsbridge.ledger.cost.NodeShape.cores(cores), limit,
                             Instant.ofEpochSecond(t)));
                     same(want, got, at + " reserve");
                     keys.add(got.key());
