@@ -25,8 +25,11 @@ import org.alpsbridge.basil.model.ReserveParam;
  *
  * <p>Besides the document it keeps what a RESERVE answer does not say and earlier inventories did: each
  * user's uid and gid (from their reservations' pseudo-applications), the highest application id ALPS has
- * handed out (the next reservation's pseudo-application takes the next one), and the offset of ALPS's
- * clock from the proxy's.
+ * handed out (the next reservation's pseudo-application takes the next one), the highest reservation id
+ * (ALPS numbers reservations one after another, so a RESERVE answer that skips ids reveals reservations
+ * made behind the proxy's back, each of which took application ids the cache cannot count), and the offset
+ * of ALPS's clock from the proxy's. Both counters are learned from every full inventory and every RESERVE
+ * answer the proxy forwards.
  */
 final class CachedInventory {
 
@@ -40,12 +43,13 @@ final class CachedInventory {
     final long fetchedAtMillis;
     final long fetchStartedNanos;
     private long maxApid;
+    private long maxReservationId;
     private final Set<Long> patched = new LinkedHashSet<>();
     private byte[] written;
     private long writtenTimestamp;
 
     private CachedInventory(String protocol, InventoryHeader header, List<NodeView> nodes, List<ReservationView> reservations,
-                            Map<String, long[]> idsByUser, long maxApid, long clockOffsetSeconds, long fetchedAtMillis,
+                            Map<String, long[]> idsByUser, long maxApid, long maxReservationId, long clockOffsetSeconds, long fetchedAtMillis,
                             long fetchStartedNanos, byte[] document) {
         this.protocol = protocol;
         this.header = header;
@@ -56,6 +60,7 @@ final class CachedInventory {
         reservations.forEach(r -> this.reservations.put(r.reservationId(), r));
         this.idsByUser = idsByUser;
         this.maxApid = maxApid;
+        this.maxReservationId = maxReservationId;
         this.clockOffsetSeconds = clockOffsetSeconds;
         this.fetchedAtMillis = fetchedAtMillis;
         this.fetchStartedNanos = fetchStartedNanos;
@@ -85,7 +90,9 @@ final class CachedInventory {
         }
         Map<String, long[]> ids = previous == null ? new HashMap<>() : new HashMap<>(previous.idsByUser);
         long maxApid = previous == null ? 0 : previous.maxApid;
+        long maxReservationId = previous == null ? 0 : previous.maxReservationId;
         for (ReservationView v : reservations) {
+            maxReservationId = Math.max(maxReservationId, v.reservationId());
             for (ReservationView.Application a : v.applications()) {
                 maxApid = Math.max(maxApid, a.applicationId());
                 if (a.isReservationPseudoApplication()) {
@@ -94,7 +101,7 @@ final class CachedInventory {
             }
         }
         long offset = header.timestamp() == null ? 0 : header.timestamp() - Math.floorDiv(fetchedAtMillis, 1000);
-        return new CachedInventory(protocol, header, nodes, reservations, ids, maxApid, offset, fetchedAtMillis,
+        return new CachedInventory(protocol, header, nodes, reservations, ids, maxApid, maxReservationId, offset, fetchedAtMillis,
                 fetchStartedNanos, document);
     }
 
@@ -131,6 +138,27 @@ final class CachedInventory {
             writtenTimestamp = timestamp;
         }
         return written;
+    }
+
+    /**
+     * Whether ALPS's answer to a RESERVE took the next reservation id after every one the cache has seen;
+     * if not, reservations were made behind the proxy's back since the last fetch, and the application ids
+     * they took make the pseudo-application id of this one unknowable.
+     */
+    boolean isNextReservation(long id) {
+        return id == maxReservationId + 1;
+    }
+
+    /**
+     * Counts a RESERVE that ALPS answered but this entry did not apply (it is stale and about to be
+     * replaced): the reservation took its id and one application id, which the next inventory may no longer
+     * show if the reservation is released before it.
+     */
+    void noteUnapplied(long id) {
+        maxReservationId = Math.max(maxReservationId, id);
+        if (maxApid != 0) {
+            maxApid++;
+        }
     }
 
     /**
@@ -192,6 +220,7 @@ final class CachedInventory {
         changed.forEach(nodes::set);
         reservations.put(id, view);
         maxApid = apid;
+        maxReservationId = Math.max(maxReservationId, id);
         patched.add(id);
         written = null;
         return true;
@@ -261,14 +290,51 @@ final class CachedInventory {
             for (NodeView n : nodes) {
                 if (n.reservations().contains(id)) {
                     Integer at = fresh.position.get(n.nodeId());
-                    if (at == null || !fresh.nodes.get(at).equals(n)) {
-                        out.add("reservation " + id + " on node " + n.nodeId() + ": allocations differ");
+                    // the node's state, role or labels may have changed since (SUMMARY's business): only what
+                    // the reservation holds there was the patch's doing
+                    if (at == null || !holdings(fresh.nodes.get(at), id).equals(holdings(n, id))) {
+                        out.add("reservation " + id + " on node " + n.nodeId() + ": allocations differ, cached " + holdings(n, id)
+                                + " but ALPS shows " + (at == null ? "no such node" : holdings(fresh.nodes.get(at), id)));
                         break;
                     }
                 }
             }
         }
         return out;
+    }
+
+    /** What reservation {@code id} holds on a node: its processors, memory pages and accelerators, by place. */
+    private static List<String> holdings(NodeView n, long id) {
+        List<String> held = new ArrayList<>();
+        for (NodeView.Socket s : n.sockets()) {
+            for (NodeView.Segment g : s.segments()) {
+                for (NodeView.Core c : g.cores()) {
+                    for (NodeView.Thread t : c.threads()) {
+                        if (t.reservations().contains(id)) {
+                            held.add("processor " + s.ordinal() + "/" + g.ordinal() + "/" + c.ordinal() + "/" + t.ordinal());
+                        }
+                    }
+                }
+                memoryHoldings(g.memory(), id, "segment " + s.ordinal() + "/" + g.ordinal(), held);
+            }
+        }
+        memoryHoldings(n.memory(), id, "node", held);
+        for (NodeView.Accelerator a : n.accelerators()) {
+            if (a.reservations().contains(id)) {
+                held.add("accelerator " + a.ordinal());
+            }
+        }
+        return held;
+    }
+
+    private static void memoryHoldings(List<NodeView.Memory> memory, long id, String where, List<String> held) {
+        for (NodeView.Memory m : memory) {
+            for (NodeView.MemoryAllocation a : m.allocations()) {
+                if (a.reservationId() == id) {
+                    held.add(where + " " + m.type() + " " + a.pageCount() + "x" + m.pageSizeKb() + "KiB");
+                }
+            }
+        }
     }
 
     /** Whether the nodes and reservations equal another entry's (the header aside). */

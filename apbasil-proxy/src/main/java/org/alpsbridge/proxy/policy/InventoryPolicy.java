@@ -50,7 +50,10 @@ import org.slf4j.LoggerFactory;
  * {@code unknown-outcome} (a reservation change that failed to answer, or answered garbage),
  * {@code release-failed}, {@code release-unclear} (a RELEASE answer without {@code claims}), {@code operator}
  * ({@link #refreshNow()}),
- * {@code reserve-unpatched} (a RESERVE whose effect the cache could not work out), {@code switch},
+ * {@code reserve-unpatched} (a RESERVE whose effect the cache could not work out), {@code unseen-reservation}
+ * (a RESERVE answer whose reservation id skips ids the cache never saw: reservations were made behind the
+ * proxy's back, so the application ids they took, and with them this reservation's pseudo-application id,
+ * are unknown), {@code switch},
  * {@code fetch-failed} (the previous fetch failed).
  *
  * <p>A RESERVE or CONFIRM answered FAILURE changed nothing (ALPS rejects them whole), so it costs no
@@ -438,14 +441,26 @@ public final class InventoryPolicy implements AutoCloseable {
                     return;
                 }
                 long now = clock.millis();
+                long id = reserved.get().reservationId();
                 for (Entry e : entries.values()) {
-                    if (e.cache == null || e.staleBecause != null) {
+                    if (e.cache == null) {
+                        continue;
+                    }
+                    if (e.staleBecause != null) {
+                        e.cache.noteUnapplied(id);
+                        continue;
+                    }
+                    if (!e.cache.isNextReservation(id)) {
+                        e.cache.noteUnapplied(id);
+                        e.staleBecause = "unseen-reservation";
+                        patches.increment("reserve-unpatched");
                         continue;
                     }
                     boolean ok = settings.patch()
                             && e.cache.applyReserve(request, reserved.get().reservationId(), reserved.get().nodeIds(), now);
                     patches.increment(ok ? "reserve-applied" : "reserve-unpatched");
                     if (!ok) {
+                        e.cache.noteUnapplied(id);
                         e.staleBecause = "reserve-unpatched";
                     }
                 }
