@@ -26,6 +26,11 @@ final class CoordinatorPin {
     private CoordinatorPin() {
     }
 
+    /** Whether this JAXB runtime is one the workaround understands (false: every read takes the plain call). */
+    static boolean engaged() {
+        return ACTIVE != null;
+    }
+
     static Object unmarshal(Unmarshaller u, XMLStreamReader reader) throws JAXBException {
         if (ACTIVE == null || !(u instanceof UnmarshallerImpl impl) || ACTIVE.get() != null) {
             return u.unmarshal(reader);

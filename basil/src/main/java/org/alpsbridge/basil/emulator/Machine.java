@@ -216,6 +216,22 @@ final class Machine {
         return engineVersion;
     }
 
+    /**
+     * True for an engine of CLE 5.2 before UP03 ("5.2.0" to "5.2.2"), whose 1.3 inventory puts MemoryArray on
+     * the Node (PROTOCOL.md §4.5). Slurm tells the two apart by the number after "5.2." (UP03 is 5.2.44).
+     */
+    boolean memoryOnNode() {
+        if (!engineVersion.startsWith("5.2.")) {
+            return false;
+        }
+        String rest = engineVersion.substring(4);
+        int digits = 0;
+        while (digits < rest.length() && digits < 9 && Character.isDigit(rest.charAt(digits))) {
+            digits++;
+        }
+        return digits > 0 && Integer.parseInt(rest.substring(0, digits)) < 3;
+    }
+
     /** The node index of a NID, or -1 if the machine has no compute node with that NID. */
     int indexOf(int nid) {
         return nid >= 0 && nid < indexByNid.length ? indexByNid[nid] : -1;

@@ -47,11 +47,12 @@ final class Queries {
         InventoryHeader header = new InventoryHeader(p, "SUCCESS", "QUERY", null, null, List.of(), MPP_HOST, now, cpcu,
                 apsched.changeCount(), apsched.schedChangeCount());
         long since = req.changecount() == null ? 0 : req.changecount();
-        try (InventoryWriter w = InventoryWriter.open(out, header)) {
+        boolean memoryOnNode = Protocols.atLeast(p, "1.3") && apsched.machine().memoryOnNode();
+        try (InventoryWriter w = InventoryWriter.open(out, header).memoryOnNode(memoryOnNode)) {
             if (req.inventoryNodesWanted()) {
                 for (int node = 0; node < apsched.machine().size(); node++) {
                     if (apsched.changedAt(node) > since) {
-                        w.node(views.node(node));
+                        w.node(views.node(node, memoryOnNode));
                     }
                 }
             }

@@ -11,8 +11,8 @@ import org.alpsbridge.basil.inventory.ReservationView;
  * The emulator's state as the version-neutral inventory views the inventory writer turns into any
  * protocol's shape. Ordinals are local, as in real 1.3 output: segments per socket, compute units per
  * segment, processors per compute unit. Memory sits on the segments (the placement of CLE 5.1 and of 5.2
- * UP03 and later). The parts of an idle node are shared between nodes of one hardware kind, which keeps
- * a 100,000-node inventory cheap to produce.
+ * UP03 and later) or, for an engine of CLE 5.2 before UP03, on the node. The parts of an idle node are shared
+ * between nodes of one hardware kind, which keeps a 100,000-node inventory cheap to produce.
  */
 final class Views {
 
@@ -20,19 +20,34 @@ final class Views {
 
     private final Apsched apsched;
     private final Map<Hardware, List<NodeView.Socket>> idleSockets = new ConcurrentHashMap<>();
+    private final Map<Hardware, List<NodeView.Socket>> idleSocketsNoMemory = new ConcurrentHashMap<>();
 
     Views(Apsched apsched) {
         this.apsched = apsched;
     }
 
-    NodeView node(int node) {
+    /**
+     * The node as ALPS shows it; {@code memoryOnNode} puts the node's memory on the node itself (one bank, each
+     * reservation's pages summed) instead of on its segments, as CLE 5.2 before UP03 did.
+     */
+    NodeView node(int node, boolean memoryOnNode) {
         Machine m = apsched.machine();
         Hardware hw = m.hardware(node);
         List<Reservation> holders = apsched.holders(node);
         List<Reservation.Share> shares = apsched.shares(node);
         List<NodeView.Socket> sockets = holders.isEmpty()
-                ? idleSockets.computeIfAbsent(hw, h -> sockets(h, List.of(), List.of()))
-                : sockets(hw, holders, shares);
+                ? (memoryOnNode ? idleSocketsNoMemory : idleSockets).computeIfAbsent(hw, h -> sockets(h, List.of(), List.of(), !memoryOnNode))
+                : sockets(hw, holders, shares, !memoryOnNode);
+        List<NodeView.Memory> nodeMemory = List.of();
+        if (memoryOnNode) {
+            List<NodeView.MemoryAllocation> allocations = new ArrayList<>();
+            for (int i = 0; i < shares.size(); i++) {
+                if (shares.get(i).totalPages() > 0) {
+                    allocations.add(new NodeView.MemoryAllocation(holders.get(i).id, shares.get(i).totalPages()));
+                }
+            }
+            nodeMemory = List.of(new NodeView.Memory("OS", Hardware.PAGE_SIZE_KB, hw.pages(), allocations));
+        }
         List<NodeView.Label> labels = new ArrayList<>();
         for (String l : apsched.labels(node)) {
             labels.add(new NodeView.Label(l, "HARD", "ATTRACT"));
@@ -52,10 +67,11 @@ final class Views {
         // Gemini routers serve two nodes each; Aries nodes carry no router_id.
         Long router = hw.aries() ? null : (long) (nid / 2);
         return new NodeView(nid, m.name(node), "XT", apsched.role(node).name(), apsched.state(node).name(), router,
-                sockets, List.of(), labels, accels);
+                sockets, nodeMemory, labels, accels);
     }
 
-    private static List<NodeView.Socket> sockets(Hardware hw, List<Reservation> holders, List<Reservation.Share> shares) {
+    private static List<NodeView.Socket> sockets(Hardware hw, List<Reservation> holders, List<Reservation.Share> shares,
+                                                 boolean segmentMemory) {
         List<NodeView.Socket> sockets = new ArrayList<>(hw.sockets());
         for (int s = 0; s < hw.sockets(); s++) {
             List<NodeView.Segment> segments = new ArrayList<>(hw.segmentsPerSocket());
@@ -78,7 +94,7 @@ final class Views {
                     }
                 }
                 NodeView.Memory memory = new NodeView.Memory("OS", Hardware.PAGE_SIZE_KB, hw.segmentPages(segment), allocations);
-                segments.add(new NodeView.Segment(g, cores, List.of(memory), List.of()));
+                segments.add(new NodeView.Segment(g, cores, segmentMemory ? List.of(memory) : List.of(), List.of()));
             }
             sockets.add(new NodeView.Socket(s, ARCHITECTURE, hw.clockMhz(), segments));
         }

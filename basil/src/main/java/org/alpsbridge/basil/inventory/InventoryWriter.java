@@ -41,6 +41,7 @@ public final class InventoryWriter implements AutoCloseable {
     private boolean inNodeArray;
     private boolean inReservationArray;
     private boolean closed;
+    private boolean memoryOnNode;
     private int depth;
 
     private InventoryWriter(OutputStream out, InventoryHeader header) throws XMLStreamException, IOException {
@@ -100,6 +101,16 @@ public final class InventoryWriter implements AutoCloseable {
         return out.toByteArray();
     }
 
+    /**
+     * From 1.3 on, writes the memory a view holds at node level as a MemoryArray child of the Node, after the
+     * SocketArray, as ALPS of CLE 5.2 before UP03 (engine 5.2.0–5.2.2) did (PROTOCOL.md §4.5), instead of into the
+     * first segment; segments then carry no MemoryArray of their own when they hold no memory. Default: off.
+     */
+    public InventoryWriter memoryOnNode(boolean on) {
+        memoryOnNode = on;
+        return this;
+    }
+
     public void node(NodeView n) throws BasilException {
         if (!inNodeArray) {
             throw new IllegalStateException("nodes come before reservations");
@@ -116,6 +127,9 @@ public final class InventoryWriter implements AutoCloseable {
             }
             if (v13) {
                 sockets(n);
+                if (memoryOnNode && !n.memory().isEmpty()) {
+                    memoryArray(n.memory());
+                }
             } else if (v11) {
                 segments(n);
             } else {
@@ -370,7 +384,12 @@ public final class InventoryWriter implements AutoCloseable {
 
     private void segmentMemoryAndLabels(NodeView n, NodeView.Segment g, boolean firstSegment)
             throws XMLStreamException {
-        if (firstSegment && !(n.memory().isEmpty() && n.labels().isEmpty())) {
+        if (memoryOnNode && v13) {
+            if (!g.memory().isEmpty()) {
+                memoryArray(g.memory());
+            }
+            labelArray(firstSegment ? concat(n.labels(), g.labels()) : g.labels());
+        } else if (firstSegment && !(n.memory().isEmpty() && n.labels().isEmpty())) {
             memoryArray(concat(n.memory(), g.memory()));
             labelArray(concat(n.labels(), g.labels()));
         } else {

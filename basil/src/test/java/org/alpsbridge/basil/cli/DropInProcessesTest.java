@@ -118,8 +118,9 @@ class DropInProcessesTest {
     }
 
     /**
-     * Rounds of three concurrent drop-ins (RESERVE or RELEASE) on a machine made busy first, so a state
-     * write takes a while; one process of each round is killed (SIGKILL) at a random moment of its life.
+     * Rounds of drop-ins (RESERVE or RELEASE) on a machine made busy first, so a state write takes a while:
+     * three at once with one killed (SIGKILL) at a random moment of its life, or one alone killed the moment
+     * its temporary state file appears, i.e. in the middle of writing the state.
      */
     @Test
     @Tag("long")
@@ -138,12 +139,15 @@ class DropInProcessesTest {
         Set<Long> released = new HashSet<>();
         int killed = 0;
         int midWrite = 0;
+        Set<String> tempSeen = new HashSet<>();
         long lifeMillis = timeOneRun(spec);
         try {
             for (int round = 0; round < rounds; round++) {
                 List<DropIn> procs = new ArrayList<>();
                 List<Long> releasing = new ArrayList<>();
-                for (int i = 0; i < 3; i++) {
+                // Odd rounds aim at the write itself: one process alone, killed the moment its temporary state file shows.
+                boolean targeted = round % 2 == 1;
+                for (int i = 0; i < (targeted ? 1 : 3); i++) {
                     if (random.nextBoolean() && !held.isEmpty()) {
                         long id = held.stream().skip(random.nextInt(held.size())).findFirst().orElseThrow();
                         held.remove(id);
@@ -155,7 +159,11 @@ class DropInProcessesTest {
                     }
                 }
                 int victim = random.nextInt(procs.size());
-                Thread.sleep((long) (random.nextDouble() * lifeMillis * 1.5));
+                if (targeted) {
+                    awaitNewTemporaryFile(procs.get(victim).process, tempSeen);
+                } else {
+                    Thread.sleep((long) (random.nextDouble() * lifeMillis * 1.5));
+                }
                 procs.get(victim).process.destroyForcibly();
                 for (int i = 0; i < procs.size(); i++) {
                     ResponseData d = procs.get(i).finish();
@@ -172,8 +180,8 @@ class DropInProcessesTest {
                         held.add(d.content(Reserved.class).orElseThrow().reservationId());
                     }
                 }
-                try (var files = Files.newDirectoryStream(dir, "state.*.tmp")) {
-                    for (Path ignored : files) {
+                for (String name : temporaryFiles()) {
+                    if (tempSeen.add(name)) {
                         midWrite++; // a killed writer's temporary file: the kill landed while the state was being written
                     }
                 }
@@ -196,7 +204,8 @@ class DropInProcessesTest {
             }
             Set<Long> unknown = new HashSet<>(stored());
             unknown.removeAll(held);
-            System.out.printf("drop-in crash campaign (seed %d): %d rounds of 3 processes, one SIGKILLed per round after 0..%d ms;"
+            System.out.printf("drop-in crash campaign (seed %d): %d rounds, alternately 3 processes with one SIGKILLed after 0..%d ms"
+                    + " and 1 process SIGKILLed as soon as its temporary state file appears;"
                     + " %d died before answering (%d while writing the state), %d reservations of cut-off calls stored anyway;"
                     + " %d acknowledged reservations held, %d acknowledged releases, none lost or undone, the state (%d bytes)"
                     + " loadable after every round%n", seed, rounds, (long) (lifeMillis * 1.5), killed, midWrite, unknown.size(),
@@ -205,6 +214,23 @@ class DropInProcessesTest {
             System.out.println("drop-in crash campaign failed; rerun with -Demulator.crash.seed=" + seed);
             throw e;
         }
+    }
+
+    /** Polls as fast as it can until a temporary state file not in {@code old} exists, or the process has ended. */
+    private void awaitNewTemporaryFile(Process writer, Set<String> old) throws IOException {
+        while (writer.isAlive()) {
+            if (!old.containsAll(temporaryFiles())) {
+                return;
+            }
+        }
+    }
+
+    private Set<String> temporaryFiles() throws IOException {
+        Set<String> names = new HashSet<>();
+        try (var files = Files.newDirectoryStream(dir, "state.*.tmp")) {
+            files.forEach(p -> names.add(p.getFileName().toString()));
+        }
+        return names;
     }
 
     private static byte[] reserveNodesUnchecked(String user, int nodes) {

@@ -65,6 +65,28 @@ class QueriesTest {
     }
 
     @Test
+    void anEngineOfCle52BeforeUp03PutsMemoryOnTheNodeFromOnePointThreeAndLaterEnginesOnTheSegments() throws Exception {
+        for (String engine : List.of("5.2.0", "5.2.2", "5.2.44", "5.1.0")) {
+            Emulator e = Emulator.create("xc30:2,engine=" + engine);
+            long id = reserve(e, "1.3", ReserveParam.builder().width(16).nppn(16).memoryPerPeMb(1000).build());
+            boolean early = !engine.equals("5.2.44") && !engine.equals("5.1.0");
+            byte[] answer = e.handle(CODEC.write(BasilRequest.query("1.3", "INVENTORY")));
+            String text = new String(answer, java.nio.charset.StandardCharsets.US_ASCII);
+            assertEquals(early, text.contains("</SocketArray>\n     <MemoryArray>"), engine + ":\n" + text);
+            assertEquals(!early, text.contains("</ComputeUnitArray>\n         <MemoryArray>"), engine);
+            org.alpsbridge.basil.cli.CheckAccess.describe(answer);
+            NodeView n = inventory(e, BasilRequest.query("1.3", "INVENTORY")).nodes().get(0);
+            List<NodeView.Memory> memory = early ? n.memory() : n.segments().stream().flatMap(g -> g.memory().stream()).toList();
+            assertEquals(64L * 1024 * 256, memory.stream().mapToLong(NodeView.Memory::pageCount).sum(), engine);
+            assertEquals(16L * 1000 * 256, memory.stream().flatMap(m -> m.allocations().stream())
+                    .filter(a -> a.reservationId() == id).mapToLong(NodeView.MemoryAllocation::pageCount).sum(), engine);
+            // before 1.3 every engine writes memory under the segments of that version
+            String old = new String(e.handle(CODEC.write(BasilRequest.query("1.2", "INVENTORY"))), java.nio.charset.StandardCharsets.US_ASCII);
+            assertFalse(old.contains("</SegmentArray>\n     <MemoryArray>"), engine);
+        }
+    }
+
+    @Test
     void aOnePointThreeInventoryShowsTheXc30TopologyAllocationsAndThePseudoApplication() throws BasilException {
         Emulator e = Emulator.create("xc30:4,service=2", () -> 1_700_000_000L);
         long id = reserve(e, "1.3", ReserveParam.builder().width(16).nppn(16).nppcu(1).memoryPerPeMb(2000).build());
