@@ -121,6 +121,7 @@ public final class Demo {
         InventoryPolicy policy = new InventoryPolicy(PolicySettings.DEFAULTS.withRefreshInterval(REFRESH_INTERVAL),
                 scenario.clock(), stats, Runnable::run);
         Map<Long, Long> firstSeen = new ConcurrentHashMap<>();
+        orphans.refreshBy(policy::refreshNow);
         policy.onFullInventory((header, nodes, reservations, fetchStarted) -> {
             orphans.inspect(header, nodes, reservations, fetchStarted);
             orphans.orphans().forEach(o -> firstSeen.putIfAbsent(o.reservationId(), scenario.second()));
@@ -143,6 +144,7 @@ public final class Demo {
                      .decorate(next -> new LedgerBackend(next, ledger, ledgerSettings(jobs), scenario.clock(), false))
                      .decorate(orphans::decorate)
                      .decorate(stats::clientSide)
+                     .admin("stats", (args, caller) -> stats.admin(args))
                      .admin("orphans", (args, caller) -> orphans.admin(args))
                      .start()) {
             grantBudgets(ledger, jobs);
@@ -156,7 +158,7 @@ public final class Demo {
             }
             scenario.heal();
             processes.putAll(processSamples(address));
-            found = orphansAfterRefresh(address, orphans, scenario);
+            found = orphansAfterRefresh(policy, orphans, scenario);
             released = orphans.release(found.stream().map(Orphan::reservationId).toList());
             killRecordedApplications(alps, apkill);
             reportTiming(direct, proxied, directOutcome, proxiedOutcome, processes);
@@ -285,15 +287,12 @@ public final class Demo {
     }
 
     /**
-     * One refresh interval after the scheduler's last job ended, one more scheduler INVENTORY: the detector
-     * judges the machine as the replay left it.
+     * Once the scheduler's last job ended, one more full inventory straight from ALPS, so the detector judges
+     * the machine as the replay left it.
      */
-    private List<Orphan> orphansAfterRefresh(String address, OrphanWatch watch, DemoScenario scenario) throws Exception {
-        scenario.idle(REFRESH_INTERVAL.toSeconds());
-        try (Target target = Targets.proxy("refresh", address, Duration.ofSeconds(60))) {
-            target.call(("<?xml version=\"1.0\"?>\n<BasilRequest protocol=\"1.3\" method=\"QUERY\" type=\"INVENTORY\"/>\n")
-                    .getBytes(StandardCharsets.US_ASCII));
-        }
+    private static List<Orphan> orphansAfterRefresh(InventoryPolicy policy, OrphanWatch watch, DemoScenario scenario) {
+        scenario.idle(PASS_SECONDS);
+        policy.refreshNow();
         return watch.orphans();
     }
 

@@ -3,8 +3,6 @@ package org.alpsbridge.proxy.wire;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -93,17 +91,13 @@ public final class Exchange {
      * recomputes it, so a credential lifted onto another request (or another id) does not match.
      */
     public byte[] digest() {
-        try {
-            MessageDigest sha = MessageDigest.getInstance("SHA-256");
-            sha.update((byte) kind.code);
-            byte[] id = exchangeId.getBytes(StandardCharsets.UTF_8);
-            sha.update(ByteBuffer.allocate(4).putInt(id.length).array());
-            sha.update(id);
-            sha.update(payload);
-            return sha.digest();
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("the JDK has no SHA-256", e);
-        }
+        Sha256 sha = new Sha256();
+        sha.update((byte) kind.code);
+        byte[] id = exchangeId.getBytes(StandardCharsets.UTF_8);
+        sha.update(ByteBuffer.allocate(4).putInt(id.length).array());
+        sha.update(id);
+        sha.update(payload);
+        return sha.digest();
     }
 
     /** For {@link Kind#ADMIN}: the operator command this exchange carries. */
