@@ -58,7 +58,8 @@ import picocli.CommandLine.Spec;
             "for QUERY ENGINE, QUERY INVENTORY and a RESERVE, CONFIRM, RELEASE cycle (three processes).",
             "Times are wall clock from spawn to exit, JVM start included; each answer is then checked (untimed)",
             "to be a BASIL SUCCESS. Then --clients threads call the daemon in process (the client's own code path)",
-            "for --seconds each with ENGINE and with RESERVE+RELEASE pairs: requests per second and latency.",
+            "for --seconds each with ENGINE (beside the same backend called directly) and with RESERVE+RELEASE",
+            "pairs: requests per second and latency. --munge-socket adds apbasil rows with MUNGE on.",
             "Figures are for comparing rows of one run, not absolutes."},
         footer = {"", "Exit codes: 0 figures printed, 1 a measurement failed (reason on stderr), 2 usage error."})
 public final class ProxyBenchCommand implements Callable<Integer> {
