@@ -3,6 +3,7 @@ package org.alpsbridge.proxy.cli;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.function.BiConsumer;
 import org.alpsbridge.proxy.backend.Backend;
 import org.alpsbridge.proxy.backend.BackendException;
 import org.alpsbridge.proxy.backend.Call;
@@ -61,11 +62,13 @@ final class PolicyOptions {
             description = "Limit for the job list command and each apkill (default ${DEFAULT-VALUE}).")
     long commandSeconds;
 
-    /** The policy {@link #decorate} made, whose full inventories others (the ledger's sweeper) may also read. */
-    InventoryPolicy inventory;
-
-    /** Adds timing, the policy and the orphan watch to the daemon, and the {@code stats} and {@code orphans} commands. */
-    void decorate(ProxyDaemon.Builder daemon) throws InterruptedException {
+    /**
+     * Adds timing, the policy and the orphan watch to the daemon, and the {@code stats} and {@code orphans}
+     * commands; {@code inside} adds its decorators just above the policy: inside the client-side timing (so what
+     * they refuse is timed and counted) and below the orphan watch (so an orphan's RELEASE passes through them,
+     * e.g. the ledger settles its hold at once).
+     */
+    void decorate(ProxyDaemon.Builder daemon, BiConsumer<ProxyDaemon.Builder, InventoryPolicy> inside) throws InterruptedException {
         if (jobsCommand != null && jobsFile != null) {
             throw new IllegalArgumentException("--orphan-jobs and --orphan-jobs-file exclude each other");
         }
@@ -76,7 +79,6 @@ final class PolicyOptions {
         PolicySettings settings = new PolicySettings(Duration.ofSeconds(refreshSeconds), Duration.ofSeconds(summarySeconds),
                 Duration.ofSeconds(fallbackSeconds), patch, policy.equals("on"));
         InventoryPolicy inventory = new InventoryPolicy(settings, stats);
-        this.inventory = inventory;
         Duration commandTimeout = Duration.ofSeconds(commandSeconds);
         JobSource jobs = jobsCommand != null ? JobSource.command(jobsCommand, commandTimeout)
                 : jobsFile != null ? JobSource.file(jobsFile) : null;
@@ -86,8 +88,9 @@ final class PolicyOptions {
         MetricsServer endpoint = metrics == null ? null
                 : MetricsServer.start(address(metrics), () -> stats.snapshot().prometheus());
         daemon.decorate(stats::backendSide)
-                .decorate(inventory::decorate)
-                .decorate(orphans::decorate)
+                .decorate(inventory::decorate);
+        inside.accept(daemon, inventory);
+        daemon.decorate(orphans::decorate)
                 .decorate(next -> closing(stats.clientSide(next), endpoint))
                 .admin("stats", (args, caller) -> stats.admin(args))
                 .admin("orphans", (args, caller) -> orphans.admin(args));

@@ -79,19 +79,9 @@ public final class ProxyServeCommand implements Callable<Integer> {
         }
         cfg = cfg.with(flags);
         ProxyDaemon.Builder builder = ProxyDaemon.builder().config(cfg).backend(Backends.of(cfg.backend(), cfg));
-        assemble(builder, cfg);
-        policy.decorate(builder);
-        ledger.decorate(builder, policy.inventory);
+        // The decorator chain, innermost first: backend timing, the SUMMARY/INVENTORY policy, the ledger, the
+        // orphan watch, client timing; then the stats and orphans operator commands.
+        policy.decorate(builder, ledger::decorate);
         return builder.start();
-    }
-
-    /**
-     * THE one place where the daemon is assembled: backend decorators (applied in the order added, the
-     * first innermost: policy, timing/stats, ledger, ...) and operator commands ({@code stats},
-     * {@code orphans}, ...). Add one line per decorator or command here.
-     */
-    static void assemble(ProxyDaemon.Builder daemon, ProxyConfig cfg) {
-        // daemon.decorate(backend -> new SomeDecorator(backend, cfg));
-        // daemon.admin("name", (args, caller) -> output);
     }
 }

@@ -4,10 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import org.alpsbridge.basil.codec.BasilCodec;
+import org.alpsbridge.basil.model.BasilRequest;
+import org.alpsbridge.basil.model.ReserveParam;
 import org.alpsbridge.proxy.client.Apbasil;
 import org.alpsbridge.proxy.server.ProxyDaemon;
 import org.junit.jupiter.api.Test;
@@ -60,5 +65,27 @@ class ProxyServeCommandTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> parse("--listen", "127.0.0.1:0", "--backend", "ssh:sdb", "--auth", "none").start());
         assertTrue(e.getMessage().contains("expected exec:/path/to/apbasil or emulator:SPEC"), e.getMessage());
+    }
+
+    @Test
+    void aReserveTheLedgerRefusesIsTimedAndCountedByProxyStats() throws Exception {
+        Path ledger = dir.resolve("ledger.db");
+        try (ProxyDaemon daemon = parse("--listen", "127.0.0.1:0", "--backend", "emulator:xc30:16", "--auth", "none",
+                "--ledger", "sqlite:" + ledger, "--ledger-time-limits", "none").start()) {
+            System.setProperty("apbasil.auth", "none");
+            try {
+                byte[] reserve = BasilCodec.standard().write(BasilRequest.reserve("1.3", "alice", "42", "nobody",
+                        List.of(ReserveParam.builder().width(16).nppn(16).build())));
+                String answer = new String(Apbasil.call(daemon.address().text(), reserve, Duration.ofSeconds(30)),
+                        StandardCharsets.US_ASCII);
+                assertTrue(answer.contains("status=\"FAILURE\"") && answer.contains("no project or account 'nobody'"), answer);
+
+                String stats = new String(Apbasil.admin(daemon.address().text(), "stats", Map.of("format", "json"),
+                        Duration.ofSeconds(10)), StandardCharsets.UTF_8);
+                assertTrue(stats.matches("(?s).*\"RESERVE\"\\s*:\\s*\\{[^}]*\"requests\"\\s*:\\s*1\\b.*"), stats);
+            } finally {
+                System.clearProperty("apbasil.auth");
+            }
+        }
     }
 }
