@@ -4,7 +4,7 @@
 # Every row execs /bin/true (or prints the same mask), so the figures are the wrapper's own cost:
 #   true                 the floor: exec of /bin/true from the shell
 #   jvm-floor            `java -version` with the wrapper's JVM flags: the JVM's own boot, no application class
-#   raa-exec             bin/raa-exec as shipped: AppCDS archive, C1 only, serial GC, pre-unpacked JNA library
+#   raa-exec             bin/raa-exec as shipped: AppCDS archive, C1 only, pre-unpacked JNA library
 #   raa-exec no-appcds   the same JVM flags without the AppCDS archive (JDK default CDS only)
 #   raa-exec jna-unpack  as shipped but JNA unpacks libjnidispatch.so from its jar at every start
 #   raa-exec plain-jvm   `java -cp ... RaaExec` with no flags at all
@@ -22,7 +22,7 @@ cache="$root/affinity/target/raa-exec"
 main=org.alpsbridge.affinity.exec.RaaExec
 "$root/bin/raa-exec" -- /bin/true          # builds the jars, the archive and the unpacked library if missing
 "$root/bin/alpsbridge" --version >/dev/null
-flags="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData"
+flags="-XX:TieredStopAtLevel=1 -XX:-UsePerfData"
 declare -a names=(true jvm-floor raa-exec raa-exec-no-appcds raa-exec-jna-unpack raa-exec-plain-jvm raa-exec-affinity alpsbridge-affinity)
 declare -a cmds=(
   "/bin/true"
