@@ -62,7 +62,7 @@ public final class EmulateBenchCommand implements Callable<Integer> {
 
     @Option(names = "--drop-in-jvm-options", split = " ", paramLabel = "OPTIONS",
             description = "JVM options of the drop-in processes, space-separated (default: ${DEFAULT-VALUE}).")
-    List<String> dropInJvmOptions = List.of("-XX:+UseSerialGC");
+    List<String> dropInJvmOptions = List.of("-XX:TieredStopAtLevel=1"); // as bin/apbasil: C1 only; not SerialGC, which costs JDK 17 its archived heap
 
     private static final BasilCodec CODEC = BasilCodec.standard();
 
