@@ -12,6 +12,7 @@ import picocli.CommandLine.Spec;
 /** {@code alpsbridge demo}: the whole bridge on one machine, with no Cray and no setup. */
 @Command(name = "demo",
         mixinStandardHelpOptions = true,
+        header = "The whole bridge on one machine (emulated XC30, proxy, policy, orphans, ledger), with its checks.",
         description = {
                 "Starts an emulated Cray XC30 behind the apbasil proxy daemon (loopback, no authentication) with a",
                 "SQLite allocation ledger holding three projects, and replays a slurmctld-like workload twice: on-system",

@@ -38,11 +38,47 @@ public final class Main {
         CommandLine cmd = new CommandLine(new Main());
         // Descriptions are written as lines of up to 120 characters; picocli's 80 would re-wrap them mid-line.
         cmd.setUsageHelpWidth(120);
+        summarizeCommandLists(cmd);
         cmd.setExecutionExceptionHandler((ex, line, parsed) -> {
             line.getErr().println(line.getCommandName() + ": " + ex.getMessage());
             return 1;
         });
         return cmd;
+    }
+
+    /**
+     * Command lists show each subcommand's first sentence: picocli shows the first line of its description,
+     * which for descriptions written as several lines stops mid-sentence.
+     */
+    private static void summarizeCommandLists(CommandLine cmd) {
+        if (!cmd.getSubcommands().isEmpty()) {
+            cmd.getHelpSectionMap().put(CommandLine.Model.UsageMessageSpec.SECTION_KEY_COMMAND_LIST, Main::commandList);
+            cmd.getSubcommands().values().stream().distinct().forEach(Main::summarizeCommandLists);
+        }
+    }
+
+    private static String commandList(CommandLine.Help help) {
+        var subcommands = help.subcommands();
+        int nameWidth = subcommands.keySet().stream().mapToInt(String::length).max().orElse(0) + 4;
+        int width = help.commandSpec().usageMessage().width();
+        CommandLine.Help.TextTable table = CommandLine.Help.TextTable.forColumns(help.colorScheme(),
+                new CommandLine.Help.Column(nameWidth, 2, CommandLine.Help.Column.Overflow.SPAN),
+                new CommandLine.Help.Column(width - nameWidth, 2, CommandLine.Help.Column.Overflow.WRAP));
+        subcommands.forEach((name, sub) -> table.addRowValues(name, firstSentence(sub.commandSpec())));
+        return table.toString();
+    }
+
+    static String firstSentence(CommandLine.Model.CommandSpec spec) {
+        String[] header = spec.usageMessage().header();
+        String text = String.join(" ", header.length > 0 ? header : spec.usageMessage().description()).replaceAll("\\s+", " ").trim();
+        // The first sentence; a colon ends it too once it has said something ("Balances: granted, ..." goes on).
+        for (int i = 0; i < text.length() - 1; i++) {
+            char c = text.charAt(i);
+            if (text.charAt(i + 1) == ' ' && (c == '.' || c == ':' && i >= 40)) {
+                return text.substring(0, i) + ".";
+            }
+        }
+        return text;
     }
 
     static final class Version implements CommandLine.IVersionProvider {

@@ -23,6 +23,7 @@ import picocli.CommandLine.Spec;
 /** {@code alpsbridge time}: replay a workload against BASIL targets and time every call as the caller sees it. */
 @Command(name = "time",
         mixinStandardHelpOptions = true,
+        header = "Times every BASIL call of a slurmctld-like replay against apbasil targets, side by side.",
         description = {
                 "Replays a job workload against one or more apbasil-compatible targets the way slurmctld drove ALPS",
                 "(a QUERY per scheduling pass, RESERVE/CONFIRM/RELEASE per job) and times every BASIL call.",

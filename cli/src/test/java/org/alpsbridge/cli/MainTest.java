@@ -29,4 +29,26 @@ class MainTest {
         assertEquals(2, cmd.execute("no-such-command"));
         assertTrue(err.toString().contains("no-such-command"), err::toString);
     }
+
+    @Test
+    void commandListsShowEachSubcommandsFirstWholeSentence() {
+        CommandLine cmd = Main.commandLine();
+        StringWriter out = new StringWriter();
+        cmd.setOut(new PrintWriter(out));
+        assertEquals(0, cmd.execute("ledger", "--help"));
+        assertTrue(out.toString().matches("(?s).*\\n  release +Settle a reservation: charge the actual use \\(bounded by the hold\\), return the rest\\.\\n.*"),
+                out::toString);
+        assertTrue(out.toString().matches("(?s).*\\n  confirm +Mark a reservation running\\.\\n.*"), out::toString);
+    }
+
+    @Test
+    void aFirstSentenceEndsAtAFullStopOrAtAColonAfterFortyCharacters() {
+        CommandLine.Model.CommandSpec spec = CommandLine.Model.CommandSpec.create();
+        spec.usageMessage().description("Balances: granted, held, used.", "More.");
+        assertEquals("Balances: granted, held, used.", Main.firstSentence(spec));
+        spec.usageMessage().description("Lists the orphan reservations of the last inventory: id, user", "and more.");
+        assertEquals("Lists the orphan reservations of the last inventory.", Main.firstSentence(spec));
+        spec.usageMessage().header("One line.");
+        assertEquals("One line.", Main.firstSentence(spec));
+    }
 }

@@ -24,7 +24,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "request",
         mixinStandardHelpOptions = true,
-        description = {"Prints a BASIL request document on standard output, e.g.",
+        description = {"Prints a BASIL request document on standard output. For example:",
             "  request reserve --user alice --batch-id 1234 --width 64 --nppn 32 --nppcu 1 --nodes 1-2 --protocol 1.3"},
         subcommands = {RequestCommand.Query.class, RequestCommand.Reserve.class, RequestCommand.Confirm.class,
             RequestCommand.Release.class, RequestCommand.Switch.class},
