@@ -26,14 +26,13 @@ import org.alpsbridge.ledger.Reservation;
 import org.alpsbridge.ledger.Resource;
 import org.alpsbridge.ledger.timelimit.TimeLimit;
 import org.alpsbridge.ledger.timelimit.TimeLimits;
-import org.alpsbridge.proxy.backend.Backend;
-import org.alpsbridge.proxy.backend.Call;
 import org.alpsbridge.proxy.ledger.LedgerBackend;
 import org.alpsbridge.proxy.orphans.Orphan;
 import org.alpsbridge.proxy.orphans.OrphanWatch;
 import org.alpsbridge.proxy.orphans.ReleaseOutcome;
 import org.alpsbridge.proxy.policy.InventoryPolicy;
 import org.alpsbridge.proxy.policy.PolicySettings;
+import org.alpsbridge.proxy.server.EmulatorBackend;
 import org.alpsbridge.proxy.server.ProxyConfig;
 import org.alpsbridge.proxy.server.ProxyDaemon;
 import org.alpsbridge.proxy.stats.MethodFigures;
@@ -135,7 +134,7 @@ public final class Demo {
              Ledger ledger = Ledger.open("sqlite:" + settings.dir().resolve("ledger.db"));
              ProxyDaemon daemon = ProxyDaemon.builder()
                      .config(ProxyConfig.defaults().with(Map.of("listen", "127.0.0.1:0", "auth", "none")))
-                     .backend(emulatorBackend(alps))
+                     .backend(new EmulatorBackend(settings.machine(), alps))
                      // The decorator chain, innermost first, as `proxy serve` builds it: backend timing, the
                      // SUMMARY/INVENTORY policy, the ledger, orphan bookkeeping (above the ledger, so an orphan's
                      // RELEASE settles its hold), and what the scheduler sees.
@@ -194,20 +193,6 @@ public final class Demo {
                 err.printf(Locale.ROOT, "demo: %s: %d of %d jobs settled%n", label, settled, total);
                 err.flush();
                 next[0] += step;
-            }
-        };
-    }
-
-    private static Backend emulatorBackend(Emulator emulator) {
-        return new Backend() {
-            @Override
-            public byte[] call(Call call) {
-                return emulator.handle(call.request());
-            }
-
-            @Override
-            public String describe() {
-                return "emulator (in process)";
             }
         };
     }
