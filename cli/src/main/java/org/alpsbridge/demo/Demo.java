@@ -118,7 +118,7 @@ public final class Demo {
         // The policy runs on workload time, as the ledger does: a refresh interval of REFRESH_INTERVAL of the
         // workload, whatever the replay's speed. Listeners run on the fetching thread, so detection is in order.
         InventoryPolicy policy = new InventoryPolicy(PolicySettings.DEFAULTS.withRefreshInterval(REFRESH_INTERVAL),
-                scenario.clock(), stats, Runnable::run);
+                alps::userIds, scenario.clock(), stats, Runnable::run);
         Map<Long, Long> firstSeen = new ConcurrentHashMap<>();
         orphans.refreshBy(policy::refreshNow);
         policy.onFullInventory((header, nodes, reservations, fetchStarted) -> {

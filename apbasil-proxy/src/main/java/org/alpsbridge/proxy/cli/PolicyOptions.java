@@ -11,6 +11,8 @@ import org.alpsbridge.proxy.orphans.JobSource;
 import org.alpsbridge.proxy.orphans.OrphanWatch;
 import org.alpsbridge.proxy.policy.InventoryPolicy;
 import org.alpsbridge.proxy.policy.PolicySettings;
+import org.alpsbridge.proxy.policy.UserIds;
+import org.alpsbridge.proxy.server.EmulatorBackend;
 import org.alpsbridge.proxy.server.ProxyDaemon;
 import org.alpsbridge.proxy.stats.MetricsServer;
 import org.alpsbridge.proxy.stats.Stats;
@@ -42,6 +44,12 @@ final class PolicyOptions {
             description = "Apply forwarded RESERVE results to the cache; false refreshes after each RESERVE (default ${DEFAULT-VALUE}).")
     boolean patch;
 
+    @Option(names = "--user-ids", defaultValue = "nss", paramLabel = "nss|learn",
+            description = "Where a user's uid/gid come from before an inventory shows them: nss asks this host's name service"
+                    + " (getent passwd), as ALPS does; with an emulator: backend, the emulator's own table. learn: from"
+                    + " inventories only, a full INVENTORY per new user (default ${DEFAULT-VALUE}).")
+    String userIds;
+
     @Option(names = "--metrics", paramLabel = "HOST:PORT",
             description = "Serve Prometheus text on http://HOST:PORT/metrics (default: no endpoint).")
     String metrics;
@@ -68,17 +76,21 @@ final class PolicyOptions {
      * they refuse is timed and counted) and below the orphan watch (so an orphan's RELEASE passes through them,
      * e.g. the ledger settles its hold at once).
      */
-    void decorate(ProxyDaemon.Builder daemon, BiConsumer<ProxyDaemon.Builder, InventoryPolicy> inside) throws InterruptedException {
+    void decorate(ProxyDaemon.Builder daemon, Backend backend, BiConsumer<ProxyDaemon.Builder, InventoryPolicy> inside)
+            throws InterruptedException {
         if (jobsCommand != null && jobsFile != null) {
             throw new IllegalArgumentException("--orphan-jobs and --orphan-jobs-file exclude each other");
         }
         if (!policy.equals("on") && !policy.equals("off")) {
             throw new IllegalArgumentException("--policy must be on or off, not " + policy);
         }
+        if (!userIds.equals("nss") && !userIds.equals("learn")) {
+            throw new IllegalArgumentException("--user-ids must be nss or learn, not " + userIds);
+        }
         Stats stats = new Stats();
         PolicySettings settings = new PolicySettings(Duration.ofSeconds(refreshSeconds), Duration.ofSeconds(summarySeconds),
                 Duration.ofSeconds(fallbackSeconds), patch, policy.equals("on"));
-        InventoryPolicy inventory = new InventoryPolicy(settings, stats);
+        InventoryPolicy inventory = new InventoryPolicy(settings, userIds(backend), stats);
         Duration commandTimeout = Duration.ofSeconds(commandSeconds);
         JobSource jobs = jobsCommand != null ? JobSource.command(jobsCommand, commandTimeout)
                 : jobsFile != null ? JobSource.file(jobsFile) : null;
@@ -95,6 +107,14 @@ final class PolicyOptions {
                 .admin("stats", (args, caller) -> stats.admin(args))
                 .admin("orphans", (args, caller) -> orphans.admin(args));
         inventory.start();
+    }
+
+    /** An emulator has no password database of its own: it is asked directly, as ALPS would ask its host's. */
+    private UserIds userIds(Backend backend) {
+        if (userIds.equals("learn")) {
+            return UserIds.NONE;
+        }
+        return backend instanceof EmulatorBackend emulator ? emulator.emulator()::userIds : UserIds.nameService();
     }
 
     static InetSocketAddress address(String hostPort) {

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.alpsbridge.proxy.backend.Backend;
 import org.alpsbridge.proxy.server.Backends;
 import org.alpsbridge.proxy.server.ProxyConfig;
 import org.alpsbridge.proxy.server.ProxyDaemon;
@@ -78,10 +79,11 @@ public final class ProxyServeCommand implements Callable<Integer> {
             flags.put(ProxyConfig.Key.AUTH.key(), auth);
         }
         cfg = cfg.with(flags);
-        ProxyDaemon.Builder builder = ProxyDaemon.builder().config(cfg).backend(Backends.of(cfg.backend(), cfg));
+        Backend chosen = Backends.of(cfg.backend(), cfg);
+        ProxyDaemon.Builder builder = ProxyDaemon.builder().config(cfg).backend(chosen);
         // The decorator chain, innermost first: backend timing, the SUMMARY/INVENTORY policy, the ledger, the
         // orphan watch, client timing; then the stats and orphans operator commands.
-        policy.decorate(builder, ledger::decorate);
+        policy.decorate(builder, chosen, ledger::decorate);
         return builder.start();
     }
 }

@@ -45,6 +45,8 @@ final class CachedInventory {
     private long maxApid;
     private long maxReservationId;
     private final Set<Long> patched = new LinkedHashSet<>();
+    /** Patched reservations whose uid and gid came from a {@link UserIds} lookup, not from an inventory. */
+    private final Set<Long> lookedUp = new LinkedHashSet<>();
     private byte[] written;
     private long writtenTimestamp;
 
@@ -161,14 +163,24 @@ final class CachedInventory {
         }
     }
 
+    /** Whether an inventory has shown this user's uid and gid. */
+    boolean knowsUser(String user) {
+        return idsByUser.containsKey(user);
+    }
+
     /**
      * Adds what a successful RESERVE made: the reservation with its BASIL pseudo-application, and its
      * allocations on the nodes ALPS named.
      *
+     * @param lookedUpIds the user's {uid, gid} from a lookup, used when no inventory has shown the user; or null
      * @return false when that cannot be worked out with certainty; the entry is then unusable
      */
-    boolean applyReserve(BasilRequest request, long id, List<Long> nids, long nowMillis) {
+    boolean applyReserve(BasilRequest request, long id, List<Long> nids, long nowMillis, long[] lookedUpIds) {
         long[] ids = idsByUser.get(request.user());
+        boolean fromLookup = ids == null && lookedUpIds != null;
+        if (fromLookup) {
+            ids = lookedUpIds;
+        }
         if (ids == null || maxApid == 0 || nids.isEmpty() || request.reserveParams().isEmpty()
                 || reservations.containsKey(id)) {
             return false;
@@ -222,6 +234,9 @@ final class CachedInventory {
         maxApid = apid;
         maxReservationId = Math.max(maxReservationId, id);
         patched.add(id);
+        if (fromLookup) {
+            lookedUp.add(id);
+        }
         written = null;
         return true;
     }
@@ -238,6 +253,7 @@ final class CachedInventory {
             }
         }
         patched.remove(id);
+        lookedUp.remove(id);
         written = null;
     }
 
@@ -301,6 +317,29 @@ final class CachedInventory {
             }
         }
         return out;
+    }
+
+    /**
+     * The users whose looked-up uid or gid differs from what a fresh inventory shows ALPS wrote in their
+     * reservations, each with both pairs.
+     */
+    List<String> lookupMismatches(CachedInventory fresh) {
+        List<String> out = new ArrayList<>();
+        for (Long id : lookedUp) {
+            ReservationView mine = reservations.get(id);
+            ReservationView theirs = fresh.reservations.get(id);
+            ReservationView.Application a = mine == null ? null : pseudoApplication(mine);
+            ReservationView.Application b = theirs == null ? null : pseudoApplication(theirs);
+            if (a != null && b != null && (a.userId() != b.userId() || a.groupId() != b.groupId())) {
+                out.add("user " + mine.userName() + ": looked up uid " + a.userId() + " gid " + a.groupId() + ", ALPS wrote uid "
+                        + b.userId() + " gid " + b.groupId());
+            }
+        }
+        return out;
+    }
+
+    private static ReservationView.Application pseudoApplication(ReservationView v) {
+        return v.applications().stream().filter(ReservationView.Application::isReservationPseudoApplication).findFirst().orElse(null);
     }
 
     /** What reservation {@code id} holds on a node: its processors, memory pages and accelerators, by place. */

@@ -50,7 +50,8 @@ import org.slf4j.LoggerFactory;
  * {@code unknown-outcome} (a reservation change that failed to answer, or answered garbage),
  * {@code release-failed}, {@code release-unclear} (a RELEASE answer without {@code claims}), {@code operator}
  * ({@link #refreshNow()}),
- * {@code reserve-unpatched} (a RESERVE whose effect the cache could not work out), {@code unseen-reservation}
+ * {@code reserve-unpatched} (a RESERVE whose effect the cache could not work out: e.g. the first reservation of a
+ * user whose uid and gid neither an inventory nor the {@link UserIds} lookup has given), {@code unseen-reservation}
  * (a RESERVE answer whose reservation id skips ids the cache never saw: reservations were made behind the
  * proxy's back, so the application ids they took, and with them this reservation's pseudo-application id,
  * are unknown), {@code switch},
@@ -86,6 +87,9 @@ public final class InventoryPolicy implements AutoCloseable {
     private final Counter answered;
     private ScheduledExecutorService timer;
     private Backend inner;
+    private UserIds userIds;
+    /** Lookups since the last refresh, unknown users included (as null), so each costs one lookup per interval. */
+    private final Map<String, long[]> lookedUp = new HashMap<>();
 
     /** What the policy knows about one protocol version's inventory. */
     private static final class Entry {
@@ -97,10 +101,12 @@ public final class InventoryPolicy implements AutoCloseable {
     }
 
     /**
+     * @param userIds where a user's uid and gid come from before an inventory has shown them
      * @param notifier runs the full-inventory listeners, in order; null for a background thread of its own
      */
-    public InventoryPolicy(PolicySettings settings, Clock clock, Stats stats, Executor notifier) {
+    public InventoryPolicy(PolicySettings settings, UserIds userIds, Clock clock, Stats stats, Executor notifier) {
         this.settings = settings;
+        this.userIds = userIds;
         this.clock = clock;
         if (notifier == null) {
             this.ownNotifier = Executors.newSingleThreadExecutor(r -> daemon(r, "policy-listeners"));
@@ -119,8 +125,8 @@ public final class InventoryPolicy implements AutoCloseable {
         stats.gauge("policy_cache_age_seconds", "Age of the oldest cached full inventory.", this::oldestAgeSeconds);
     }
 
-    public InventoryPolicy(PolicySettings settings, Stats stats) {
-        this(settings, Clock.systemUTC(), stats, null);
+    public InventoryPolicy(PolicySettings settings, UserIds userIds, Stats stats) {
+        this(settings, userIds, Clock.systemUTC(), stats, null);
     }
 
     /** Wraps the chain below: the backend, or the backend's timing decorator. */
@@ -363,6 +369,7 @@ public final class InventoryPolicy implements AutoCloseable {
             return response;
         }
         check(e.cache, fresh);
+        lookedUp.clear();
         e.cache = fresh;
         e.staleBecause = null;
         e.summaryCheckedMillis = startedMillis;
@@ -390,6 +397,12 @@ public final class InventoryPolicy implements AutoCloseable {
         if (!wrong.isEmpty()) {
             mismatches.increment();
             log.warn("policy: {} cached RESERVE patch(es) differ from ALPS, e.g. {}", wrong.size(), wrong.get(0));
+        }
+        List<String> users = before.lookupMismatches(fresh);
+        if (!users.isEmpty() && userIds != UserIds.NONE) {
+            userIds = UserIds.NONE;
+            log.warn("policy: the user id lookup disagrees with ALPS ({}); ids are learned from inventories only from now on",
+                    users.get(0));
         }
         if (!before.sameContent(fresh)) {
             unseen.increment();
@@ -456,8 +469,8 @@ public final class InventoryPolicy implements AutoCloseable {
                         patches.increment("reserve-unpatched");
                         continue;
                     }
-                    boolean ok = settings.patch()
-                            && e.cache.applyReserve(request, reserved.get().reservationId(), reserved.get().nodeIds(), now);
+                    boolean ok = settings.patch() && e.cache.applyReserve(request, id, reserved.get().nodeIds(), now,
+                            e.cache.knowsUser(request.user()) ? null : lookUp(request.user()));
                     patches.increment(ok ? "reserve-applied" : "reserve-unpatched");
                     if (!ok) {
                         e.cache.noteUnapplied(id);
@@ -484,6 +497,13 @@ public final class InventoryPolicy implements AutoCloseable {
                 // CONFIRM binds a process aggregate, which the inventory does not show
             }
         }
+    }
+
+    private long[] lookUp(String user) {
+        if (!lookedUp.containsKey(user)) {
+            lookedUp.put(user, userIds.lookup(user));
+        }
+        return lookedUp.get(user);
     }
 
     private void staleAll(String reason) {

@@ -59,7 +59,7 @@ class InventoryPolicyTest {
     final List<Integer> listened = new ArrayList<>();
 
     Backend chain(PolicySettings settings) {
-        InventoryPolicy policy = new InventoryPolicy(settings, clock, stats, Runnable::run);
+        InventoryPolicy policy = new InventoryPolicy(settings, UserIds.NONE, clock, stats, Runnable::run);
         policy.onFullInventory((h, nodes, reservations, started) -> listened.add(reservations.size()));
         return policy.decorate(alps);
     }
@@ -238,7 +238,7 @@ class InventoryPolicyTest {
 
     @Test
     void theTimerRefreshesAnIdleCacheEarlyEnoughThatTheNextInventoryIsInWithinTheInterval() throws Exception {
-        InventoryPolicy policy = new InventoryPolicy(PolicySettings.DEFAULTS, clock, stats, Runnable::run);
+        InventoryPolicy policy = new InventoryPolicy(PolicySettings.DEFAULTS, UserIds.NONE, clock, stats, Runnable::run);
         Backend slowInventory = new Backend() {
             @Override
             public byte[] call(Call call) throws BackendException {
@@ -267,7 +267,7 @@ class InventoryPolicyTest {
 
     @Test
     void refreshNowFetchesEveryAskedForVersionAndReturnsAfterTheListenersSawIt() throws Exception {
-        InventoryPolicy policy = new InventoryPolicy(PolicySettings.DEFAULTS, stats);
+        InventoryPolicy policy = new InventoryPolicy(PolicySettings.DEFAULTS, UserIds.NONE, stats);
         try {
             List<Integer> seen = java.util.Collections.synchronizedList(new ArrayList<>());
             policy.onFullInventory((h, nodes, reservations, started) -> {

@@ -59,67 +59,28 @@ class InventoryReplayTest {
      */
     @Test
     void aReservationPlantedWithARunningApplicationAndFailedNodesLeaveNoCachedPatchDifferentFromAlps() throws Exception {
-        BasilCodec codec = BasilCodec.standard();
-        InventoryPolicyTest.ManualClock clock = new InventoryPolicyTest.ManualClock();
-        Emulator emulator = Emulator.create("xc30:16", () -> clock.millis() / 1000);
-        Stats stats = new Stats();
-        try (InventoryPolicy policy = new InventoryPolicy(PolicySettings.DEFAULTS, clock, stats, Runnable::run)) {
-            Backend chain = policy.decorate(new Backend() {
-                @Override
-                public byte[] call(Call call) {
-                    return emulator.handle(call.request());
-                }
+        try (EmulatedScheduler s = new EmulatedScheduler(emulator -> UserIds.NONE)) {
+            s.inventory();
+            s.reserve("alice", 0); // alice's first: her uid is learned from the next inventory
+            s.inventory();
+            s.reserve("alice", 1); // patched
+            s.advance(Duration.ofSeconds(1));
+            s.emulator.control().setState(new int[] {1}, "DOWN");
+            s.assertServedIsAlps("after the node failure (a SUMMARY change)");
+            assertEquals(0, s.patchMismatches(), "patch mismatches after the node failure: only the node's state moved");
 
-                @Override
-                public String describe() {
-                    return "emulator";
-                }
-            });
-            byte[] inventory = codec.write(BasilRequest.query("1.3", "INVENTORY"));
-            Call query = new Call(inventory, "1.3", "QUERY", "INVENTORY", Caller.UNAUTHENTICATED, null);
-            java.util.function.LongFunction<Long> reserve = nid -> {
-                BasilRequest r = BasilRequest.reserve("1.3", "alice", Long.toString(100 + nid), null, List.of(ReserveParam.builder()
-                        .architecture("XT").width(32L).nppn(32).depth(1).nodes(Long.toString(nid)).build()));
-                try {
-                    return codec.readResponse(chain.call(new Call(codec.write(r), "1.3", "RESERVE", null, Caller.UNAUTHENTICATED, null)))
-                            .responseData().content(org.alpsbridge.basil.model.Reserved.class).orElseThrow().reservationId();
-                } catch (Exception e) {
-                    throw new AssertionError(e);
-                }
-            };
-            chain.call(query);
-            reserve.apply(0); // alice's first: her uid is learned from the next inventory
-            chain.call(query);
-            reserve.apply(1); // patched
-            clock.advance(Duration.ofSeconds(1));
-            emulator.control().setState(new int[] {1}, "DOWN");
-            assertServedIsAlps(chain.call(query), emulator.handle(inventory), "after the node failure (a SUMMARY change)");
-            assertEquals(0, mismatches(stats), "patch mismatches after the node failure: only the node's state moved");
+            s.emulator.control().plantReservation("mallory", "990001", 10);
+            s.advance(Duration.ofSeconds(1));
+            s.reserve("alice", 2);
+            s.assertServedIsAlps("after a RESERVE whose id skipped the planted one");
+            s.reserve("alice", 3); // patched, with the application id counter learned from that refresh
+            s.advance(Duration.ofSeconds(1));
+            s.assertServedIsAlps("from the cache");
+            s.policy.refreshNow();
 
-            emulator.control().plantReservation("mallory", "990001", 10);
-            clock.advance(Duration.ofSeconds(1));
-            reserve.apply(2);
-            assertServedIsAlps(chain.call(query), emulator.handle(inventory), "after a RESERVE whose id skipped the planted one");
-            reserve.apply(3); // patched, with the application id counter learned from that refresh
-            clock.advance(Duration.ofSeconds(1));
-            assertServedIsAlps(chain.call(query), emulator.handle(inventory), "from the cache");
-            policy.refreshNow();
-
-            var refreshes = stats.snapshot().counters().get("policy_refreshes").values();
-            assertEquals(0, mismatches(stats), "patch mismatches; refreshes " + refreshes);
-            assertEquals(1L, refreshes.get("unseen-reservation"), "refreshes " + refreshes);
-            assertEquals(1L, refreshes.get("summary-changed"), "refreshes " + refreshes);
+            assertEquals(0, s.patchMismatches(), "patch mismatches; refreshes " + s.refreshes());
+            assertEquals(1L, s.refreshes().get("unseen-reservation"), "refreshes " + s.refreshes());
+            assertEquals(1L, s.refreshes().get("summary-changed"), "refreshes " + s.refreshes());
         }
-    }
-
-    private static long mismatches(Stats stats) {
-        var mismatches = stats.snapshot().counters().get("policy_patch_mismatches");
-        return mismatches == null ? 0 : mismatches.values().getOrDefault("", 0L);
-    }
-
-    private static void assertServedIsAlps(byte[] served, byte[] alps, String when) {
-        assertArrayEquals(alps, served, () -> when + ": served\n" + new String(served, StandardCharsets.UTF_8)
-                .replaceAll("(?s).*<ReservationArray", "<ReservationArray") + "\nALPS\n"
-                + new String(alps, StandardCharsets.UTF_8).replaceAll("(?s).*<ReservationArray", "<ReservationArray"));
     }
 }

@@ -108,7 +108,7 @@ final class Replay {
         this.random = new Random(settings.seed());
         this.emulator = Emulator.create(settings.machine(), () -> clock.millis() / 1000);
         this.control = emulator.control();
-        this.policy = new InventoryPolicy(PolicySettings.DEFAULTS.withRefreshInterval(settings.refreshInterval()), clock, stats,
+        this.policy = new InventoryPolicy(PolicySettings.DEFAULTS.withRefreshInterval(settings.refreshInterval()), emulator::userIds, clock, stats,
                 Runnable::run);
         this.watch = new OrphanWatch(new JobSource() {
             @Override

@@ -81,6 +81,17 @@ public final class Emulator {
         return control;
     }
 
+    /**
+     * The uid and gid this ALPS writes in a user's reservations: the emulator's stand-in for the password
+     * database the real ALPS consults (it derives them from the name; the gid equals the uid).
+     *
+     * @return {uid, gid}
+     */
+    public long[] userIds(String user) {
+        long uid = Views.userId(user);
+        return new long[] {uid, uid};
+    }
+
     /** Compute nodes (batch and interactive) of the machine; service nodes are not counted. */
     public int computeNodes() {
         return apsched.machine().size();
