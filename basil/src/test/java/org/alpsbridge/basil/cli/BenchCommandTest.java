@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import org.alpsbridge.basil.cli.CommandsTest.Run;
+import org.alpsbridge.basil.fixtures.Fixtures;
 import org.alpsbridge.basil.inventory.SyntheticInventory;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -53,15 +54,15 @@ class BenchCommandTest {
 
     @Test
     void aRealInventoryFileIsMeasuredAndTheThreePassesAgreeOnIt() {
-        Run r = CommandsTest.run("bench", "--documents", "none", "--file", "../fixtures/xml/1.2/query-inventory-response-gpu.xml",
-                "--warmup", "0", "--warmup-mb", "0", "--runs", "1", "--xmlwf", "/no/such/dir/xmlwf");
+        Run r = CommandsTest.run("bench", "--documents", "none", "--file",
+                Fixtures.path("1.2/query-inventory-response-gpu.xml").toString(), "--warmup", "0", "--warmup-mb", "0", "--runs", "1", "--xmlwf", "/no/such/dir/xmlwf");
         assertEquals(0, r.exit(), r.err() + r.out());
         line(r.out(), "query-inventory-response-gpu.xml", "raw woodstox");
     }
 
     @Test
     void aBrokenDocumentFailsTheBenchNamingTheProblem() {
-        Run r = CommandsTest.run("bench", "--documents", "none", "--file", "../fixtures/xml/hostile/truncated.xml",
+        Run r = CommandsTest.run("bench", "--documents", "none", "--file", Fixtures.path("hostile/truncated.xml").toString(),
                 "--warmup", "0", "--warmup-mb", "0", "--runs", "1");
         assertEquals(1, r.exit(), r.out());
         assertTrue(r.err().contains("8:61"), "the error names where the document broke: " + r.err());

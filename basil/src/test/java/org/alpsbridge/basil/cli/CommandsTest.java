@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.alpsbridge.basil.codec.BasilCodec;
+import org.alpsbridge.basil.fixtures.Fixtures;
 import org.alpsbridge.basil.inventory.SyntheticInventory;
 import org.alpsbridge.basil.model.BasilRequest;
 import org.junit.jupiter.api.Test;
@@ -34,16 +35,17 @@ class CommandsTest {
 
     @Test
     void checkPrintsOneLinePerFileAndExitsOneWhenAnyFails() {
-        Run r = run("check", "../fixtures/xml/1.3/query-inventory-response.xml", "../fixtures/xml/hostile/truncated.xml",
-                "no/such/file.xml");
+        String inventory = Fixtures.path("1.3/query-inventory-response.xml").toString();
+        String truncated = Fixtures.path("hostile/truncated.xml").toString();
+        Run r = run("check", inventory, truncated, "no/such/file.xml");
         assertEquals(1, r.exit());
         String[] lines = r.out().split("\n");
         assertEquals(3, lines.length, r.out());
-        assertEquals("../fixtures/xml/1.3/query-inventory-response.xml: OK protocol=1.3 response QUERY/INVENTORY"
+        assertEquals(inventory + ": OK protocol=1.3 response QUERY/INVENTORY"
                 + " status=SUCCESS nodes=4 processors=128 reservations=1", lines[0]);
-        assertTrue(lines[1].startsWith("../fixtures/xml/hostile/truncated.xml: ERROR 8:61: "), lines[1]);
+        assertTrue(lines[1].startsWith(truncated + ": ERROR 8:61: "), lines[1]);
         assertEquals("no/such/file.xml: ERROR no such file", lines[2]);
-        assertEquals(0, run("check", "../fixtures/xml/1.0/reserve-request.xml").exit());
+        assertEquals(0, run("check", Fixtures.path("1.0/reserve-request.xml").toString()).exit());
     }
 
     @Test
@@ -107,7 +109,8 @@ class CommandsTest {
 
     @Test
     void convertAnInventoryTo10SaysWhatIsLostAndKeepsTheProcessors(@TempDir Path dir) throws Exception {
-        Run r = run("convert", "--protocol", "1.0", "../fixtures/xml/1.3/query-inventory-response.xml");
+        String inventory = Fixtures.path("1.3/query-inventory-response.xml").toString();
+        Run r = run("convert", "--protocol", "1.0", inventory);
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.err().contains("not expressible in 1.0: compute units"), r.err());
         assertTrue(r.err().contains("(4 times)"), r.err());
@@ -117,13 +120,12 @@ class CommandsTest {
         Run check = run("check", converted.toString());
         assertTrue(check.out().contains("OK protocol=1.0 response QUERY/INVENTORY status=SUCCESS nodes=4 processors=128"
                 + " reservations=1"), check.out());
-        assertEquals(1, run("convert", "--strict", "--protocol", "1.0",
-                "../fixtures/xml/1.3/query-inventory-response.xml").exit());
+        assertEquals(1, run("convert", "--strict", "--protocol", "1.0", inventory).exit());
     }
 
     @Test
     void convertUpwardsLosesNothing() {
-        Run r = run("convert", "--protocol", "1.3", "../fixtures/xml/1.2/query-inventory-response.xml");
+        Run r = run("convert", "--protocol", "1.3", Fixtures.path("1.2/query-inventory-response.xml").toString());
         assertEquals(0, r.exit(), r.err());
         assertEquals("", r.err());
         assertTrue(r.out().contains("<ComputeUnit ordinal=\"0\">"), r.out());
@@ -131,24 +133,24 @@ class CommandsTest {
 
     @Test
     void convertARequestDropsNppcuBefore13AndRefusesSwitchBefore12() {
-        Run r = run("convert", "--protocol", "1.2", "../fixtures/xml/1.3/reserve-request.xml");
+        Run r = run("convert", "--protocol", "1.2", Fixtures.path("1.3/reserve-request.xml").toString());
         assertEquals(0, r.exit(), r.err());
         assertFalse(r.out().contains("nppcu"), r.out());
         assertTrue(r.err().contains("nppcu does not exist before 1.3"), r.err());
-        Run s = run("convert", "--protocol", "1.1", "../fixtures/xml/1.3/switch-request.xml");
+        Run s = run("convert", "--protocol", "1.1", Fixtures.path("1.3/switch-request.xml").toString());
         assertEquals(1, s.exit());
         assertTrue(s.err().contains("SWITCH exists from protocol 1.2 only"), s.err());
-        Run c = run("convert", "--protocol", "1.0", "../fixtures/xml/1.3/confirm-request.xml");
+        Run c = run("convert", "--protocol", "1.0", Fixtures.path("1.3/confirm-request.xml").toString());
         assertTrue(c.out().contains("admin_cookie=\"424242\""), c.out());
     }
 
     @Test
     void convertAResponseRewritesTheVersionSpecificAttributes() {
-        Run r = run("convert", "--protocol", "1.0", "../fixtures/xml/1.3/reserve-response.xml");
+        Run r = run("convert", "--protocol", "1.0", Fixtures.path("1.3/reserve-response.xml").toString());
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().contains("admin_cookie=\"0\""), r.out());
         assertTrue(r.err().contains("ReservedNodeArray does not exist in 1.0"), r.err());
-        Run f = run("convert", "--protocol", "1.7", "../fixtures/xml/1.2/release-response-failure.xml");
+        Run f = run("convert", "--protocol", "1.7", Fixtures.path("1.2/release-response-failure.xml").toString());
         assertTrue(f.out().contains("protocol=\"1.7\"") && f.out().contains("No entry for resId 1000"), f.out());
     }
 }

@@ -6,8 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.reflect.Field;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import org.alpsbridge.basil.fixtures.Fixtures;
 import org.alpsbridge.basil.model.Inventory;
 import org.glassfish.jaxb.runtime.v2.runtime.Coordinator;
 import org.junit.jupiter.api.Test;
@@ -28,13 +27,13 @@ class CoordinatorPinTest {
         ThreadLocal<?> active = (ThreadLocal<?>) f.get(null);
         BasilCodec codec = BasilCodec.standard();
 
-        var inventory = codec.readResponse(Files.readAllBytes(Path.of("../fixtures/xml/1.3/query-inventory-response.xml")))
+        var inventory = codec.readResponse(Fixtures.read("1.3/query-inventory-response.xml"))
                 .responseData().content(Inventory.class).orElseThrow();
         assertEquals(4, inventory.nodes().size());
         assertNull(active.get());
 
         assertThrows(BasilException.class,
-                () -> codec.readResponse(Files.readAllBytes(Path.of("../fixtures/xml/hostile/truncated.xml"))));
+                () -> codec.readResponse(Fixtures.read("hostile/truncated.xml")));
         assertNull(active.get());
     }
 }

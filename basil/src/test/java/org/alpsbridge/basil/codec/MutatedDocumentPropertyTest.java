@@ -10,8 +10,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.stream.Stream;
 import org.alpsbridge.basil.cli.CheckAccess;
+import org.alpsbridge.basil.fixtures.Fixtures;
 import org.alpsbridge.basil.inventory.Corpus;
 import org.alpsbridge.basil.inventory.InventoryReader;
 import org.alpsbridge.basil.nodes.Seeds;
@@ -140,10 +140,8 @@ class MutatedDocumentPropertyTest {
     private static List<byte[]> documents() {
         List<byte[]> docs = new ArrayList<>();
         try {
-            try (Stream<Path> files = Files.walk(Path.of("../fixtures/xml"))) {
-                for (Path p : files.filter(f -> f.toString().endsWith(".xml") && !f.toString().contains("hostile")).sorted().toList()) {
-                    docs.add(Files.readAllBytes(p));
-                }
+            for (Path p : Fixtures.allButHostile()) {
+                docs.add(Files.readAllBytes(p));
             }
             if (Corpus.directory().isPresent()) {
                 for (Path p : Corpus.documents()) {

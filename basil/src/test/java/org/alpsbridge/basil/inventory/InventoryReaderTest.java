@@ -12,9 +12,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 import org.alpsbridge.basil.codec.BasilCodec;
 import org.alpsbridge.basil.codec.BasilException;
+import org.alpsbridge.basil.fixtures.Fixtures;
 import org.alpsbridge.basil.model.BasilResponse;
 import org.alpsbridge.basil.model.Inventory;
 import org.junit.jupiter.api.Test;
@@ -28,10 +28,7 @@ class InventoryReaderTest {
      * the checkout (it is not on CI: see {@link Corpus}).
      */
     static List<Path> inventories() throws Exception {
-        List<Path> candidates = new ArrayList<>();
-        try (Stream<Path> files = Files.walk(Path.of("../fixtures/xml"))) {
-            files.filter(f -> f.toString().endsWith(".xml") && !f.toString().contains("hostile")).sorted().forEach(candidates::add);
-        }
+        List<Path> candidates = new ArrayList<>(Fixtures.allButHostile());
         if (Corpus.directory().isPresent()) {
             candidates.addAll(Corpus.documents());
         }

@@ -11,11 +11,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.stream.Stream;
 import org.alpsbridge.basil.cli.CheckAccess;
 import org.alpsbridge.basil.codec.BasilCodec;
 import org.alpsbridge.basil.codec.BasilException;
 import org.alpsbridge.basil.codec.Limits;
+import org.alpsbridge.basil.fixtures.Fixtures;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -30,9 +30,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class SmallHeapTest {
 
     static List<Path> hostile() throws IOException {
-        try (Stream<Path> files = Files.list(Path.of("../fixtures/xml/hostile"))) {
-            return files.sorted().toList();
-        }
+        return Fixtures.documentsIn("hostile");
     }
 
     @ParameterizedTest
