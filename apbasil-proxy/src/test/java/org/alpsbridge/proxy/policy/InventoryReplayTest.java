@@ -1,20 +1,9 @@
 package org.alpsbridge.proxy.policy;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
-import org.alpsbridge.basil.codec.BasilCodec;
-import org.alpsbridge.basil.emulator.Emulator;
-import org.alpsbridge.basil.model.BasilRequest;
-import org.alpsbridge.basil.model.ReserveParam;
-import org.alpsbridge.proxy.backend.Backend;
-import org.alpsbridge.proxy.backend.Call;
-import org.alpsbridge.proxy.backend.Caller;
-import org.alpsbridge.proxy.stats.Stats;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
