@@ -20,7 +20,6 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.LedgerException;
-import org.alpsbridge.ledger.Lookup;
 import org.alpsbridge.ledger.Outcome;
 import org.alpsbridge.ledger.ReleaseRequest;
 import org.alpsbridge.ledger.ReserveRequest;
