@@ -89,7 +89,7 @@ public final class InventoryPolicy implements AutoCloseable {
     private Backend inner;
     private UserIds userIds;
     /** Lookups since the last refresh, unknown users included (as null), so each costs one lookup per interval. */
-    private final Map<String, long[]> lookedUp = new HashMap<>();
+    private final Map<String, long[]> lookups = new HashMap<>();
 
     /** What the policy knows about one protocol version's inventory. */
     private static final class Entry {
@@ -369,7 +369,7 @@ public final class InventoryPolicy implements AutoCloseable {
             return response;
         }
         check(e.cache, fresh);
-        lookedUp.clear();
+        lookups.clear();
         e.cache = fresh;
         e.staleBecause = null;
         e.summaryCheckedMillis = startedMillis;
@@ -500,10 +500,10 @@ public final class InventoryPolicy implements AutoCloseable {
     }
 
     private long[] lookUp(String user) {
-        if (!lookedUp.containsKey(user)) {
-            lookedUp.put(user, userIds.lookup(user));
+        if (!lookups.containsKey(user)) {
+            lookups.put(user, userIds.lookup(user));
         }
-        return lookedUp.get(user);
+        return lookups.get(user);
     }
 
     private void staleAll(String reason) {
