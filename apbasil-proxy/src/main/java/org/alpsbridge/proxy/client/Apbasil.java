@@ -67,6 +67,11 @@ public final class Apbasil {
                 .payload();
     }
 
+    /** The settings file as packaged in {@code /etc/alpsbridge/apbasil.conf}, every key at its default. */
+    public static String settingsTemplate() {
+        return ClientSettings.template();
+    }
+
     public static void main(String[] args) {
         PrintStream stdout = System.out;
         byte[] request = new byte[0];
@@ -97,7 +102,8 @@ public final class Apbasil {
         int retries = settings.retries();
         long backoff = FIRST_BACKOFF_MILLIS;
         for (int attempt = 0; ; attempt++) {
-            Exchange signed = munge == null ? exchange : exchange.withCredential(credential(munge, exchange));
+            Exchange signed = munge == null ? exchange
+                    : exchange.withCredential(credential(munge, exchange, address, tls, deadline));
             try {
                 Reply reply = ProxyConnection.roundTrip(address, signed,
                         Duration.ofNanos(Math.max(1, deadline - System.nanoTime())), tls,
@@ -134,12 +140,40 @@ public final class Apbasil {
         }
     }
 
-    private static String credential(Munge munge, Exchange exchange) throws ApbasilException {
+    private static String credential(Munge munge, Exchange exchange, ProxyAddress address, SSLSocketFactory tls,
+            long deadline) throws ApbasilException {
         try {
             return munge.encode(exchange.digest(), 0);
         } catch (MungeException e) {
+            if (e.isServiceFailure() && daemonWithoutAuth(address, tls, deadline)) {
+                throw new ApbasilException("APBASIL_AUTH is munge (the default) but the apbasil proxy at " + address
+                        + " runs with auth=none: set APBASIL_AUTH=none (or auth=none in " + ClientSettings.DEFAULT_CONFIG
+                        + ") for this client, or run the daemon with auth=munge", false, false, e);
+            }
             throw new ApbasilException("no MUNGE credential for the request: " + e.getMessage(), false,
                     e.isServiceFailure(), e);
+        }
+    }
+
+    /**
+     * Whether the daemon takes requests without a credential. Asked only when no credential could be had,
+     * so that a lab client left on the default {@code auth=munge} in front of an {@code auth=none} daemon is
+     * told that, not "is munged running?". The question is an admin command no daemon registers, so nothing
+     * runs anywhere: an {@code auth=munge} daemon refuses it for want of a credential, an {@code auth=none} one
+     * as unknown. An unreachable or busy daemon counts as "no": the munge error then stands.
+     */
+    private static boolean daemonWithoutAuth(ProxyAddress address, SSLSocketFactory tls, long deadline) {
+        long left = Math.min(deadline - System.nanoTime(), 5_000_000_000L);
+        if (left <= 0) {
+            return false;
+        }
+        try {
+            Reply reply = ProxyConnection.roundTrip(address,
+                    Exchange.admin(newExchangeId(), "", "apbasil-auth-probe", Map.of()), Duration.ofNanos(left), tls,
+                    ProxyConnection.DEFAULT_MAX_REPLY_BYTES);
+            return reply.status() == Reply.Status.REJECTED && !reply.reason().startsWith("authentication failed");
+        } catch (ApbasilException e) {
+            return false;
         }
     }
 

@@ -1,59 +1,163 @@
 package org.alpsbridge.proxy.client;
 
 import java.io.IOException;
-import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
-import java.util.Properties;
+import java.util.Map;
 
 /**
  * The drop-in client's settings. Each key is looked up as the system property {@code apbasil.KEY},
  * then the environment variable {@code APBASIL_KEY}, then {@code KEY=value} in the file named by
  * {@code APBASIL_CONFIG} (default {@value #DEFAULT_CONFIG}), then the default. Keys and defaults are
- * listed in the module README.
+ * {@link #KEYS} (and the module README). A file with an unknown key or a line that is not
+ * {@code key=value} is refused with its path and line: a typo must not silently fall back to a default.
  */
 final class ClientSettings {
 
     static final String DEFAULT_CONFIG = "/etc/alpsbridge/apbasil.conf";
     static final String DEFAULT_PROXY = "127.0.0.1:6830";
 
-    private final Properties file;
+    /** Every key of the settings file: name, default (empty = none) and meaning, in the order documented. */
+    static final List<String[]> KEYS = List.of(
+            new String[] {"proxy", DEFAULT_PROXY, "where the daemon listens: host:port or unix:/path"},
+            new String[] {"auth", "munge", "munge (sign every request; the daemon's auth=munge) or none (the daemon's auth=none)"},
+            new String[] {"munge", "socket", "how to get a credential: socket (ask munged), program (run munge) or library (libmunge)"},
+            new String[] {"munge_socket", "", "munged's socket; empty = libmunge's default"},
+            new String[] {"timeout", "300", "seconds to wait for an answer, retries included"},
+            new String[] {"retries", "2", "extra attempts for what is safe to retry"},
+            new String[] {"tls_ca", "", "PEM file of the CA that signed the daemon's certificate; set it to use TLS over TCP"});
 
-    private ClientSettings(Properties file) {
+    private final Map<String, String> file;
+
+    private ClientSettings(Map<String, String> file) {
         this.file = file;
     }
 
     static ClientSettings load() throws IOException {
         String path = lookup(null, "config");
-        Properties p = new Properties();
         Path config = Path.of(path == null ? DEFAULT_CONFIG : path);
-        try (InputStream in = Files.newInputStream(config)) {
-            p.load(in);
+        try {
+            return new ClientSettings(parse(config, Files.readAllLines(config, StandardCharsets.UTF_8)));
         } catch (NoSuchFileException e) {
             if (path != null) {
                 throw new IOException("APBASIL_CONFIG names " + config + ", which does not exist");
             }
+            return new ClientSettings(Map.of());
         }
-        return new ClientSettings(p);
     }
 
-    private static String lookup(Properties file, String key) {
+    /** {@code key=value} lines; {@code #} starts a comment; keys are case-insensitive. */
+    static Map<String, String> parse(Path config, List<String> lines) {
+        Map<String, String> out = new HashMap<>();
+        int n = 0;
+        for (String line : lines) {
+            n++;
+            String t = line.strip();
+            int hash = t.indexOf('#');
+            if (hash >= 0) {
+                t = t.substring(0, hash).strip();
+            }
+            if (t.isEmpty()) {
+                continue;
+            }
+            int eq = t.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException(config + ":" + n + ": expected key=value, got '" + line.strip() + "'");
+            }
+            String key = t.substring(0, eq).strip().toLowerCase(Locale.ROOT);
+            if (!known(key)) {
+                StringBuilder names = new StringBuilder();
+                for (String[] k : KEYS) {
+                    names.append(names.length() == 0 ? "" : ", ").append(k[0]);
+                }
+                throw new IllegalArgumentException(config + ":" + n + ": unknown key '" + key + "' (known keys: "
+                        + names + ")");
+            }
+            String value = t.substring(eq + 1).strip();
+            String problem = problem(key, value);
+            if (problem != null) {
+                throw new IllegalArgumentException(config + ":" + n + ": " + problem);
+            }
+            out.put(key, value);
+        }
+        return out;
+    }
+
+    /** What is wrong with a value, or null; the same check for the file, the environment and properties. */
+    private static String problem(String key, String value) {
+        boolean ok = switch (key) {
+            case "auth" -> value.equals("munge") || value.equals("none");
+            case "munge" -> value.equals("socket") || value.equals("program") || value.equals("library");
+            case "timeout", "retries" -> isNonNegativeNumber(value);
+            default -> true;
+        };
+        if (ok) {
+            return null;
+        }
+        return key + "=" + value + ": expected " + switch (key) {
+            case "auth" -> "munge or none";
+            case "munge" -> "socket, program or library";
+            default -> "a number of 0 or more";
+        };
+    }
+
+    private static boolean isNonNegativeNumber(String value) {
+        try {
+            return Double.parseDouble(value) >= 0;
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+
+    /** The file as shipped in {@value #DEFAULT_CONFIG}: every key commented out at its default, with its meaning. */
+    static String template() {
+        StringBuilder out = new StringBuilder()
+                .append("# alpsbridge drop-in apbasil client: how the scheduler's apbasil calls reach the proxy daemon.\n")
+                .append("# key=value, one a line; '#' starts a comment; unknown keys are refused. The environment\n")
+                .append("# (APBASIL_<KEY>) overrides this file; APBASIL_CONFIG names another file.\n")
+                .append("# Every key is shown at its default, commented out.\n");
+        for (String[] k : KEYS) {
+            out.append("\n# ").append(k[2]).append("\n#").append(k[0]).append('=').append(k[1]).append('\n');
+        }
+        return out.toString();
+    }
+
+    private static boolean known(String key) {
+        for (String[] k : KEYS) {
+            if (k[0].equals(key)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String lookup(Map<String, String> file, String key) {
         String v = System.getProperty("apbasil." + key);
         if (v == null) {
             v = System.getenv("APBASIL_" + key.toUpperCase(Locale.ROOT));
         }
         if (v == null && file != null) {
-            v = file.getProperty(key);
+            v = file.get(key);
         }
         return v == null || v.isBlank() ? null : v.strip();
     }
 
     String get(String key, String defaultValue) {
         String v = lookup(file, key);
-        return v == null ? defaultValue : v;
+        if (v == null) {
+            return defaultValue;
+        }
+        String problem = problem(key, v);
+        if (problem != null) {
+            throw new IllegalArgumentException(problem);
+        }
+        return v;
     }
 
     /** {@code proxy}: where the daemon listens. */
@@ -63,11 +167,7 @@ final class ClientSettings {
 
     /** {@code auth}: {@code munge} (default) or {@code none}. */
     boolean mungeAuth() {
-        String auth = get("auth", "munge");
-        if (!auth.equals("munge") && !auth.equals("none")) {
-            throw new IllegalArgumentException("auth=" + auth + ": expected munge or none");
-        }
-        return auth.equals("munge");
+        return get("auth", "munge").equals("munge");
     }
 
     /** {@code munge_socket}: munged's socket, or null for libmunge's default. */
@@ -81,11 +181,7 @@ final class ClientSettings {
      * process started), {@code program} (run {@code munge}) or {@code library} (libmunge via JNA).
      */
     String mungeVia() {
-        String via = get("munge", "socket");
-        if (!via.equals("socket") && !via.equals("program") && !via.equals("library")) {
-            throw new IllegalArgumentException("munge=" + via + ": expected socket, program or library");
-        }
-        return via;
+        return get("munge", "socket");
     }
 
     /** {@code timeout}: seconds to wait for an answer; default 300, above the daemon's default backend timeout. */
@@ -105,15 +201,6 @@ final class ClientSettings {
     }
 
     private double positive(String key, String defaultValue) {
-        String v = get(key, defaultValue);
-        try {
-            double d = Double.parseDouble(v);
-            if (d >= 0) {
-                return d;
-            }
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw new IllegalArgumentException(key + "=" + v + ": expected a number of 0 or more");
+        return Double.parseDouble(get(key, defaultValue));
     }
 }

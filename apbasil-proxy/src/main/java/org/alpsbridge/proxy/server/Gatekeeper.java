@@ -45,8 +45,8 @@ final class Gatekeeper {
             return Caller.UNAUTHENTICATED;
         }
         if (exchange.credential().isEmpty()) {
-            throw new Refusal("authentication failed: the request carries no MUNGE credential "
-                    + "(the daemon runs with auth=munge)", false);
+            throw new Refusal("authentication failed: the request carries no MUNGE credential, but the daemon "
+                    + "runs with auth=munge: set APBASIL_AUTH=munge (the default) on the client", false);
         }
         MungeCredential cred;
         try {

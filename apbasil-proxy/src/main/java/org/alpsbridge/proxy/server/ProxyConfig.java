@@ -88,8 +88,12 @@ public final class ProxyConfig {
     private final Map<String, String> values;
 
     private ProxyConfig(Map<String, String> values) {
+        this(values, true);
+    }
+
+    private ProxyConfig(Map<String, String> values, boolean acrossKeys) {
         this.values = Map.copyOf(values);
-        validate();
+        validate(acrossKeys);
     }
 
     /** All defaults. */
@@ -97,9 +101,30 @@ public final class ProxyConfig {
         return new ProxyConfig(Map.of());
     }
 
-    /** Reads a config file; errors name the file, line and key. */
+    /** Reads a config file; errors name the file, line and key (and, for an unknown key, the known ones). */
     public static ProxyConfig read(Path file) throws IOException {
-        return defaults().with(parse(file));
+        Map<String, String> values = parse(file);
+        try {
+            return defaults().with(values);
+        } catch (IllegalArgumentException e) {
+            // A rule between keys (tls_cert without tls_key): no single line is at fault.
+            throw new IllegalArgumentException(file + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * The settings file as shipped in {@code /etc/alpsbridge/proxy.conf}: every key commented out at its
+     * default, with its meaning, so the file documents itself and cannot drift from {@link Key}.
+     */
+    public static String template() {
+        StringBuilder out = new StringBuilder()
+                .append("# alpsbridge apbasil proxy daemon (alpsbridge proxy serve --config /etc/alpsbridge/proxy.conf)\n")
+                .append("# key=value, one a line; '#' starts a comment; unknown keys are refused at start.\n")
+                .append("# Every key is shown at its default, commented out. Command-line flags override this file.\n");
+        for (Key k : Key.values()) {
+            out.append("\n# ").append(k.help).append("\n#").append(k.name).append('=').append(k.defaultValue).append('\n');
+        }
+        return out.toString();
     }
 
     /** Parses {@code key=value} lines into a map, without defaults. */
@@ -121,12 +146,14 @@ public final class ProxyConfig {
                 throw new IllegalArgumentException(file + ":" + n + ": expected key=value, got '" + line.strip() + "'");
             }
             String key = t.substring(0, eq).strip().toLowerCase(Locale.ROOT);
+            String value = t.substring(eq + 1).strip();
             try {
                 checkKnown(key);
+                new ProxyConfig(Map.of(key, value), false); // the value on its own, so its line can be named
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(file + ":" + n + ": " + e.getMessage());
             }
-            out.put(key, t.substring(eq + 1).strip());
+            out.put(key, value);
         }
         return out;
     }
@@ -149,7 +176,11 @@ public final class ProxyConfig {
     private static void checkKnown(String key) {
         String base = key.startsWith("apbasil_timeout.") ? "apbasil_timeout" : key;
         if (Key.of(base) == null) {
-            throw new IllegalArgumentException("unknown key '" + key + "'");
+            StringBuilder known = new StringBuilder();
+            for (Key k : Key.values()) {
+                known.append(known.length() == 0 ? "" : ", ").append(k.name);
+            }
+            throw new IllegalArgumentException("unknown key '" + key + "' (known keys: " + known + ")");
         }
     }
 
@@ -269,7 +300,7 @@ public final class ProxyConfig {
         return path(Key.TLS_KEY);
     }
 
-    private void validate() {
+    private void validate(boolean acrossKeys) {
         String auth = get(Key.AUTH);
         if (!auth.equals("munge") && !auth.equals("none")) {
             throw new IllegalArgumentException("auth=" + auth + ": expected munge or none");
@@ -277,7 +308,7 @@ public final class ProxyConfig {
         if (listen().isEmpty()) {
             throw new IllegalArgumentException("listen is empty: give at least one host:port or unix:/path");
         }
-        if ((tlsCert() == null) != (tlsKey() == null)) {
+        if (acrossKeys && (tlsCert() == null) != (tlsKey() == null)) {
             throw new IllegalArgumentException("tls_cert and tls_key go together: set both or neither");
         }
         allowQuery();

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.OutputStream;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -16,6 +17,7 @@ import org.alpsbridge.basil.model.ErrorClass;
 import org.alpsbridge.basil.model.ResponseData;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The drop-in client as the scheduler runs it: a separate JVM, the request on stdin, the answer on
@@ -89,5 +91,46 @@ class DropInClientTest {
         assertFalse(Basil.data(r.stdout()).isSuccess(), text);
         assertTrue(text.contains("auth=kerberos: expected munge or none"), text);
         assertFalse(r.stderr().contains("\tat "), "no stack trace: " + r.stderr());
+    }
+
+    @Test
+    void aClientLeftOnMungeInFrontOfAnAuthNoneDaemonIsToldThatNotToStartMunged() throws Exception {
+        try (ProxyDaemon daemon = ProxyDaemon.builder().config(ProxyDaemonTest.lab("127.0.0.1:0"))
+                .backend(new ProxyDaemonTest.Canned()).start()) {
+            // No munged at this socket: the lab machine has none, as a new user's has not.
+            Run r = apbasil(Map.of("APBASIL_PROXY", daemon.address().text(), "APBASIL_MUNGE_SOCKET",
+                    "/nonexistent/munge.socket"), ProxyDaemonTest.QUERY_ENGINE);
+            assertEquals(1, r.status());
+            assertTrue(r.stderr().contains("APBASIL_AUTH is munge (the default) but the apbasil proxy at "
+                    + daemon.address().text() + " runs with auth=none: set APBASIL_AUTH=none"), r.stderr());
+            assertFalse(r.stderr().contains("is munged running?"), r.stderr());
+        }
+    }
+
+    @Test
+    void withNoMungedAndNoDaemonTheMungeErrorStands() throws Exception {
+        int closedPort;
+        try (ServerSocket s = new ServerSocket(0)) {
+            closedPort = s.getLocalPort();
+        }
+        Run r = apbasil(Map.of("APBASIL_PROXY", "127.0.0.1:" + closedPort, "APBASIL_MUNGE_SOCKET",
+                "/nonexistent/munge.socket"), ProxyDaemonTest.QUERY_ENGINE);
+        assertEquals(1, r.status());
+        assertTrue(r.stderr().contains("is munged running?"), r.stderr());
+    }
+
+    @Test
+    void aTypoInTheSettingsFileIsRefusedWithFileLineAndTheKnownKeys(@TempDir Path dir) throws Exception {
+        Path conf = dir.resolve("apbasil.conf");
+        Files.writeString(conf, "# lab\nproxy = 127.0.0.1:1\nretires=3\n");
+        Run r = apbasil(Map.of("APBASIL_CONFIG", conf.toString()), Basil.engine("1.0"));
+        assertEquals(1, r.status());
+        assertTrue(r.stderr().contains(conf + ":3: unknown key 'retires' (known keys: proxy, auth, munge, "
+                + "munge_socket, timeout, retries, tls_ca)"), r.stderr());
+
+        Files.writeString(conf, "auth=mung\n");
+        r = apbasil(Map.of("APBASIL_CONFIG", conf.toString()), Basil.engine("1.0"));
+        assertTrue(r.stderr().contains(conf + ":1: auth=mung: expected munge or none"), r.stderr());
+        assertFalse(Basil.data(r.stdout()).isSuccess());
     }
 }

@@ -65,7 +65,39 @@ class ProxyConfigTest {
         Path f = dir.resolve("proxy.conf");
         Files.writeString(f, "listen=127.0.0.1:1\napbasil_timout=5\n");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ProxyConfig.read(f));
-        assertEquals(f + ":2: unknown key 'apbasil_timout'", e.getMessage());
+        assertEquals(f + ":2: unknown key 'apbasil_timout' (known keys: listen, backend, auth, munge_socket, "
+                + "allow_query, allow_reserve, allow_admin, apbasil_timeout, backend_concurrency, workers, queue, "
+                + "max_request_bytes, max_response_bytes, request_timeout, reply_timeout, shutdown_timeout, "
+                + "exchange_memory, exchange_journal, tls_cert, tls_key)", e.getMessage());
+    }
+
+    @Test
+    void aBadValueInTheFileNamesFileAndLine() throws Exception {
+        Path f = dir.resolve("proxy.conf");
+        Files.writeString(f, "listen=127.0.0.1:1\n\nworkers=many\n");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ProxyConfig.read(f));
+        assertEquals(f + ":3: workers=many: expected a whole number above 0", e.getMessage());
+
+        Files.writeString(f, "tls_cert=/etc/alpsbridge/proxy.pem\n");
+        e = assertThrows(IllegalArgumentException.class, () -> ProxyConfig.read(f));
+        assertEquals(f + ": tls_cert and tls_key go together: set both or neither", e.getMessage());
+    }
+
+    @Test
+    void theShippedTemplateListsEveryKeyAtItsDefaultAndReadsAsTheDefaults() throws Exception {
+        String template = ProxyConfig.template();
+        for (ProxyConfig.Key k : ProxyConfig.Key.values()) {
+            assertTrue(template.contains("\n#" + k.key() + "=" + k.defaultValue() + "\n"), k.key());
+        }
+        Path f = dir.resolve("proxy.conf");
+        Files.writeString(f, template);
+        assertEquals(ProxyConfig.defaults().listen(), ProxyConfig.read(f).listen());
+        // Uncommenting every line gives the defaults too: the shown values are the real ones.
+        Files.writeString(f, template.replaceAll("(?m)^#([a-z_]+=)", "$1"));
+        ProxyConfig uncommented = ProxyConfig.read(f);
+        for (ProxyConfig.Key k : ProxyConfig.Key.values()) {
+            assertEquals(ProxyConfig.defaults().get(k), uncommented.get(k), k.key());
+        }
     }
 
     @Test
