@@ -81,11 +81,18 @@ public final class Main {
         return text;
     }
 
+    /** The version and commit written into the jar at build time ({@code build.properties}). */
     static final class Version implements CommandLine.IVersionProvider {
         @Override
-        public String[] getVersion() {
-            String v = Main.class.getPackage().getImplementationVersion();
-            return new String[] {"alpsbridge " + (v == null ? "development build" : v)};
+        public String[] getVersion() throws java.io.IOException {
+            java.util.Properties build = new java.util.Properties();
+            try (java.io.InputStream in = Main.class.getResourceAsStream("build.properties")) {
+                if (in != null) {
+                    build.load(in);
+                }
+            }
+            return new String[] {"alpsbridge " + build.getProperty("version", "(version unknown)") + " (commit "
+                    + build.getProperty("commit", "unknown") + ")"};
         }
     }
 }

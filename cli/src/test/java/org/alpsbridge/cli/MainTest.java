@@ -22,6 +22,18 @@ class MainTest {
     }
 
     @Test
+    void versionNamesTheVersionAndTheCommitItWasBuiltFrom() throws Exception {
+        CommandLine cmd = Main.commandLine();
+        StringWriter out = new StringWriter();
+        cmd.setOut(new PrintWriter(out));
+        assertEquals(0, cmd.execute("--version"));
+        // From a git checkout the commit is an abbreviated hash (maybe -dirty); from an unpacked source tarball, "unknown".
+        String commit = java.nio.file.Files.exists(java.nio.file.Path.of("..", ".git")) ? "[0-9a-f]{7,40}(-dirty)?" : "unknown";
+        assertTrue(out.toString().matches("alpsbridge \\d+\\.\\d+\\.\\d+(-SNAPSHOT)? \\(commit " + commit + "\\)\\R"),
+                out::toString);
+    }
+
+    @Test
     void unknownSubcommandIsAUsageErrorWithExitTwo() {
         CommandLine cmd = Main.commandLine();
         StringWriter err = new StringWriter();

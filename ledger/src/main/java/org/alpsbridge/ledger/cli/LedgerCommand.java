@@ -42,14 +42,21 @@ import picocli.CommandLine.ScopeType;
 public final class LedgerCommand {
 
     /**
-     * The ledger every subcommand opens: {@code --db}, else env {@code ALPSBRIDGE_LEDGER}, else the SQLite
-     * file {@code $XDG_DATA_HOME/alpsbridge/ledger.db} ({@code ~/.local/share/alpsbridge/ledger.db}).
+     * The ledger every subcommand opens: {@code --db}, else env {@code ALPSBRIDGE_LEDGER}, else {@code db=} of
+     * the site's {@code /etc/alpsbridge/ledger.conf}, else the SQLite file
+     * {@code $XDG_DATA_HOME/alpsbridge/ledger.db} ({@code ~/.local/share/alpsbridge/ledger.db}).
      */
     @Option(names = "--db", scope = ScopeType.INHERIT, paramLabel = "URL",
             description = {"Ledger to use: sqlite:PATH or jdbc:postgresql://HOST:PORT/DB?user=U&password=P.",
-                    "Default: env ALPSBRIDGE_LEDGER, else sqlite:$XDG_DATA_HOME/alpsbridge/ledger.db",
+                    "Default: env ALPSBRIDGE_LEDGER, else db= in /etc/alpsbridge/ledger.conf (env",
+                    "ALPSBRIDGE_LEDGER_CONFIG names another file), else sqlite:$XDG_DATA_HOME/alpsbridge/ledger.db",
                     "(~/.local/share/alpsbridge/ledger.db)."})
     String db;
+
+    /** The settings file as packaged in {@code /etc/alpsbridge/ledger.conf}, every key at its default. */
+    public static String settingsTemplate() {
+        return LedgerSettings.template();
+    }
 
     String url() {
         if (db != null && !db.isBlank()) {
@@ -58,6 +65,10 @@ public final class LedgerCommand {
         String env = System.getenv("ALPSBRIDGE_LEDGER");
         if (env != null && !env.isBlank()) {
             return env;
+        }
+        String site = LedgerSettings.load().db();
+        if (site != null) {
+            return site;
         }
         String xdg = System.getenv("XDG_DATA_HOME");
         Path base = xdg != null && !xdg.isBlank() ? Path.of(xdg)

@@ -1,0 +1,113 @@
+package org.alpsbridge.ledger.cli;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The site's ledger settings file, {@value #DEFAULT_FILE} (or the file named by env
+ * {@code ALPSBRIDGE_LEDGER_CONFIG}): what the ledger commands use when the command line does not say.
+ * {@code key=value} lines, {@code #} starts a comment, keys case-insensitive; an unknown key or a line
+ * that is not {@code key=value} is refused with the file and line, so a typo never silently falls back to
+ * a per-user database.
+ */
+final class LedgerSettings {
+
+    static final String DEFAULT_FILE = "/etc/alpsbridge/ledger.conf";
+
+    /** Every key: name, default (empty = none) and meaning. */
+    private static final String[][] KEYS = {
+            {"db", "", "the ledger the commands open when --db and env ALPSBRIDGE_LEDGER are not given: "
+                    + "sqlite:PATH or jdbc:postgresql://HOST:PORT/DB?user=U&password=P; "
+                    + "empty = each user's own sqlite:$XDG_DATA_HOME/alpsbridge/ledger.db"},
+    };
+
+    private final Map<String, String> values;
+
+    private LedgerSettings(Map<String, String> values) {
+        this.values = values;
+    }
+
+    /** The settings file: env {@code ALPSBRIDGE_LEDGER_CONFIG} if set (it must exist), else the default if present. */
+    static LedgerSettings load() {
+        String named = System.getenv("ALPSBRIDGE_LEDGER_CONFIG");
+        Path file = Path.of(named != null && !named.isBlank() ? named : DEFAULT_FILE);
+        try {
+            return new LedgerSettings(parse(file, Files.readString(file, StandardCharsets.UTF_8)));
+        } catch (NoSuchFileException e) {
+            if (named != null && !named.isBlank()) {
+                throw new IllegalArgumentException("ALPSBRIDGE_LEDGER_CONFIG names " + file + ", which does not exist");
+            }
+            return new LedgerSettings(Map.of());
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot read " + file + ": " + e.getMessage());
+        }
+    }
+
+    static Map<String, String> parse(Path file, String text) {
+        Map<String, String> out = new LinkedHashMap<>();
+        int n = 0;
+        for (String line : text.split("\n", -1)) {
+            n++;
+            String t = line.strip();
+            int hash = t.indexOf('#');
+            if (hash >= 0) {
+                t = t.substring(0, hash).strip();
+            }
+            if (t.isEmpty()) {
+                continue;
+            }
+            int eq = t.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException(file + ":" + n + ": expected key=value, got '" + line.strip() + "'");
+            }
+            String key = t.substring(0, eq).strip().toLowerCase(Locale.ROOT);
+            if (defaultOf(key) == null) {
+                StringBuilder known = new StringBuilder();
+                for (String[] k : KEYS) {
+                    known.append(known.length() == 0 ? "" : ", ").append(k[0]);
+                }
+                throw new IllegalArgumentException(file + ":" + n + ": unknown key '" + key + "' (known keys: " + known + ")");
+            }
+            String value = t.substring(eq + 1).strip();
+            if (key.equals("db") && !value.isEmpty() && !value.startsWith("sqlite:") && !value.startsWith("jdbc:postgresql:")) {
+                throw new IllegalArgumentException(file + ":" + n + ": db=" + value
+                        + ": expected sqlite:PATH or jdbc:postgresql://HOST:PORT/DB?...");
+            }
+            out.put(key, value);
+        }
+        return out;
+    }
+
+    private static String defaultOf(String key) {
+        for (String[] k : KEYS) {
+            if (k[0].equals(key)) {
+                return k[1];
+            }
+        }
+        return null;
+    }
+
+    /** The configured ledger URL, or null when the file leaves it to each user. */
+    String db() {
+        String v = values.getOrDefault("db", "");
+        return v.isEmpty() ? null : v;
+    }
+
+    /** The file as shipped in {@value #DEFAULT_FILE}: every key commented out at its default, with its meaning. */
+    static String template() {
+        StringBuilder out = new StringBuilder()
+                .append("# alpsbridge ledger: what `alpsbridge ledger ...` uses when its command line does not say.\n")
+                .append("# key=value, one a line; '#' starts a comment; unknown keys are refused.\n")
+                .append("# ALPSBRIDGE_LEDGER_CONFIG names another file. Every key is shown at its default, commented out.\n");
+        for (String[] k : KEYS) {
+            out.append("\n# ").append(k[2]).append("\n#").append(k[0]).append('=').append(k[1]).append('\n');
+        }
+        return out.toString();
+    }
+}
