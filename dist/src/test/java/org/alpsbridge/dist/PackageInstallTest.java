@@ -1,0 +1,335 @@
+package org.alpsbridge.dist;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * The packages this build made, installed on this machine as a site would: {@code dpkg -i} of a previous
+ * version, the site's edits, the upgrade to this one, the programs used as installed, then {@code dpkg
+ * --purge}. Needs root and dpkg (CI runs as root); skipped with the reason otherwise, failed instead under
+ * {@code ALPSBRIDGE_REQUIRE_SERVICES=1}. Never touches an alpsbridge the machine already has installed,
+ * and leaves nothing behind but what Debian policy keeps (see {@link #purgeRemovesAllButTheLedgersRecordsAndTheUser}).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class PackageInstallTest {
+
+    private static final Path TARGET = Path.of("target");
+    private static final int PROXY_PORT = 19811;
+    private static final String FROM = Instant.now().truncatedTo(ChronoUnit.DAYS).minus(1, ChronoUnit.DAYS).toString();
+    private static final String TO = Instant.now().truncatedTo(ChronoUnit.DAYS).plus(30, ChronoUnit.DAYS).toString();
+    /** The service environment systemd gives a unit: nothing of the caller's. */
+    private static final Map<String, String> UNIT_ENV = Map.of("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin",
+            "LANG", "C.UTF-8");
+
+    private Path deb;
+    private Path spankDeb;
+    private boolean userExisted;
+    private boolean installed;
+    private String balanceBeforeUpgrade;
+
+    @BeforeAll
+    void installThePreviousVersionEditItAndUpgrade() throws Exception {
+        require(Shell.run("id", "-u").out().strip().equals("0"), "the install test runs dpkg and needs root");
+        require(Files.isExecutable(Path.of("/usr/bin/dpkg")), "the install test needs dpkg (Debian)");
+        require(Shell.run("dpkg-query", "-W", "-f=${Status}", "alpsbridge").out().contains("not-installed")
+                        || Shell.run("dpkg-query", "-W", "alpsbridge").status() != 0,
+                "alpsbridge is installed on this machine; the install test never touches a real installation");
+        deb = only("alpsbridge_*_all.deb");
+        spankDeb = Files.exists(Path.of("/usr/include/slurm/spank.h")) ? only("alpsbridge-spank_*_amd64.deb") : null;
+        userExisted = Shell.run("getent", "passwd", "alpsbridge").status() == 0;
+
+        Path old = previousVersion(deb, "0.0.9");
+        installed = true;
+        Shell.run("dpkg", "-i", old.toString()).ok();
+        // The site's edits: a shared ledger, a proxy in front of an emulated machine, clients that find it.
+        append("/etc/alpsbridge/ledger.conf", "db=sqlite:/var/lib/alpsbridge/ledger.db\n");
+        append("/etc/alpsbridge/proxy.conf", "backend=emulator:xc30:16\nlisten=127.0.0.1:" + PROXY_PORT + "\nauth=none\n");
+        append("/etc/alpsbridge/apbasil.conf", "proxy=127.0.0.1:" + PROXY_PORT + "\nauth=none\n");
+        alpsbridge("ledger", "project", "add", "chem", "--gid", "0", "--account", "chem_acct").ok();
+        alpsbridge("ledger", "grant", "chem", "--resource", "cpu", "--hours", "100", "--from", FROM, "--to", TO).ok();
+        balanceBeforeUpgrade = alpsbridge("ledger", "balance", "chem", "--json").ok().out();
+        assertTrue(balanceBeforeUpgrade.contains("\"granted\":6000"), balanceBeforeUpgrade);
+
+        Shell.run("dpkg", "-i", deb.toString()).ok();
+    }
+
+    @Test
+    @Order(1)
+    void theUpgradeKeptTheSitesEditedSettingsAndItsLedger() throws Exception {
+        assertTrue(Files.readString(Path.of("/etc/alpsbridge/ledger.conf")).contains("db=sqlite:/var/lib/alpsbridge/ledger.db"));
+        assertTrue(Files.readString(Path.of("/etc/alpsbridge/proxy.conf")).contains("backend=emulator:xc30:16"));
+        assertEquals(balanceBeforeUpgrade, alpsbridge("ledger", "balance", "chem", "--json").ok().out());
+        assertTrue(Shell.run("dpkg-query", "-W", "-f=${Version}", "alpsbridge").out().contains("SNAPSHOT")
+                || !Shell.run("dpkg-query", "-W", "-f=${Version}", "alpsbridge").out().equals("0.0.9"));
+    }
+
+    @Test
+    @Order(2)
+    void versionNamesTheVersionAndTheCommit() throws Exception {
+        String out = Shell.run(UNIT_ENV, null, null, "/usr/bin/alpsbridge", "--version").ok().out();
+        assertTrue(out.matches("alpsbridge \\d+\\.\\d+\\.\\d+(-SNAPSHOT)? \\(commit \\S+\\)\\R"), out);
+    }
+
+    @Test
+    @Order(3)
+    void theClassArchivesWereWrittenAtInstallOutsideTheReadOnlyJarDirectory() throws Exception {
+        Path jar = Path.of("/usr/share/alpsbridge/alpsbridge.jar");
+        for (String archive : List.of("/var/cache/alpsbridge/apbasil.jsa", "/var/cache/alpsbridge/raa-exec/raa-exec.jsa",
+                "/var/cache/alpsbridge/raa-exec/libjnidispatch.so")) {
+            Path p = Path.of(archive);
+            assertTrue(Files.isRegularFile(p), archive);
+            assertTrue(Files.getLastModifiedTime(p).compareTo(Files.getLastModifiedTime(jar)) > 0, archive + " newer than the jar");
+        }
+        // The JVM takes the apbasil archive (it would say so otherwise with -Xshare:on).
+        Shell.run(UNIT_ENV, null, null, "java", "-Xshare:on", "-XX:SharedArchiveFile=/var/cache/alpsbridge/apbasil.jsa",
+                "-cp", jar.toString(), "-version").ok();
+        try (Stream<Path> files = Files.walk(Path.of("/usr/share/alpsbridge"))) {
+            assertTrue(files.noneMatch(f -> f.toString().endsWith(".jsa")), "nothing written next to the jars");
+        }
+    }
+
+    @Test
+    @Order(4)
+    void theProxyStartedAsItsUnitWouldAnswersTheInstalledApbasilAndStopsCleanlyOnSigterm() throws Exception {
+        Map<String, String> unit = unitSettings(Path.of("/lib/systemd/system/alpsbridge-proxy.service"));
+        assertEquals("root", unit.get("User"));
+        Map<String, String> env = new LinkedHashMap<>(UNIT_ENV);
+        env.putAll(environmentFile(Path.of(unit.get("EnvironmentFile").replaceFirst("^-", ""))));
+        List<String> argv = execStart(unit.get("ExecStart"), env);
+        ProcessBuilder pb = new ProcessBuilder(argv).directory(Path.of(unit.get("WorkingDirectory")).toFile());
+        pb.environment().clear();
+        pb.environment().putAll(env);
+        pb.redirectErrorStream(true).redirectOutput(TARGET.resolve("proxy-unit.log").toFile());
+        Process daemon = pb.start();
+        try {
+            awaitListening(PROXY_PORT, daemon);
+            byte[] request = "<?xml version=\"1.0\"?>\n<BasilRequest protocol=\"1.3\" method=\"QUERY\" type=\"ENGINE\"/>\n"
+                    .getBytes(StandardCharsets.UTF_8);
+            Shell.Result r = Shell.run(UNIT_ENV, Path.of("/"), request, "/usr/bin/apbasil").ok();
+            assertTrue(r.out().contains("status=\"SUCCESS\"") && r.out().contains("<Engine"), r.out() + r.err());
+            assertEquals("", r.err());
+        } finally {
+            daemon.destroy(); // SIGTERM, as systemctl stop sends it
+            assertTrue(daemon.waitFor(40, TimeUnit.SECONDS), "stops within TimeoutStopSec");
+        }
+        assertEquals(143, daemon.exitValue(), Files.readString(TARGET.resolve("proxy-unit.log")));
+        assertTrue(Files.exists(Path.of("/var/lib/alpsbridge/proxy-exchanges.journal")),
+                "the unit's journal lives in its ReadWritePaths");
+    }
+
+    @Test
+    @Order(5)
+    void systemdFindsNothingWrongWithTheUnit() throws Exception {
+        Shell.Result r = Shell.run("systemd-analyze", "verify", "/lib/systemd/system/alpsbridge-proxy.service");
+        assertEquals(0, r.status(), r.out() + r.err());
+        assertEquals("", r.err().strip());
+    }
+
+    @Test
+    @Order(6)
+    void manFindsAPageForEveryCommandAndBashCompletesAlpsbridge() throws Exception {
+        for (String page : List.of("alpsbridge", "alpsbridge-proxy-serve", "alpsbridge-ledger-balance", "apbasil", "raa-exec")) {
+            Shell.Result r = Shell.run("man", "-w", page);
+            assertEquals(0, r.status(), page + ": " + r.err());
+            assertTrue(r.out().strip().startsWith("/usr/share/man/man1/" + page + ".1"), r.out());
+        }
+        Shell.Result lint = Shell.run("bash", "-c", "LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=100 man --warnings "
+                + "/usr/share/man/man1/alpsbridge-proxy-serve.1.gz 2>&1 >/dev/null");
+        assertEquals("", lint.out(), "groff warnings");
+        Shell.Result complete = Shell.run("bash", "-c",
+                ". /usr/share/bash-completion/completions/alpsbridge && complete -p alpsbridge");
+        assertEquals(0, complete.status(), complete.err());
+        assertTrue(complete.out().contains("alpsbridge"), complete.out());
+    }
+
+    @Test
+    @Order(7)
+    void theSpankPackageInstallsThePluginAndItsPlugstackLine() throws Exception {
+        require(spankDeb != null, "Slurm's headers are absent, so the build made no SPANK package");
+        Shell.run("dpkg", "-i", spankDeb.toString()).ok();
+        Path so = Path.of("/usr/lib/x86_64-linux-gnu/slurm-wlm/reduced_auto_affinity.so");
+        assertTrue(Files.isRegularFile(so));
+        assertTrue(Shell.run("nm", "-D", "--defined-only", so.toString()).ok().out().contains("slurm_spank_init"));
+        assertTrue(Files.readString(Path.of("/etc/slurm/plugstack.conf.d/reduced-auto-affinity.conf"))
+                .contains(so + " generator=/usr/bin/raa-exec"));
+        Shell.run("dpkg", "--purge", "alpsbridge-spank").ok();
+        assertFalse(Files.exists(so));
+        assertFalse(Files.exists(Path.of("/etc/slurm/plugstack.conf.d/reduced-auto-affinity.conf")));
+    }
+
+    @Test
+    @Order(8)
+    void lintianFindsNoErrorsAndNoUnjustifiedWarnings() throws Exception {
+        require(Files.isExecutable(Path.of("/usr/bin/lintian")), "lintian is not installed (.ci/install-deps installs it)");
+        List<String> args = new ArrayList<>(List.of("lintian", "--fail-on", "error,warning", deb.toString()));
+        if (spankDeb != null) {
+            args.add(spankDeb.toString());
+        }
+        Shell.Result r = Shell.run(args.toArray(String[]::new));
+        assertEquals(0, r.status(), r.out() + r.err());
+    }
+
+    @Test
+    @Order(9)
+    void purgeRemovesAllButTheLedgersRecordsAndTheUser() throws Exception {
+        Shell.Result r = Shell.run("dpkg", "--purge", "alpsbridge").ok();
+        installed = false;
+        for (String gone : List.of("/usr/bin/alpsbridge", "/usr/bin/apbasil", "/usr/bin/raa-exec", "/usr/share/alpsbridge",
+                "/usr/lib/alpsbridge", "/etc/alpsbridge", "/etc/default/alpsbridge-proxy", "/var/cache/alpsbridge",
+                "/lib/systemd/system/alpsbridge-proxy.service", "/usr/share/man/man1/alpsbridge.1.gz",
+                "/usr/share/bash-completion/completions/alpsbridge", "/usr/share/doc/alpsbridge")) {
+            assertFalse(Files.exists(Path.of(gone)), gone + " is gone");
+        }
+        // Accounting records are kept, and said so; the system user stays (Debian policy).
+        assertTrue(Files.exists(Path.of("/var/lib/alpsbridge/ledger.db")));
+        assertTrue(r.err().contains("kept /var/lib/alpsbridge"), r.err());
+        assertEquals(0, Shell.run("getent", "passwd", "alpsbridge").status());
+    }
+
+    @AfterAll
+    void leaveTheMachineAsItWas() throws Exception {
+        if (deb == null) {
+            return;
+        }
+        if (installed) {
+            Shell.run("dpkg", "--purge", "alpsbridge-spank", "alpsbridge");
+        }
+        Shell.run("rm", "-rf", "/var/lib/alpsbridge");
+        if (!userExisted) {
+            Shell.run("deluser", "--system", "--quiet", "alpsbridge");
+            Shell.run("delgroup", "--system", "--quiet", "alpsbridge");
+        }
+    }
+
+    // --- helpers -------------------------------------------------------------------------------------------
+
+    private static void require(boolean condition, String reason) {
+        if (!condition && "1".equals(System.getenv("ALPSBRIDGE_REQUIRE_SERVICES"))) {
+            throw new AssertionError(reason + " (ALPSBRIDGE_REQUIRE_SERVICES=1)");
+        }
+        Assumptions.assumeTrue(condition, reason);
+    }
+
+    private static Path only(String glob) throws IOException {
+        try (var found = Files.newDirectoryStream(TARGET, glob)) {
+            List<Path> all = new ArrayList<>();
+            found.forEach(all::add);
+            assertEquals(1, all.size(), "exactly one " + glob + " in target/: " + all + " (run mvn package first)");
+            return all.get(0).toAbsolutePath();
+        }
+    }
+
+    /** The package as an earlier release would have been: same content, a lower version. */
+    private static Path previousVersion(Path deb, String version) throws Exception {
+        Path dir = TARGET.resolve("previous-version").toAbsolutePath();
+        Shell.run("rm", "-rf", dir.toString()).ok();
+        Files.createDirectories(dir);
+        Shell.run("dpkg-deb", "-R", deb.toString(), dir.resolve("tree").toString()).ok();
+        Path control = dir.resolve("tree/DEBIAN/control");
+        Files.writeString(control, Files.readString(control).replaceFirst("(?m)^Version: .*$", "Version: " + version));
+        Path old = dir.resolve("alpsbridge_" + version + "_all.deb");
+        Shell.run("dpkg-deb", "--root-owner-group", "-b", dir.resolve("tree").toString(), old.toString()).ok();
+        return old;
+    }
+
+    private static void append(String file, String lines) throws IOException {
+        Files.writeString(Path.of(file), Files.readString(Path.of(file)) + lines);
+    }
+
+    private static Shell.Result alpsbridge(String... args) throws Exception {
+        String[] argv = new String[args.length + 1];
+        argv[0] = "/usr/bin/alpsbridge";
+        System.arraycopy(args, 0, argv, 1, args.length);
+        return Shell.run(UNIT_ENV, Path.of("/"), null, argv);
+    }
+
+    /** The [Service] and [Unit] settings of a unit file, one value per key (the last, as systemd takes it). */
+    static Map<String, String> unitSettings(Path unit) throws IOException {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (String line : Files.readAllLines(unit)) {
+            int eq = line.indexOf('=');
+            if (!line.startsWith("#") && !line.startsWith("[") && eq > 0) {
+                out.put(line.substring(0, eq).strip(), line.substring(eq + 1).strip());
+            }
+        }
+        return out;
+    }
+
+    /** KEY=value lines of an EnvironmentFile, with the quotes systemd removes removed. */
+    static Map<String, String> environmentFile(Path file) throws IOException {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (String line : Files.readAllLines(file)) {
+            String t = line.strip();
+            int eq = t.indexOf('=');
+            if (t.isEmpty() || t.startsWith("#") || eq <= 0) {
+                continue;
+            }
+            String v = t.substring(eq + 1).strip();
+            if (v.length() >= 2 && (v.startsWith("\"") && v.endsWith("\"") || v.startsWith("'") && v.endsWith("'"))) {
+                v = v.substring(1, v.length() - 1);
+            }
+            out.put(t.substring(0, eq).strip(), v);
+        }
+        return out;
+    }
+
+    /** ExecStart's words, {@code $VAR} split into words and {@code ${VAR}} kept whole, as systemd expands them. */
+    static List<String> execStart(String line, Map<String, String> env) {
+        List<String> argv = new ArrayList<>();
+        for (String word : line.split("\\s+")) {
+            if (word.startsWith("${") && word.endsWith("}")) {
+                argv.add(env.getOrDefault(word.substring(2, word.length() - 1), ""));
+            } else if (word.startsWith("$")) {
+                String v = env.getOrDefault(word.substring(1), "").strip();
+                if (!v.isEmpty()) {
+                    argv.addAll(List.of(v.split("\\s+")));
+                }
+            } else {
+                argv.add(word);
+            }
+        }
+        return argv;
+    }
+
+    private static void awaitListening(int port, Process daemon) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            if (!daemon.isAlive()) {
+                throw new AssertionError("the proxy exited " + daemon.exitValue() + ":\n"
+                        + Files.readString(TARGET.resolve("proxy-unit.log")));
+            }
+            try (Socket s = new Socket()) {
+                s.connect(new InetSocketAddress("127.0.0.1", port), 200);
+                return;
+            } catch (IOException e) {
+                Thread.sleep(100);
+            }
+        }
+        throw new AssertionError("the proxy did not listen on " + port + " within 60 s");
+    }
+}
