@@ -103,7 +103,9 @@ final class ManPage {
     private static void describe(StringBuilder out, ArgSpec arg) {
         String text = String.join(" ", arg.description()).replaceAll("\\s+", " ").strip();
         String def = arg.defaultValueString();
-        if (def != null && !def.isEmpty() && !"null".equals(def) && !text.contains("Default") && !text.contains("default")) {
+        boolean emptyCollection = "{}".equals(def) || "[]".equals(def);
+        if (def != null && !def.isEmpty() && !"null".equals(def) && !emptyCollection && !text.contains("Default")
+                && !text.contains("default")) {
             text = text + (text.isEmpty() ? "" : " ") + "Default: " + def + ".";
         }
         out.append(escape(text)).append('\n');

@@ -1,0 +1,63 @@
+package org.alpsbridge.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.OptionSpec;
+
+/** The files a package installs beside the jars say what --help says, because they are made from the same definitions. */
+class InstallFilesTest {
+
+    @TempDir
+    Path out;
+
+    @Test
+    void everyCommandGetsAPageNamedAfterItsPathAndEveryOptionOfItsHelpIsOnIt() throws Exception {
+        InstallFiles.write(out, "9.9.9");
+        List<CommandLine> commands = InstallFiles.commands(Main.commandLine(), new java.util.ArrayList<>());
+        assertTrue(commands.size() > 40, "the whole tree: " + commands.size());
+        for (CommandLine cmd : commands) {
+            String name = ManPage.pageName(cmd.getCommandSpec());
+            Path page = out.resolve("man/man1/" + name + ".1");
+            assertTrue(Files.exists(page), name);
+            String text = Files.readString(page);
+            assertTrue(text.contains("\n.SH NAME\n" + ManPage.escape(name) + " \\- "), name);
+            assertTrue(text.contains("\"alpsbridge 9.9.9\""), name);
+            String help = InstallFiles.help(cmd);
+            for (OptionSpec o : cmd.getCommandSpec().options()) {
+                if (!o.hidden()) {
+                    // A negatable option shows as --[no-]progress in --help.
+                    String bare = o.longestName().replaceFirst("^-+", "");
+                    assertTrue(help.contains(bare), o.longestName() + " in --help of " + name);
+                    assertTrue(text.contains(ManPage.escape(o.longestName())), o.longestName() + " on page " + name);
+                }
+            }
+        }
+        String serve = Files.readString(out.resolve("man/man1/alpsbridge-proxy-serve.1"));
+        assertTrue(serve.contains("\\fB\\-\\-config\\fR \\fIFILE\\fR"), serve);
+        assertFalse(serve.contains("Default: {}"), "an empty map has no default worth printing");
+    }
+
+    @Test
+    void theSettingsFilesAndCompletionAreWrittenToo() throws Exception {
+        InstallFiles.write(out, "9.9.9");
+        assertTrue(Files.readString(out.resolve("etc/proxy.conf")).contains("\n#listen=127.0.0.1:6830\n"));
+        assertTrue(Files.readString(out.resolve("etc/apbasil.conf")).contains("\n#proxy=127.0.0.1:6830\n"));
+        assertTrue(Files.readString(out.resolve("etc/ledger.conf")).contains("\n#db=\n"));
+        String completion = Files.readString(out.resolve("bash-completion/alpsbridge"));
+        assertTrue(completion.contains("complete -F") && completion.contains("proxy"), "bash completion");
+    }
+
+    @Test
+    void troffControlCharactersAreEscaped() {
+        assertEquals("\\-\\-db a\\ec", ManPage.escape("--db a\\c"));
+        assertEquals("text\n\\&.TH not a request\n\\&'neither", ManPage.escape("text\n.TH not a request\n'neither"));
+    }
+}
