@@ -13,9 +13,17 @@ public final class BasilException extends Exception {
     private final int column;
 
     public BasilException(String problem, int line, int column, Throwable cause) {
-        super(line > 0 ? line + ":" + column + ": " + problem : problem, cause);
+        super(line > 0 ? line + ":" + firstColumn(line, column) + ": " + problem : problem, cause);
         this.line = line;
-        this.column = column;
+        this.column = firstColumn(line, column);
+    }
+
+    /**
+     * Columns are 1-based; the parser says column 0 for an end of input before the first character of a line
+     * (an empty document): that is column 1 of that line. Found by fuzzing (BasilCodecFuzzTest).
+     */
+    private static int firstColumn(int line, int column) {
+        return line > 0 && column < 1 ? 1 : column;
     }
 
     public BasilException(String problem) {
