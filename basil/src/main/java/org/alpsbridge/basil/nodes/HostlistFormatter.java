@@ -43,8 +43,14 @@ final class HostlistFormatter {
         return sb.toString();
     }
 
+    /**
+     * Whether {@code name} is the prefix followed by a number. A name that is the prefix alone ("a" after
+     * "a1") has no number to put in the brackets: it stands on its own (found by NodeListFuzzTest, where
+     * "a1,a" failed to print).
+     */
     private static boolean sharesPrefix(String name, String prefix) {
-        return Hostlist.numberStart(name) == prefix.length() && name.startsWith(prefix);
+        int split = Hostlist.numberStart(name);
+        return split == prefix.length() && split < name.length() && name.startsWith(prefix);
     }
 
     private static void appendRanges(StringBuilder sb, List<String> hosts, int from, int to, int split) {

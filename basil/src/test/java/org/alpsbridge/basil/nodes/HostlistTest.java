@@ -10,6 +10,13 @@ import org.junit.jupiter.api.Test;
 class HostlistTest {
 
     @Test
+    void aNameThatIsAnotherNamesPrefixAloneStandsOnItsOwnWhenPrinted() {
+        Hostlist list = Hostlist.parse("a1,a,a2");
+        assertEquals("a1,a,a2", list.toString());
+        assertEquals(list.hosts(), Hostlist.parse(list.toString()).hosts());
+    }
+
+    @Test
     void bracketRangesKeepTheZeroPaddingTheyAreWrittenWith() {
         Hostlist h = Hostlist.parse("nid[00001-00003,00200]");
         assertEquals(List.of("nid00001", "nid00002", "nid00003", "nid00200"), h.hosts());
