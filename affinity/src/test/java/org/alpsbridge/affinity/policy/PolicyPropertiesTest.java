@@ -64,80 +64,94 @@ class PolicyPropertiesTest {
         int placed = 0;
         int rejected = 0;
         for (int round = 0; round < ROUNDS; round++) {
-            Topology node = RandomNodes.node(r);
-            BitSet allowed = RandomNodes.allowed(r, node);
-            int ntasks = 1 + r.nextInt(10);
-            int cpt = 1 + r.nextInt(8);
-            Request request = Request.of(ntasks, cpt).withAllowed(allowed);
-            String why = "seed " + seed + " round " + round + ": " + request + " on\n" + node.describe();
-            BitSet usable = usable(node, allowed);
-            int capacity = 0;
-            for (Topology.Socket s : node.sockets()) {
-                capacity += mostTasks(s, usable, cpt);
-            }
-            Placement p;
-            try {
-                p = Policy.REDUCED.place(node, request);
-            } catch (Rejection e) {
-                assertTrue(capacity < ntasks || usable.isEmpty(), why + "rejected though " + capacity + " fit: "
-                        + e.getMessage());
-                assertFalse(e.getMessage().contains("\n"), "one line: " + e.getMessage());
+            if (reducedRound(r, "seed " + seed + " round " + round)) {
+                placed++;
+            } else {
                 rejected++;
-                continue;
-            }
-            assertTrue(capacity >= ntasks, why + "placed though only " + capacity + " fit");
-            placed++;
-            assertEquals(ntasks, p.tasks(), why);
-            BitSet usedCores = new BitSet();
-            int previousOrder = -1;
-            for (int t = 0; t < ntasks; t++) {
-                BitSet mask = p.mask(t);
-                assertEquals(cpt, mask.cardinality(), why + "task " + t + " " + CpuLists.linux(mask));
-                BitSet outside = (BitSet) mask.clone();
-                outside.andNot(usable);
-                assertTrue(outside.isEmpty(), why + "task " + t + " uses CPUs outside the allowed set: " + outside);
-                // Locate each CPU: one socket per task, one CPU per core, the core's lowest usable thread,
-                // cores adjacent, no core shared with another task, tasks in socket/core order.
-                int socketOf = -1;
-                int firstIndex = -1;
-                int lastIndex = -1;
-                int globalCore = 0;
-                for (int s = 0; s < node.sockets().size(); s++) {
-                    List<Topology.Core> cores = node.sockets().get(s).cores();
-                    for (int c = 0; c < cores.size(); c++, globalCore++) {
-                        int inCore = 0;
-                        int lowestUsable = -1;
-                        for (int pu : cores.get(c).pus()) {
-                            if (mask.get(pu)) {
-                                inCore++;
-                            }
-                            if (lowestUsable < 0 && usable.get(pu)) {
-                                lowestUsable = pu;
-                            }
-                        }
-                        if (inCore == 0) {
-                            continue;
-                        }
-                        assertEquals(1, inCore, why + "task " + t + " has two threads of one core");
-                        assertTrue(mask.get(lowestUsable), why + "task " + t + " skipped the core's lowest thread");
-                        assertFalse(usedCores.get(globalCore), why + "core shared by two tasks");
-                        usedCores.set(globalCore);
-                        assertTrue(socketOf == -1 || socketOf == s, why + "task " + t + " straddles sockets");
-                        socketOf = s;
-                        if (firstIndex < 0) {
-                            firstIndex = c;
-                        }
-                        lastIndex = c;
-                    }
-                }
-                assertEquals(cpt - 1, lastIndex - firstIndex, why + "task " + t + " cores not adjacent");
-                int order = socketOf * 100_000 + firstIndex;
-                assertTrue(order > previousOrder, why + "task " + t + " placed before its predecessor");
-                previousOrder = order;
             }
         }
         assertTrue(placed > ROUNDS / 10 && rejected > ROUNDS / 10, "seed " + seed + ": too one-sided a sample: "
                 + placed + " placed, " + rejected + " rejected");
+    }
+
+    /**
+     * One round of the reduced policy's rules on a node and request drawn from {@code r}: placed exactly when a
+     * placement exists, and then disjoint, socket-confined, adjacent, exactly cpus-per-task CPUs, in order.
+     * Shared with the fuzz target, which draws from the fuzzer's bytes instead of a seed.
+     *
+     * @return whether the request was placed (false: rejected, as it had to be)
+     */
+    static boolean reducedRound(Random r, String label) {
+        Topology node = RandomNodes.node(r);
+        BitSet allowed = RandomNodes.allowed(r, node);
+        int ntasks = 1 + r.nextInt(10);
+        int cpt = 1 + r.nextInt(8);
+        Request request = Request.of(ntasks, cpt).withAllowed(allowed);
+        String why = label + ": " + request + " on\n" + node.describe();
+        BitSet usable = usable(node, allowed);
+        int capacity = 0;
+        for (Topology.Socket s : node.sockets()) {
+            capacity += mostTasks(s, usable, cpt);
+        }
+        Placement p;
+        try {
+            p = Policy.REDUCED.place(node, request);
+        } catch (Rejection e) {
+            assertTrue(capacity < ntasks || usable.isEmpty(), why + "rejected though " + capacity + " fit: "
+                    + e.getMessage());
+            assertFalse(e.getMessage().contains("\n"), "one line: " + e.getMessage());
+            return false;
+        }
+        assertTrue(capacity >= ntasks, why + "placed though only " + capacity + " fit");
+        assertEquals(ntasks, p.tasks(), why);
+        BitSet usedCores = new BitSet();
+        int previousOrder = -1;
+        for (int t = 0; t < ntasks; t++) {
+            BitSet mask = p.mask(t);
+            assertEquals(cpt, mask.cardinality(), why + "task " + t + " " + CpuLists.linux(mask));
+            BitSet outside = (BitSet) mask.clone();
+            outside.andNot(usable);
+            assertTrue(outside.isEmpty(), why + "task " + t + " uses CPUs outside the allowed set: " + outside);
+            // Locate each CPU: one socket per task, one CPU per core, the core's lowest usable thread,
+            // cores adjacent, no core shared with another task, tasks in socket/core order.
+            int socketOf = -1;
+            int firstIndex = -1;
+            int lastIndex = -1;
+            int globalCore = 0;
+            for (int s = 0; s < node.sockets().size(); s++) {
+                List<Topology.Core> cores = node.sockets().get(s).cores();
+                for (int c = 0; c < cores.size(); c++, globalCore++) {
+                    int inCore = 0;
+                    int lowestUsable = -1;
+                    for (int pu : cores.get(c).pus()) {
+                        if (mask.get(pu)) {
+                            inCore++;
+                        }
+                        if (lowestUsable < 0 && usable.get(pu)) {
+                            lowestUsable = pu;
+                        }
+                    }
+                    if (inCore == 0) {
+                        continue;
+                    }
+                    assertEquals(1, inCore, why + "task " + t + " has two threads of one core");
+                    assertTrue(mask.get(lowestUsable), why + "task " + t + " skipped the core's lowest thread");
+                    assertFalse(usedCores.get(globalCore), why + "core shared by two tasks");
+                    usedCores.set(globalCore);
+                    assertTrue(socketOf == -1 || socketOf == s, why + "task " + t + " straddles sockets");
+                    socketOf = s;
+                    if (firstIndex < 0) {
+                        firstIndex = c;
+                    }
+                    lastIndex = c;
+                }
+            }
+            assertEquals(cpt - 1, lastIndex - firstIndex, why + "task " + t + " cores not adjacent");
+            int order = socketOf * 100_000 + firstIndex;
+            assertTrue(order > previousOrder, why + "task " + t + " placed before its predecessor");
+            previousOrder = order;
+        }
+        return true;
     }
 
     @Test

@@ -44,6 +44,8 @@ final class ClientSettings {
         Path config = Path.of(path == null ? DEFAULT_CONFIG : path);
         try {
             return new ClientSettings(parse(config, Files.readAllLines(config, StandardCharsets.UTF_8)));
+        } catch (java.nio.charset.CharacterCodingException e) {
+            throw new IllegalArgumentException(config + ": not UTF-8 text (" + e + ")");
         } catch (NoSuchFileException e) {
             if (path != null) {
                 throw new IOException("APBASIL_CONFIG names " + config + ", which does not exist");

@@ -131,7 +131,13 @@ public final class ProxyConfig {
     static Map<String, String> parse(Path file) throws IOException {
         Map<String, String> out = new LinkedHashMap<>();
         int n = 0;
-        for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        } catch (java.nio.charset.CharacterCodingException e) {
+            throw new IllegalArgumentException(file + ": not UTF-8 text (" + e + ")");
+        }
+        for (String line : lines) {
             n++;
             String t = line.strip();
             int hash = t.indexOf('#');

@@ -84,6 +84,14 @@ class ProxyConfigTest {
     }
 
     @Test
+    void aFileThatIsNotUtf8IsRefusedNamingTheFile() throws Exception {
+        Path f = dir.resolve("proxy.conf");
+        Files.write(f, new byte[] {'l', 'i', 's', 't', 'e', 'n', '=', (byte) 0xff, '\n'});
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ProxyConfig.read(f));
+        assertTrue(e.getMessage().startsWith(f + ": not UTF-8 text"), e.getMessage());
+    }
+
+    @Test
     void theShippedTemplateListsEveryKeyAtItsDefaultAndReadsAsTheDefaults() throws Exception {
         String template = ProxyConfig.template();
         for (ProxyConfig.Key k : ProxyConfig.Key.values()) {

@@ -39,6 +39,8 @@ final class LedgerSettings {
         Path file = Path.of(named != null && !named.isBlank() ? named : DEFAULT_FILE);
         try {
             return new LedgerSettings(parse(file, Files.readString(file, StandardCharsets.UTF_8)));
+        } catch (java.nio.charset.CharacterCodingException e) {
+            throw new IllegalArgumentException(file + ": not UTF-8 text (" + e + ")");
         } catch (NoSuchFileException e) {
             if (named != null && !named.isBlank()) {
                 throw new IllegalArgumentException("ALPSBRIDGE_LEDGER_CONFIG names " + file + ", which does not exist");

@@ -71,10 +71,13 @@ class ReferenceModelTest {
 
     /** Runs {@code steps} random events on the store at {@code url} and the model; then replays the journal. */
     static void compare(String url, String replayInto, long seed, int steps) {
-        Random rnd = new Random(seed);
+        compare(url, replayInto, new Random(seed), "seed " + seed + " on " + url.replaceAll("\\?.*", ""), steps);
+    }
+
+    /** The same over events drawn from {@code rnd}: a seeded generator here, the fuzzer's bytes in LedgerFuzzTest. */
+    static void compare(String url, String replayInto, Random rnd, String where, int steps) {
         ReferenceModel model = new ReferenceModel();
         List<String> keys = new ArrayList<>();
-        String where = "seed " + seed + " on " + url.replaceAll("\\?.*", "");
         try (Ledger ledger = Ledger.open(url)) {
             ledger.addProject("p", 1, null);
             long[][] periods = {{P1, P2}, {P2, P3}};
