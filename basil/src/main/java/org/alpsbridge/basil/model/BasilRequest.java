@@ -56,7 +56,7 @@ public final class BasilRequest {
     @XmlElementWrapper(name = "ApplicationArray")
     @XmlElement(name = "Application")
     private List<ApplicationAction> applications;
-    @XmlAnyElement
+    @XmlAnyElement(value = KeptElements.class)
     private List<Element> otherElements;
 
     BasilRequest() {

@@ -42,7 +42,7 @@ public final class Inventory {
     @XmlElementWrapper(name = "ReservationArray")
     @XmlElement(name = "Reservation")
     private List<Reservation> reservations;
-    @XmlAnyElement
+    @XmlAnyElement(value = KeptElements.class)
     private List<Object> other;
 
     Inventory() {

@@ -20,7 +20,7 @@ import java.util.List;
 final class LabelArray {
 
     @XmlMixed
-    @XmlAnyElement(lax = true)
+    @XmlAnyElement(lax = true, value = KeptElements.class)
     private List<Object> content;
 
     LabelArray() {

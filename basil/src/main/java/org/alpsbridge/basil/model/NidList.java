@@ -21,7 +21,7 @@ public final class NidList {
     @XmlAnyAttribute
     private Map<QName, String> otherAttributes;
     @XmlMixed
-    @XmlAnyElement
+    @XmlAnyElement(value = KeptElements.class)
     private List<Object> content;
 
     NidList() {

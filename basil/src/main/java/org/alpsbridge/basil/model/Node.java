@@ -60,7 +60,7 @@ public final class Node {
     @XmlElementWrapper(name = "AcceleratorArray")
     @XmlElement(name = "Accelerator")
     private List<Accelerator> accelerators;
-    @XmlAnyElement
+    @XmlAnyElement(value = KeptElements.class)
     private List<Object> other;
 
     Node() {

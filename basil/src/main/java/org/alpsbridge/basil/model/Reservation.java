@@ -41,7 +41,7 @@ public final class Reservation {
     @XmlElementWrapper(name = "ApplicationArray")
     @XmlElement(name = "Application")
     private List<Application> applications;
-    @XmlAnyElement
+    @XmlAnyElement(value = KeptElements.class)
     private List<Object> other;
 
     Reservation() {

@@ -37,7 +37,7 @@ public final class Reserved {
     private List<ReservedNode> reservedNodes;
     @XmlElement(name = "ReservedNodes")
     private String reservedNodesText;
-    @XmlAnyElement
+    @XmlAnyElement(value = KeptElements.class)
     private List<Element> otherElements;
 
     Reserved() {

@@ -32,7 +32,7 @@ public final class ResponseData {
     private String errorSource;
     @XmlAnyAttribute
     private Map<QName, String> otherAttributes;
-    @XmlAnyElement(lax = true)
+    @XmlAnyElement(lax = true, value = KeptElements.class)
     private List<Object> children;
 
     ResponseData() {

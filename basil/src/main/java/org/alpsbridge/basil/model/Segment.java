@@ -36,7 +36,7 @@ public final class Segment {
     private List<Memory> memory;
     @XmlElement(name = "LabelArray")
     private LabelArray labels;
-    @XmlAnyElement
+    @XmlAnyElement(value = KeptElements.class)
     private List<Object> other;
 
     Segment() {

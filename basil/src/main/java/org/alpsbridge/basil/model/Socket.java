@@ -28,7 +28,7 @@ public final class Socket {
     @XmlElementWrapper(name = "SegmentArray")
     @XmlElement(name = "Segment")
     private List<Segment> segments;
-    @XmlAnyElement
+    @XmlAnyElement(value = KeptElements.class)
     private List<Object> other;
 
     Socket() {

@@ -52,7 +52,7 @@ public final class Summary {
     private UpDown nodeSummary;
     @XmlElement(name = "AccelSummary")
     private UpDown accelSummary;
-    @XmlAnyElement
+    @XmlAnyElement(value = KeptElements.class)
     private List<Object> other;
 
     Summary() {

@@ -33,7 +33,7 @@ public final class SystemInventory {
     private Map<QName, String> otherAttributes;
     @XmlElement(name = "Nodes")
     private List<NodeGroup> groups;
-    @XmlAnyElement
+    @XmlAnyElement(value = KeptElements.class)
     private List<Object> other;
 
     SystemInventory() {

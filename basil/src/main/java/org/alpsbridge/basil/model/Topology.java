@@ -31,7 +31,7 @@ public final class Topology {
     @XmlElementWrapper(name = "FilterArray")
     @XmlElement(name = "Filter")
     private List<Filter> filters;
-    @XmlAnyElement
+    @XmlAnyElement(value = KeptElements.class)
     private List<Object> other;
 
     Topology() {
@@ -75,7 +75,7 @@ public final class Topology {
         String name;
         @XmlAnyAttribute
         Map<QName, String> otherAttributes;
-        @XmlAnyElement
+        @XmlAnyElement(value = KeptElements.class)
         List<Object> other;
     }
 }

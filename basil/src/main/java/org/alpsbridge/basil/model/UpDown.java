@@ -23,7 +23,7 @@ public final class UpDown {
     private List<NidList> up;
     @XmlElement(name = "Down")
     private List<NidList> down;
-    @XmlAnyElement
+    @XmlAnyElement(value = KeptElements.class)
     private List<Object> other;
 
     UpDown() {
