@@ -247,15 +247,32 @@ public final class InventoryReader implements AutoCloseable {
         }
         NodeAssembler a = assembler;
         a.begin(nodeId, name, architecture, role, state, routerId);
+        // The elements open below the Node: an element counts only where the model reads it (a Processor in a
+        // ProcessorArray, ...); one out of place is skipped, as the model keeps it aside unread. Found by
+        // BasilCodecFuzzTest: Processors directly under a Node were counted here and not in the model.
+        Deque<String> open = new ArrayDeque<>();
         while (true) {
             if (nextStartOrEnd() == START) {
-                switch (r.getLocalName()) {
+                String element = r.getLocalName();
+                if (!belongs(element, open.isEmpty() ? "Node" : open.peek())) {
+                    skipElement();
+                    continue;
+                }
+                switch (element) {
                     case "SocketArray", "SegmentArray", "ComputeUnitArray", "ProcessorArray", "MemoryArray",
-                         "LabelArray", "AcceleratorArray" -> { }
-                    case "Socket" -> a.socket(ordinal(), r.getAttributeValue(null, "architecture"),
-                            numberOr("clock_mhz", 0));
-                    case "Segment" -> a.segment(ordinal());
-                    case "ComputeUnit" -> a.computeUnit(ordinal());
+                         "LabelArray", "AcceleratorArray" -> open.push(element);
+                    case "Socket" -> {
+                        a.socket(ordinal(), r.getAttributeValue(null, "architecture"), numberOr("clock_mhz", 0));
+                        open.push(element);
+                    }
+                    case "Segment" -> {
+                        a.segment(ordinal());
+                        open.push(element);
+                    }
+                    case "ComputeUnit" -> {
+                        a.computeUnit(ordinal());
+                        open.push(element);
+                    }
                     case "Processor" -> readProcessor(a);
                     case "Memory" -> readMemory(a);
                     case "Label" -> {
@@ -267,17 +284,33 @@ public final class InventoryReader implements AutoCloseable {
                     default -> skipElement();
                 }
             } else {
-                switch (r.getLocalName()) {
+                String element = r.getLocalName();
+                if (element.equals("Node") && open.isEmpty()) {
+                    return a.end();
+                }
+                open.pop();
+                switch (element) {
                     case "Socket" -> a.endSocket();
                     case "Segment" -> a.endSegment();
                     case "ComputeUnit" -> a.endComputeUnit();
-                    case "Node" -> {
-                        return a.end();
-                    }
                     default -> { }
                 }
             }
         }
+    }
+
+    /** Whether the model reads {@code element} inside {@code parent} (BASIL 1.0-1.7 together). */
+    private static boolean belongs(String element, String parent) {
+        return switch (element) {
+            case "SocketArray", "AcceleratorArray" -> parent.equals("Node");
+            case "SegmentArray" -> parent.equals("Node") || parent.equals("Socket");
+            case "ComputeUnitArray" -> parent.equals("Segment");
+            case "ProcessorArray" -> parent.equals("Node") || parent.equals("Segment") || parent.equals("ComputeUnit");
+            case "MemoryArray", "LabelArray" -> parent.equals("Node") || parent.equals("Segment");
+            case "Socket", "Segment", "ComputeUnit", "Processor", "Memory", "Label", "Accelerator" ->
+                    parent.equals(element + "Array");
+            default -> true; // unknown: skipped below
+        };
     }
 
     private void readProcessor(NodeAssembler a) throws XMLStreamException {
