@@ -185,8 +185,10 @@ public final class BasilCodec {
             }
             // The binder threw without an event (e.g. a bad number): the reader still knows where it stood.
             javax.xml.stream.Location at = reader.getLocation();
+            // Some number parsers throw without a message (found by BasilCodecFuzzTest: a NullPointerException here).
             String problem = e instanceof NumberFormatException
-                    ? "invalid " + what + ": not a number: " + e.getMessage().replace("For input string: ", "")
+                    ? "invalid " + what + ": not a number"
+                            + (e.getMessage() == null ? "" : ": " + e.getMessage().replace("For input string: ", ""))
                     : failure.getMessage();
             throw new BasilException(problem, at == null ? -1 : at.getLineNumber(), at == null ? -1 : at.getColumnNumber(), e);
         } finally {
