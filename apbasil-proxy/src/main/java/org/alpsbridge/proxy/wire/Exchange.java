@@ -107,11 +107,11 @@ public final class Exchange {
         }
         ByteBuffer in = ByteBuffer.wrap(payload);
         try {
-            String name = new String(shortField(in), StandardCharsets.UTF_8);
+            String name = text("admin command name", shortField(in), StandardCharsets.UTF_8);
             Map<String, String> args = new LinkedHashMap<>();
             while (in.hasRemaining()) {
-                args.put(new String(shortField(in), StandardCharsets.UTF_8),
-                        new String(shortField(in), StandardCharsets.UTF_8));
+                args.put(text("admin argument", shortField(in), StandardCharsets.UTF_8),
+                        text("admin argument", shortField(in), StandardCharsets.UTF_8));
             }
             return new AdminCommand(name, args);
         } catch (BufferUnderflowException e) {
@@ -137,8 +137,8 @@ public final class Exchange {
         try {
             checkMagic(body);
             Kind kind = Kind.of(body.get() & 0xFF);
-            String id = new String(shortField(body), StandardCharsets.UTF_8);
-            String cred = new String(shortField(body), StandardCharsets.US_ASCII);
+            String id = text("exchange id", shortField(body), StandardCharsets.UTF_8);
+            String cred = text("credential", shortField(body), StandardCharsets.US_ASCII);
             byte[] payload = new byte[body.remaining()];
             body.get(payload);
             return new Exchange(kind, id, cred, payload);
@@ -152,6 +152,21 @@ public final class Exchange {
         body.get(magic);
         if (!Arrays.equals(magic, MAGIC)) {
             throw new WireException("not an alpsbridge proxy frame (bad magic or version)");
+        }
+    }
+
+    /**
+     * A text field, refused when its bytes are not in its charset: decoded leniently, a credential with a stray
+     * byte became U+FFFD here and '?' when encoded again, so the daemon would have checked (and answered for)
+     * a different exchange than the one sent (found by WireFuzzTest).
+     */
+    static String text(String what, byte[] bytes, java.nio.charset.Charset charset) {
+        try {
+            return charset.newDecoder().onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes)).toString();
+        } catch (java.nio.charset.CharacterCodingException e) {
+            throw new WireException(what + " is not " + charset.name() + " text");
         }
     }
 
