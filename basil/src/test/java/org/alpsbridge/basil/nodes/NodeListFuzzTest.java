@@ -1,5 +1,6 @@
 package org.alpsbridge.basil.nodes;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -7,9 +8,10 @@ import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 
 /**
- * Coverage-guided fuzzing of the node-list syntaxes an admin or a scheduler hands us (ALPS range lists,
- * Slurm hostlists): parse, print and parse again is the identity; the set algebra keeps its laws; the caps
- * refuse instead of allocating; bad text is a {@link NodeSyntaxException}, never anything else.
+ * Coverage-guided fuzzing of the node-list syntaxes an admin or a scheduler hands us (ALPS range lists, the
+ * ordered lists of a RESERVE's NodeParam, Slurm hostlists, cnames): parse, print and parse again is the
+ * identity; the set algebra keeps its laws; an ordered list keeps its order; a cname maps to its NID and back;
+ * the caps refuse instead of allocating; bad text is a {@link NodeSyntaxException}, never anything else.
  */
 class NodeListFuzzTest {
 
@@ -53,6 +55,47 @@ class NodeListFuzzTest {
         assertTrue(list.size() <= CAP, "the cap holds");
         Hostlist again = Hostlist.parse(list.toString(), CAP);
         assertEquals(list.hosts(), again.hosts(), "parse(print(x)) == x for " + list);
+    }
+
+    @FuzzTest
+    void orderedListsKeepTheirOrderAndRoundTripWithinTheirCap(String text) {
+        if (text == null) {
+            return;
+        }
+        long[] nids;
+        try {
+            nids = NidOrder.parse(text, CAP);
+        } catch (NodeSyntaxException refused) {
+            assertTrue(refused.getMessage() != null && !refused.getMessage().isBlank());
+            return;
+        }
+        assertTrue(nids.length <= CAP, "the cap holds");
+        assertArrayEquals(nids, NidOrder.parse(NidOrder.format(nids), CAP), "parse(format(x)) == x, order kept");
+        // As a set, an ordered list holds what the set syntax reads from the same text.
+        assertEquals(NidSet.parse(text), NidSet.of(nids), "the ordered list and the set agree on " + text);
+    }
+
+    @FuzzTest
+    void cnamesRoundTripAndMapToNidsAndBack(FuzzedDataProvider data) {
+        Cname.Layout layout = new Cname.Layout(data.consumeInt(1, 64), data.consumeInt(1, 4), data.consumeInt(1, 32),
+                data.consumeInt(1, 8));
+        String text = data.consumeRemainingAsString();
+        Cname name;
+        try {
+            name = Cname.parse(text);
+        } catch (NodeSyntaxException refused) {
+            assertTrue(refused.getMessage() != null && !refused.getMessage().isBlank());
+            return;
+        }
+        assertEquals(name, Cname.parse(name.toString()), "parse(print(x)) == x for " + text);
+        long nid;
+        try {
+            nid = name.toNid(layout);
+        } catch (IllegalArgumentException outsideTheLayout) {
+            assertTrue(outsideTheLayout.getMessage().contains(name.toString()), outsideTheLayout.getMessage());
+            return;
+        }
+        assertEquals(name, Cname.ofNid(nid, layout), "ofNid(toNid(x)) == x under " + layout);
     }
 
     private static NidSet parseOrNull(String text) {
