@@ -20,6 +20,14 @@ public final class Chart {
     private static final int PLOT_HEIGHT = 320;
     private static final int BAR = 22;
     private static final int GAP = 26;
+    private static final int TEXT_SIZE = 11;
+    private static final int TITLE_SIZE = 14;
+    /**
+     * Advance of a sans-serif character in em, with a margin: DejaVu Sans (Debian's default) and Liberation/Arial
+     * average about 0.55 over words, digits and punctuation, so this over-estimates the titles and labels written
+     * here rather than cut them off. ChartBrowserTest measures the real text in a real browser.
+     */
+    private static final double EM_PER_CHAR = 0.72;
 
     private Chart() {
     }
@@ -38,13 +46,20 @@ public final class Chart {
         double minDecade = Math.floor(Math.log10(Math.min(lo, hi)));
         double maxDecade = Math.max(minDecade + 1, Math.ceil(Math.log10(hi)));
         int groupWidth = runs.size() * BAR + GAP;
+        // The picture is as wide as its widest part: the plot, the title or a legend line (a demo with few
+        // methods and a long title used to cut both off at the plot's edge).
         int width = LEFT + methods.size() * groupWidth + 20;
+        width = Math.max(width, LEFT + textWidth(title, TITLE_SIZE) + 20);
+        for (Recorder r : runs) {
+            width = Math.max(width, LEFT + 18 + textWidth(legend(r), TEXT_SIZE) + 20);
+        }
         int height = TOP + PLOT_HEIGHT + 60 + runs.size() * 18;
         StringBuilder svg = new StringBuilder();
         svg.append(String.format(Locale.ROOT,
-                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" font-size=\"11\">%n", width, height));
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" font-size=\"%d\">%n",
+                width, height, TEXT_SIZE));
         svg.append(String.format(Locale.ROOT, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>%n", width, height));
-        svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"20\" font-size=\"14\">%s</text>%n", LEFT, escape(title)));
+        svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"20\" font-size=\"%d\">%s</text>%n", LEFT, TITLE_SIZE, escape(title)));
         for (double d = minDecade; d <= maxDecade; d++) {
             double y = y(Math.pow(10, d), minDecade, maxDecade);
             svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>%n", LEFT, width - 20, y, y));
@@ -78,8 +93,7 @@ public final class Chart {
         for (int i = 0; i < runs.size(); i++) {
             int y = TOP + PLOT_HEIGHT + 40 + i * 18;
             svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>", LEFT, y - 10, COLOURS[i % COLOURS.length]));
-            svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\">%s (bar: median; whisker: p10 to p99)</text>%n", LEFT + 18, y,
-                    escape(runs.get(i).label())));
+            svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\">%s</text>%n", LEFT + 18, y, escape(legend(runs.get(i)))));
         }
         svg.append("</svg>\n");
         Path parent = file.toAbsolutePath().getParent();
@@ -87,6 +101,14 @@ public final class Chart {
             Files.createDirectories(parent);
         }
         Files.writeString(file, svg, StandardCharsets.UTF_8);
+    }
+
+    private static String legend(Recorder run) {
+        return run.label() + " (bar: median; whisker: p10 to p99)";
+    }
+
+    private static int textWidth(String text, int fontSize) {
+        return (int) Math.ceil(text.length() * fontSize * EM_PER_CHAR);
     }
 
     private static double y(double micros, double minDecade, double maxDecade) {
