@@ -273,12 +273,11 @@ final class Documents {
     static String describeInventoryStream(InputStream in) throws BasilException {
         try (InventoryReader r = InventoryReader.open(in)) {
             InventoryHeader h = r.header();
-            String protocol = checkProtocol(h.protocol(), true);
+            String protocol = checkInventoryHeader(h);
             if (!h.isSuccess()) {
                 return "protocol=" + protocol + " response " + h.method() + " status=" + h.status() + " error="
                         + h.errorClass() + "/" + h.errorSource() + " message=\"" + String.join("; ", h.messages()) + "\"";
             }
-            checkChangecounts(h.changecount(), h.schedchangecount());
             long nodes = 0;
             long processors = 0;
             for (NodeView n; (n = r.nextNode()) != null; ) {
@@ -293,6 +292,20 @@ final class Documents {
             return "protocol=" + protocol + " response QUERY/INVENTORY status=SUCCESS nodes=" + nodes + " processors="
                     + processors + " reservations=" + reservations;
         }
+    }
+
+    /**
+     * What check refuses in an inventory's header (an unknown protocol, a schedchangecount above the changecount),
+     * for every reader of a streamed inventory: {@code basil convert} refuses the same documents with the same reason.
+     *
+     * @return the protocol as check prints it
+     */
+    static String checkInventoryHeader(InventoryHeader h) throws BasilException {
+        String protocol = checkProtocol(h.protocol(), true);
+        if (h.isSuccess()) {
+            checkChangecounts(h.changecount(), h.schedchangecount());
+        }
+        return protocol;
     }
 
     private static void checkChangecounts(Long changecount, Long schedchangecount) throws BasilException {
