@@ -4,9 +4,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.ServiceLoader;
 import java.util.function.Predicate;
 import org.alpsbridge.ledger.cost.Weights;
-import org.alpsbridge.ledger.store.JdbcLedger;
 
 /**
  * The allocation ledger: projects, allocations and credits, and the RESERVE → CONFIRM → RELEASE
@@ -35,7 +35,24 @@ public interface Ledger extends AutoCloseable {
      * @throws LedgerException when the store cannot be opened or its journal and balances disagree
      */
     static Ledger open(String url) {
-        return JdbcLedger.open(url);
+        return open(url, true);
+    }
+
+    /**
+     * Opens a ledger with the first {@link LedgerOpener} on the class path that accepts {@code url}:
+     * the stores above, or {@code http://HOST:PORT} for a ledger service ({@code alpsbridge ledger serve}).
+     *
+     * @param verify check the balances against the journal and refuse an inconsistent ledger; only
+     *     {@code alpsbridge ledger check}, which reports the disagreements, opens without
+     */
+    static Ledger open(String url, boolean verify) {
+        for (LedgerOpener opener : ServiceLoader.load(LedgerOpener.class, Ledger.class.getClassLoader())) {
+            if (opener.accepts(url)) {
+                return opener.open(url, verify);
+            }
+        }
+        throw new LedgerException("no ledger store on the class path opens '" + url + "' (a ledger service URL"
+                + " needs the ledger-service module, which the alpsbridge launcher includes)");
     }
 
     /** The idempotency key of a reservation as stored and shown. */
