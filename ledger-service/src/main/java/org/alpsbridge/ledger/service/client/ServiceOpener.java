@@ -6,7 +6,7 @@ import org.alpsbridge.ledger.LedgerOpener;
 /**
  * Opens {@code http://HOST:PORT} ledgers: every {@link Ledger} call becomes a request to a ledger service
  * ({@code alpsbridge ledger serve}) signed with the calling user's MUNGE credential. munged's socket is
- * env {@code ALPSBRIDGE_MUNGE_SOCKET} (default: libmunge's); env {@code ALPSBRIDGE_LEDGER_AUTH=none} sends no
+ * env {@code ALPSBRIDGE_MUNGE_SOCKET} (or system property {@code alpsbridge.munge_socket}; default: libmunge's); env {@code ALPSBRIDGE_LEDGER_AUTH=none} sends no
  * credential (for a service run with {@code --auth none}).
  */
 public final class ServiceOpener implements LedgerOpener {

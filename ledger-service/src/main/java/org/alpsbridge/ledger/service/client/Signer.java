@@ -20,7 +20,7 @@ final class Signer {
         if ("none".equals(System.getenv("ALPSBRIDGE_LEDGER_AUTH"))) {
             return new Signer(null);
         }
-        String socket = System.getenv("ALPSBRIDGE_MUNGE_SOCKET");
+        String socket = System.getProperty("alpsbridge.munge_socket", System.getenv("ALPSBRIDGE_MUNGE_SOCKET"));
         return new Signer(Munge.socket(socket == null || socket.isBlank() ? null : Path.of(socket)));
     }
 

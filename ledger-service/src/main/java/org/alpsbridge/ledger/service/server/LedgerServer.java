@@ -31,6 +31,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.service.api.ApiJson;
 import org.alpsbridge.proxy.auth.Munge;
@@ -183,8 +184,10 @@ public final class LedgerServer implements AutoCloseable {
     @Override
     public void close() {
         channels.close().awaitUninterruptibly();
-        io.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).awaitUninterruptibly();
-        workers.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).awaitUninterruptibly();
+        // workers first, with a quiet period: closed connections still pass their last events through the
+        // handlers on the workers, and on to the I/O threads, which must outlive them
+        workers.shutdownGracefully(100, 2_000, TimeUnit.MILLISECONDS).awaitUninterruptibly();
+        io.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
         for (Path p : socketFiles) {
             try {
                 Files.deleteIfExists(p);
