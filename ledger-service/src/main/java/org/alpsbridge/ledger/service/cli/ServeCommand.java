@@ -135,8 +135,18 @@ public final class ServeCommand implements Callable<Integer> {
         List<String> footer = new ArrayList<>(List.of("", "Settings file keys (--config FILE, key=value, '#' comments;"
                 + " every key optional, shown with its default):"));
         for (Key k : Key.values()) {
-            footer.add(String.format("  %-20s %-15s %s", k.key(), k.defaultValue().isEmpty() ? "(empty)"
-                    : k.defaultValue(), k.meaning()));
+            String lead = String.format("  %-20s %-15s ", k.key(), k.defaultValue().isEmpty() ? "(empty)"
+                    : k.defaultValue());
+            // wrapped here: picocli would wrap a footer line back to its first column
+            StringBuilder line = new StringBuilder(lead);
+            for (String word : k.meaning().split(" ")) {
+                if (line.length() + word.length() > 118) {
+                    footer.add(line.toString().stripTrailing());
+                    line = new StringBuilder(" ".repeat(lead.length()));
+                }
+                line.append(word).append(' ');
+            }
+            footer.add(line.toString().stripTrailing());
         }
         footer.addAll(List.of(serve.getCommandSpec().usageMessage().footer()));
         serve.getCommandSpec().usageMessage().footer(footer.toArray(String[]::new));

@@ -22,10 +22,12 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
+import java.net.UnknownHostException;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -71,8 +73,7 @@ public final class LedgerServer implements AutoCloseable {
         List<ProxyAddress> listen = new ArrayList<>();
         for (String text : settings.listen()) {
             ProxyAddress a = ProxyAddress.parse(text);
-            if (!settings.mungeAuth() && !a.isUnix()
-                    && !((InetSocketAddress) a.socketAddress()).getAddress().isLoopbackAddress()) {
+            if (!settings.mungeAuth() && !a.isUnix() && !loopback((InetSocketAddress) a.socketAddress())) {
                 throw new IOException("auth=none on " + a + " would let anyone on the network act as superuser;"
                         + " it is for loopback addresses and unix sockets only");
             }
@@ -123,6 +124,14 @@ public final class LedgerServer implements AutoCloseable {
         }
         log.info("ledger service on {} serving {}", server.addresses, ledger);
         return server;
+    }
+
+    private static boolean loopback(InetSocketAddress a) {
+        try {
+            return (a.isUnresolved() ? InetAddress.getByName(a.getHostString()) : a.getAddress()).isLoopbackAddress();
+        } catch (UnknownHostException e) {
+            return false;
+        }
     }
 
     private void bind(ProxyAddress address, boolean epoll, ChannelInitializer<Channel> pipeline) throws IOException {
