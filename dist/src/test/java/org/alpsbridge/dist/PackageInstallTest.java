@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.alpsbridge.proxy.auth.MungeDaemon;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -150,37 +151,44 @@ class PackageInstallTest {
         assertEquals("alpsbridge", unit.get("User"));
         // The site moves the ledger its commands wrote as root behind the service, which owns it from now on.
         Shell.run("bash", "-c", "chown alpsbridge:alpsbridge /var/lib/alpsbridge/ledger.db*").ok();
-        append("/etc/alpsbridge/ledger-service.conf", "listen=127.0.0.1:" + LEDGER_PORT + "\nauth=none\n");
-        Map<String, String> env = new LinkedHashMap<>(UNIT_ENV);
-        String[] fixed = unit.get("Environment").split("=", 2);
-        env.put(fixed[0], fixed[1]);
-        env.putAll(environmentFile(Path.of(unit.get("EnvironmentFile").replaceFirst("^-", ""))));
-        List<String> argv = new ArrayList<>(List.of("setpriv", "--reuid=" + unit.get("User"), "--regid=" + unit.get("Group"),
-                "--init-groups", "--"));
-        argv.addAll(execStart(unit.get("ExecStart"), env));
-        Path log = TARGET.resolve("ledger-unit.log");
-        ProcessBuilder pb = new ProcessBuilder(argv).directory(Path.of(unit.get("WorkingDirectory")).toFile());
-        pb.environment().clear();
-        pb.environment().putAll(env);
-        pb.redirectErrorStream(true).redirectOutput(log.toFile());
-        Process service = pb.start();
-        String at = "http://127.0.0.1:" + LEDGER_PORT;
-        try {
-            awaitListening(LEDGER_PORT, service, log);
-            assertEquals(balanceBeforeUpgrade, alpsbridge("ledger", "--db", at, "balance", "chem", "--json").ok().out());
-            // A job held and settled through the service: the alpsbridge user writes the ledger.
-            alpsbridge("ledger", "--db", at, "reserve", "--id", "11", "--batch-id", "4242", "--project", "chem",
-                    "--user", "alice", "--nodes", "1", "--cores-per-node", "32", "--time-limit", "60").ok();
-            alpsbridge("ledger", "--db", at, "release", "--id", "11", "--elapsed", "600").ok();
-            String after = alpsbridge("ledger", "--db", at, "balance", "chem", "--json").ok().out();
-            assertTrue(after.contains("\"used\":320"), "1 node x 32 cores x 10 min: " + after);
-        } finally {
-            service.destroy(); // SIGTERM, as systemctl stop sends it
-            assertTrue(service.waitFor(40, TimeUnit.SECONDS), "stops within TimeoutStopSec");
+        try (MungeDaemon munge = MungeDaemon.start()) {
+            // The default auth=munge: root's credential makes it a superuser (the default superuser_uids=0).
+            append("/etc/alpsbridge/ledger-service.conf", "listen=127.0.0.1:" + LEDGER_PORT + "\nmunge_socket="
+                    + munge.socket() + "\n");
+            Map<String, String> env = new LinkedHashMap<>(UNIT_ENV);
+            String[] fixed = unit.get("Environment").split("=", 2);
+            env.put(fixed[0], fixed[1]);
+            env.putAll(environmentFile(Path.of(unit.get("EnvironmentFile").replaceFirst("^-", ""))));
+            List<String> argv = new ArrayList<>(List.of("setpriv", "--reuid=" + unit.get("User"),
+                    "--regid=" + unit.get("Group"), "--init-groups", "--"));
+            argv.addAll(execStart(unit.get("ExecStart"), env));
+            Path log = TARGET.resolve("ledger-unit.log");
+            ProcessBuilder pb = new ProcessBuilder(argv).directory(Path.of(unit.get("WorkingDirectory")).toFile());
+            pb.environment().clear();
+            pb.environment().putAll(env);
+            pb.redirectErrorStream(true).redirectOutput(log.toFile());
+            Process service = pb.start();
+            Map<String, String> client = new LinkedHashMap<>(UNIT_ENV);
+            client.put("ALPSBRIDGE_MUNGE_SOCKET", munge.socket().toString());
+            String at = "http://127.0.0.1:" + LEDGER_PORT;
+            try {
+                awaitListening(LEDGER_PORT, service, log);
+                assertEquals(balanceBeforeUpgrade, alpsbridge(client, "ledger", "--db", at, "balance", "chem", "--json")
+                        .ok().out());
+                // A job held and settled through the service: the alpsbridge user writes the ledger.
+                alpsbridge(client, "ledger", "--db", at, "reserve", "--id", "11", "--batch-id", "4242", "--project",
+                        "chem", "--user", "alice", "--nodes", "1", "--cores-per-node", "32", "--time-limit", "60").ok();
+                alpsbridge(client, "ledger", "--db", at, "release", "--id", "11", "--elapsed", "600").ok();
+                String after = alpsbridge(client, "ledger", "--db", at, "balance", "chem", "--json").ok().out();
+                assertTrue(after.contains("\"used\":320"), "1 node x 32 cores x 10 min: " + after);
+            } finally {
+                service.destroy(); // SIGTERM, as systemctl stop sends it
+                assertTrue(service.waitFor(40, TimeUnit.SECONDS), "stops within TimeoutStopSec");
+            }
+            String output = Files.readString(log);
+            assertTrue(service.exitValue() == 0 || service.exitValue() == 143, service.exitValue() + ": " + output);
+            assertFalse(output.contains("Exception"), output);
         }
-        String output = Files.readString(log);
-        assertTrue(service.exitValue() == 0 || service.exitValue() == 143, service.exitValue() + ": " + output);
-        assertFalse(output.contains("Exception"), output);
         assertEquals(List.of(), Shell.run("find", "/var/lib/alpsbridge", "-name", "ledger.db*", "!", "-user", "alpsbridge")
                 .ok().out().lines().toList(), "the service's files are the alpsbridge user's");
         alpsbridge("ledger", "check").ok();
@@ -310,10 +318,14 @@ class PackageInstallTest {
     }
 
     private static Shell.Result alpsbridge(String... args) throws Exception {
+        return alpsbridge(UNIT_ENV, args);
+    }
+
+    private static Shell.Result alpsbridge(Map<String, String> env, String... args) throws Exception {
         String[] argv = new String[args.length + 1];
         argv[0] = "/usr/bin/alpsbridge";
         System.arraycopy(args, 0, argv, 1, args.length);
-        return Shell.run(UNIT_ENV, Path.of("/"), null, argv);
+        return Shell.run(env, Path.of("/"), null, argv);
     }
 
     /** The [Service] and [Unit] settings of a unit file, one value per key (the last, as systemd takes it). */
