@@ -25,6 +25,12 @@ public interface Ledger extends AutoCloseable {
     String DEFAULT_CLUSTER = "default";
     /** The partition used when a request names none; its weights are 1.000 unless set. */
     String DEFAULT_PARTITION = "default";
+    /**
+     * The largest amount one grant, credit, withdrawal, transfer or base budget may carry: 10^15 minutes
+     * (about 1.9 billion core-years), far beyond any allocation, and far enough from 64-bit overflow that
+     * no balance or journal sum can reach it.
+     */
+    long MAX_MINUTES = 1_000_000_000_000_000L;
 
     /**
      * Opens (creating and migrating if needed) a ledger.

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Objects;
 import org.alpsbridge.ledger.Balance;
 import org.alpsbridge.ledger.JournalEntry.Kind;
+import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.LedgerException;
 import org.alpsbridge.ledger.Lookup;
 import org.alpsbridge.ledger.Outcome;
@@ -67,6 +68,7 @@ final class Accounts {
         if (minutes < 0) {
             throw new LedgerException("a grant must not be negative, got " + minutes + " minutes");
         }
+        bounded(minutes, "a grant");
         if (from == null || to == null || !to.isAfter(from)) {
             throw new LedgerException("allocation period must end after it starts: [" + from + ", " + to + ")");
         }
@@ -171,6 +173,7 @@ final class Accounts {
         if (newBase < 0) {
             throw new LedgerException("a base budget must not be negative, got " + newBase);
         }
+        bounded(newBase, "a base budget");
         long t = at.getEpochSecond();
         return executor.write(c -> {
             Alloc a = lookups.requireActive(c, project, resource, t);
@@ -231,6 +234,19 @@ final class Accounts {
     private static long positive(long minutes, String what) {
         if (minutes <= 0) {
             throw new LedgerException(what + " must be a positive number of minutes, got " + minutes);
+        }
+        return bounded(minutes, what);
+    }
+
+    /**
+     * Every amount at most {@link Ledger#MAX_MINUTES}: the balance columns and the journal's sums stay far from
+     * 64-bit overflow, which SQLite turned silently into a floating-point balance (found by ApiFuzzTest: two
+     * grants near 2^63 left an allocation that check could no longer sum).
+     */
+    static long bounded(long minutes, String what) {
+        if (minutes > Ledger.MAX_MINUTES) {
+            throw new LedgerException(what + " of " + minutes + " minutes exceeds the ledger's limit of "
+                    + Ledger.MAX_MINUTES + " per amount");
         }
         return minutes;
     }

@@ -42,6 +42,24 @@ final class Journal {
      * (a reservation INSERT or UPDATE, with its arguments first) runs in the same statement on
      * PostgreSQL, where each round trip is paid while the allocation row is locked.
      */
+    /**
+     * SQLite turns an integer overflow in {@code credited + ?} into a floating-point value and stores it: a
+     * balance would be silently wrong (PostgreSQL refuses with "bigint out of range" instead). Each amount is at
+     * most {@link org.alpsbridge.ledger.Ledger#MAX_MINUTES}; this keeps each balance column within 1000 times that.
+     */
+    private static void refuseOverflow(Connection c, long allocationId, long[] delta) throws SQLException {
+        long[] now = Sql.one(c, "SELECT credited, held, settled FROM allocation WHERE id = ?",
+                rs -> new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3)}, allocationId);
+        long limit = 1000 * org.alpsbridge.ledger.Ledger.MAX_MINUTES;
+        String[] names = {"granted", "held", "used"};
+        for (int i = 0; i < 3; i++) {
+            if (now != null && Math.abs(now[i] + delta[i]) > limit) {
+                throw new org.alpsbridge.ledger.LedgerException("allocation #" + allocationId + ": " + names[i]
+                        + " would reach " + (now[i] + delta[i]) + ", beyond the ledger's limit of " + limit);
+            }
+        }
+    }
+
     void append(Connection c, long allocationId, String key, String actor, long at, Object[] also,
                         List<Move> moves) throws SQLException {
         long[] delta = new long[3]; // credited, held, settled
@@ -83,6 +101,7 @@ final class Journal {
         if (moves.isEmpty()) {
             return;
         }
+        refuseOverflow(c, allocationId, delta);
         long seq = Sql.returning(c, bump, (long) moves.size(), delta[0], delta[1], delta[2], allocationId)
                 - moves.size();
         for (Move m : moves) {

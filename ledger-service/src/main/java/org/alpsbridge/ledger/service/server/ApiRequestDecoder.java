@@ -26,15 +26,26 @@ final class ApiRequestDecoder extends MessageToMessageDecoder<FullHttpRequest> {
             return;
         }
         QueryStringDecoder uri = new QueryStringDecoder(http.uri());
-        Route route = Route.of(http.method().name(), uri.path());
+        String path;
+        Map<String, List<String>> parameters;
+        try {
+            path = uri.path();
+            parameters = uri.parameters();
+        } catch (IllegalArgumentException e) {
+            // A bad %-escape: without this answer the exception ended the pipeline and the caller waited for ever
+            // (found by ApiFuzzTest).
+            ctx.writeAndFlush(Problems.of(400, "malformed request URI: " + e.getMessage(), keepAlive));
+            return;
+        }
+        Route route = Route.of(http.method().name(), path);
         if (route == null) {
-            boolean known = Route.knownPath(uri.path());
+            boolean known = Route.knownPath(path);
             ctx.writeAndFlush(Problems.of(known ? 405 : 404, (known ? "method " + http.method() + " not allowed on "
-                    : "no such API path: ") + uri.path() + " (GET /openapi.json describes the API)", keepAlive));
+                    : "no such API path: ") + path + " (GET /openapi.json describes the API)", keepAlive));
             return;
         }
         Map<String, String> query = new HashMap<>();
-        uri.parameters().forEach((k, v) -> query.put(k, v.get(v.size() - 1)));
+        parameters.forEach((k, v) -> query.put(k, v.get(v.size() - 1)));
         String auth = http.headers().get(RequestDigest.HEADER);
         String credential = auth != null && auth.startsWith(RequestDigest.SCHEME + " ")
                 ? auth.substring(RequestDigest.SCHEME.length() + 1).strip() : null;
