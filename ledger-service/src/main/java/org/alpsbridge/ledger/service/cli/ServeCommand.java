@@ -28,6 +28,7 @@ import picocli.CommandLine.Spec;
                 "(uid 0 unless set: everything), admin (reads everything, sends job events for any user: give",
                 "it to SlurmUser), standard (everyone else: reads the projects of its Unix groups and its own",
                 "jobs). A refusal is HTTP 403 naming the rule. GET /openapi.json describes the API.",
+                "With tls_cert and tls_key in --config, TCP addresses speak HTTPS.",
                 "Stops on SIGTERM/SIGINT."},
         footer = {"", "Examples:",
                 "  alpsbridge ledger serve --db sqlite:/var/lib/alpsbridge/ledger.db --listen 127.0.0.1:7070",

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Predicate;
+import javax.net.ssl.SSLContext;
 import org.alpsbridge.ledger.Alert;
 import org.alpsbridge.ledger.Balance;
 import org.alpsbridge.ledger.JournalEntry;
@@ -49,14 +50,19 @@ final class RemoteLedger implements Ledger {
     private final HttpClient http;
     private final ObjectMapper json = ApiJson.mapper(false);
 
-    private RemoteLedger(URI base, Signer signer) {
+    private RemoteLedger(URI base, Signer signer, SSLContext tls) {
         this.base = base;
         this.signer = signer;
-        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10))
-                .build();
+        HttpClient.Builder b = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(10));
+        if (tls != null) {
+            b.sslContext(tls);
+        }
+        this.http = b.build();
     }
 
-    static RemoteLedger connect(String url, Signer signer) {
+    /** @param tls trusts the service's certificate for https://; null = the JDK's default trust */
+    static RemoteLedger connect(String url, Signer signer, SSLContext tls) {
         URI uri;
         try {
             uri = URI.create(url.endsWith("/") ? url.substring(0, url.length() - 1) : url);
@@ -66,7 +72,7 @@ final class RemoteLedger implements Ledger {
         if (uri.getHost() == null) {
             throw new LedgerException("ledger service URL '" + url + "' names no host (http://HOST:PORT)");
         }
-        return new RemoteLedger(uri, signer);
+        return new RemoteLedger(uri, signer, tls);
     }
 
     // ---- one request

@@ -17,6 +17,8 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.util.concurrent.DefaultEventExecutorGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutorGroup;
@@ -89,6 +91,7 @@ public final class LedgerServer implements AutoCloseable {
         } else {
             log.warn("auth=none: every caller is taken for a superuser; for loopback labs only");
         }
+        SslContext tls = tls(settings);
         boolean epoll = Epoll.isAvailable();
         EventLoopGroup io = epoll ? new EpollEventLoopGroup(2, new DefaultThreadFactory("ledger-io", true))
                 : new NioEventLoopGroup(2, new DefaultThreadFactory("ledger-io", true));
@@ -106,6 +109,9 @@ public final class LedgerServer implements AutoCloseable {
             protected void initChannel(Channel ch) {
                 server.channels.add(ch);
                 ChannelPipeline p = ch.pipeline();
+                if (tls != null && !(ch.localAddress() instanceof DomainSocketAddress)) {
+                    p.addLast("tls", tls.newHandler(ch.alloc()));
+                }
                 p.addLast("http", new HttpServerCodec());
                 p.addLast("aggregate", new HttpObjectAggregator(maxBody));
                 p.addLast("respond", RESPONSES);
@@ -124,6 +130,24 @@ public final class LedgerServer implements AutoCloseable {
         }
         log.info("ledger service on {} serving {}", server.addresses, ledger);
         return server;
+    }
+
+    private static SslContext tls(ServiceSettings settings) throws IOException {
+        Path[] files;
+        try {
+            files = settings.tls();
+        } catch (IllegalArgumentException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+        if (files == null) {
+            return null;
+        }
+        try {
+            return SslContextBuilder.forServer(files[0].toFile(), files[1].toFile()).build();
+        } catch (Exception e) {
+            throw new IOException("cannot serve HTTPS with tls_cert=" + files[0] + " tls_key=" + files[1] + ": "
+                    + e.getMessage(), e);
+        }
     }
 
     private static boolean loopback(InetSocketAddress a) {

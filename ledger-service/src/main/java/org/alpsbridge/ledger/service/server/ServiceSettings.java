@@ -36,6 +36,9 @@ public final class ServiceSettings {
                     }
                 }),
         MUNGE_SOCKET("munge_socket", "", "munged's socket; empty = libmunge's default", v -> { }),
+        TLS_CERT("tls_cert", "", "PEM certificate (chain) of the service; with tls_key, TCP addresses speak HTTPS"
+                + " (unix sockets stay plain)", v -> { }),
+        TLS_KEY("tls_key", "", "PEM (PKCS#8) private key of tls_cert", v -> { }),
         SUPERUSER_UIDS("superuser_uids", "0", "uids that are superusers (everything, may act for another user)",
                 ServiceSettings::ids),
         SUPERUSER_GIDS("superuser_gids", "", "gids whose members are superusers", ServiceSettings::ids),
@@ -164,6 +167,16 @@ public final class ServiceSettings {
 
     public Path mungeSocket() {
         return get(Key.MUNGE_SOCKET).isEmpty() ? null : Path.of(get(Key.MUNGE_SOCKET));
+    }
+
+    /** The certificate and key to serve HTTPS with, or null for plain HTTP; one without the other is refused. */
+    Path[] tls() {
+        String cert = get(Key.TLS_CERT);
+        String key = get(Key.TLS_KEY);
+        if (cert.isEmpty() != key.isEmpty()) {
+            throw new IllegalArgumentException("tls_cert and tls_key go together: give both or neither");
+        }
+        return cert.isEmpty() ? null : new Path[] {Path.of(cert), Path.of(key)};
     }
 
     Set<Integer> ids(Key key) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -131,6 +132,21 @@ class ServiceCliTest {
         assertEquals(6000, b.held());
         assertEquals(0, b.available());
         assertEquals(List.of(), service.ledger().check());
+    }
+
+    @Test
+    void aStandardUserIsRefusedAnotherGroupsBalanceWithExitOneAndTheRuleNamed() throws Exception {
+        service.close();
+        service = RunningService.start(Files.createDirectories(dir.resolve("standard")),
+                Map.of("superuser_uids", "4242")); // root is now an ordinary user, in group 0 only
+        System.setProperty("alpsbridge.munge_socket", service.mungeSocket().toString());
+        service.ledger().addProject("chem", 5001, null);
+        Run r = run(service.url(), "balance", "chem");
+        assertEquals(1, r.code(), r.err());
+        assertEquals("", r.out());
+        assertTrue(r.err().startsWith("ledger balance: refused by " + service.url() + ": uid 0 (root, standard)"),
+                r.err());
+        assertTrue(r.err().contains("(rule standard-reads-own-groups)"), r.err());
     }
 
     @Test

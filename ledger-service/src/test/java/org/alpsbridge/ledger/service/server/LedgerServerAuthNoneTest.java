@@ -5,11 +5,17 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.net.UnixDomainSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 import org.alpsbridge.ledger.Ledger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,6 +47,21 @@ class LedgerServerAuthNoneTest {
                     HttpResponse.BodyHandlers.ofString());
             assertEquals(200, who.statusCode(), who.body());
             assertTrue(who.body().contains("\"role\":\"superuser\""), who.body());
+        }
+    }
+
+    @Test
+    void listensOnAUnixSocketToo() throws Exception {
+        Path socket = dir.resolve("ledger.sock");
+        try (Ledger ledger = Ledger.open("sqlite:" + dir.resolve("l.db"));
+             LedgerServer server = LedgerServer.start(ledger, none("unix:" + socket), "t");
+             SocketChannel ch = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
+            assertEquals(List.of("unix:" + socket), server.addresses());
+            ch.write(ByteBuffer.wrap("GET /v1/whoami HTTP/1.1\r\nHost: ledger\r\nConnection: close\r\n\r\n"
+                    .getBytes(StandardCharsets.US_ASCII)));
+            String answer = new String(Channels.newInputStream(ch).readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(answer.startsWith("HTTP/1.1 200 OK"), answer);
+            assertTrue(answer.contains("\"role\":\"superuser\""), answer);
         }
     }
 }
