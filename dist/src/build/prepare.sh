@@ -30,8 +30,8 @@ done
 # Sourced by bash-completion, not run: no #! line (picocli writes one).
 sed '1{/^#!/d}' "$target/install-files/bash-completion/alpsbridge" > "$tree/usr/share/bash-completion/completions/alpsbridge"
 install -m 0644 "$target"/install-files/etc/*.conf "$tree/etc/alpsbridge/"
-install -m 0644 "$src/default/alpsbridge-proxy" "$tree/etc/default/"
-install -m 0644 "$src/systemd/alpsbridge-proxy.service" "$tree/lib/systemd/system/"
+install -m 0644 "$src/default/alpsbridge-proxy" "$src/default/alpsbridge-ledger" "$tree/etc/default/"
+install -m 0644 "$src/systemd/alpsbridge-proxy.service" "$src/systemd/alpsbridge-ledger.service" "$tree/lib/systemd/system/"
 install -m 0644 "$src/doc/copyright" "$tree/usr/share/doc/alpsbridge/"
 install -m 0644 "$src/lintian/alpsbridge" "$tree/usr/share/lintian/overrides/"
 install -m 0644 "$root/README.md" "$tree/usr/share/doc/alpsbridge/README.md"

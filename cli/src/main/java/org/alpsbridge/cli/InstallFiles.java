@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.alpsbridge.ledger.cli.LedgerCommand;
+import org.alpsbridge.ledger.service.server.ServiceSettings;
 import org.alpsbridge.proxy.client.Apbasil;
 import org.alpsbridge.proxy.server.ProxyConfig;
 import picocli.AutoComplete;
@@ -18,7 +19,7 @@ import picocli.CommandLine;
  * a manual page per command ({@code man/man1/alpsbridge-proxy-serve.1}, ...; the package gzips them with
  * {@code gzip -9n}, as Debian policy wants), bash completion for
  * {@code alpsbridge} ({@code bash-completion/alpsbridge}) and the commented settings files
- * ({@code etc/proxy.conf}, {@code etc/apbasil.conf}, {@code etc/ledger.conf}). Run by the {@code dist}
+ * ({@code etc/proxy.conf}, {@code etc/apbasil.conf}, {@code etc/ledger.conf}, {@code etc/ledger-service.conf}). Run by the {@code dist}
  * module's build: {@code java -cp alpsbridge.jar org.alpsbridge.cli.InstallFiles OUTDIR VERSION}.
  */
 public final class InstallFiles {
@@ -50,6 +51,7 @@ public final class InstallFiles {
         written.add(Files.writeString(etc.resolve("proxy.conf"), ProxyConfig.template()));
         written.add(Files.writeString(etc.resolve("apbasil.conf"), Apbasil.settingsTemplate()));
         written.add(Files.writeString(etc.resolve("ledger.conf"), LedgerCommand.settingsTemplate()));
+        written.add(Files.writeString(etc.resolve("ledger-service.conf"), ServiceSettings.template()));
         return written;
     }
 

@@ -3,6 +3,7 @@ package org.alpsbridge.cli;
 import org.alpsbridge.affinity.cli.AffinityCommand;
 import org.alpsbridge.basil.cli.BasilCommand;
 import org.alpsbridge.ledger.cli.LedgerCommand;
+import org.alpsbridge.ledger.service.cli.ServeCommand;
 import org.alpsbridge.proxy.cli.ProxyCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -37,6 +38,7 @@ public final class Main {
     public static CommandLine commandLine() {
         CommandLine cmd = new CommandLine(new Main());
         // Descriptions are written as lines of up to 120 characters; picocli's 80 would re-wrap them mid-line.
+        ServeCommand.install(cmd.getSubcommands().get("ledger"));
         cmd.setUsageHelpWidth(120);
         summarizeCommandLists(cmd);
         cmd.setExecutionExceptionHandler((ex, line, parsed) -> {

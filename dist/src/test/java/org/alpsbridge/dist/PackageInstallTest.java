@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.alpsbridge.proxy.auth.MungeDaemon;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -40,6 +41,7 @@ class PackageInstallTest {
 
     private static final Path TARGET = Path.of("target");
     private static final int PROXY_PORT = 19811;
+    private static final int LEDGER_PORT = 19812;
     private static final String FROM = Instant.now().truncatedTo(ChronoUnit.DAYS).minus(1, ChronoUnit.DAYS).toString();
     private static final String TO = Instant.now().truncatedTo(ChronoUnit.DAYS).plus(30, ChronoUnit.DAYS).toString();
     /** The service environment systemd gives a unit: nothing of the caller's. */
@@ -127,7 +129,7 @@ class PackageInstallTest {
         pb.redirectErrorStream(true).redirectOutput(TARGET.resolve("proxy-unit.log").toFile());
         Process daemon = pb.start();
         try {
-            awaitListening(PROXY_PORT, daemon);
+            awaitListening(PROXY_PORT, daemon, TARGET.resolve("proxy-unit.log"));
             byte[] request = "<?xml version=\"1.0\"?>\n<BasilRequest protocol=\"1.3\" method=\"QUERY\" type=\"ENGINE\"/>\n"
                     .getBytes(StandardCharsets.UTF_8);
             Shell.Result r = Shell.run(UNIT_ENV, Path.of("/"), request, "/usr/bin/apbasil").ok();
@@ -144,16 +146,69 @@ class PackageInstallTest {
 
     @Test
     @Order(5)
-    void systemdFindsNothingWrongWithTheUnit() throws Exception {
-        Shell.Result r = Shell.run("systemd-analyze", "verify", "/lib/systemd/system/alpsbridge-proxy.service");
-        assertEquals(0, r.status(), r.out() + r.err());
-        assertEquals("", r.err().strip());
+    void theLedgerServiceStartedAsItsUnitWouldServesTheCommandsTheSitesLedger() throws Exception {
+        Map<String, String> unit = unitSettings(Path.of("/lib/systemd/system/alpsbridge-ledger.service"));
+        assertEquals("alpsbridge", unit.get("User"));
+        // The site moves the ledger its commands wrote as root behind the service, which owns it from now on.
+        Shell.run("bash", "-c", "chown alpsbridge:alpsbridge /var/lib/alpsbridge/ledger.db*").ok();
+        try (MungeDaemon munge = MungeDaemon.start()) {
+            // The default auth=munge: root's credential makes it a superuser (the default superuser_uids=0).
+            append("/etc/alpsbridge/ledger-service.conf", "listen=127.0.0.1:" + LEDGER_PORT + "\nmunge_socket="
+                    + munge.socket() + "\n");
+            Map<String, String> env = new LinkedHashMap<>(UNIT_ENV);
+            String[] fixed = unit.get("Environment").split("=", 2);
+            env.put(fixed[0], fixed[1]);
+            env.putAll(environmentFile(Path.of(unit.get("EnvironmentFile").replaceFirst("^-", ""))));
+            List<String> argv = new ArrayList<>(List.of("setpriv", "--reuid=" + unit.get("User"),
+                    "--regid=" + unit.get("Group"), "--init-groups", "--"));
+            argv.addAll(execStart(unit.get("ExecStart"), env));
+            Path log = TARGET.resolve("ledger-unit.log");
+            ProcessBuilder pb = new ProcessBuilder(argv).directory(Path.of(unit.get("WorkingDirectory")).toFile());
+            pb.environment().clear();
+            pb.environment().putAll(env);
+            pb.redirectErrorStream(true).redirectOutput(log.toFile());
+            Process service = pb.start();
+            Map<String, String> client = new LinkedHashMap<>(UNIT_ENV);
+            client.put("ALPSBRIDGE_MUNGE_SOCKET", munge.socket().toString());
+            String at = "http://127.0.0.1:" + LEDGER_PORT;
+            try {
+                awaitListening(LEDGER_PORT, service, log);
+                assertEquals(balanceBeforeUpgrade, alpsbridge(client, "ledger", "--db", at, "balance", "chem", "--json")
+                        .ok().out());
+                // A job held and settled through the service: the alpsbridge user writes the ledger.
+                alpsbridge(client, "ledger", "--db", at, "reserve", "--id", "11", "--batch-id", "4242", "--project",
+                        "chem", "--user", "alice", "--nodes", "1", "--cores-per-node", "32", "--time-limit", "60").ok();
+                alpsbridge(client, "ledger", "--db", at, "release", "--id", "11", "--elapsed", "600").ok();
+                String after = alpsbridge(client, "ledger", "--db", at, "balance", "chem", "--json").ok().out();
+                assertTrue(after.contains("\"used\":320"), "1 node x 32 cores x 10 min: " + after);
+            } finally {
+                service.destroy(); // SIGTERM, as systemctl stop sends it
+                assertTrue(service.waitFor(40, TimeUnit.SECONDS), "stops within TimeoutStopSec");
+            }
+            String output = Files.readString(log);
+            assertTrue(service.exitValue() == 0 || service.exitValue() == 143, service.exitValue() + ": " + output);
+            assertFalse(output.contains("Exception"), output);
+        }
+        assertEquals(List.of(), Shell.run("find", "/var/lib/alpsbridge", "-name", "ledger.db*", "!", "-user", "alpsbridge")
+                .ok().out().lines().toList(), "the service's files are the alpsbridge user's");
+        alpsbridge("ledger", "check").ok();
     }
 
     @Test
     @Order(6)
+    void systemdFindsNothingWrongWithTheUnits() throws Exception {
+        for (String unit : List.of("alpsbridge-proxy.service", "alpsbridge-ledger.service")) {
+            Shell.Result r = Shell.run("systemd-analyze", "verify", "/lib/systemd/system/" + unit);
+            assertEquals(0, r.status(), unit + ": " + r.out() + r.err());
+            assertEquals("", r.err().strip(), unit);
+        }
+    }
+
+    @Test
+    @Order(7)
     void manFindsAPageForEveryCommandAndBashCompletesAlpsbridge() throws Exception {
-        for (String page : List.of("alpsbridge", "alpsbridge-proxy-serve", "alpsbridge-ledger-balance", "apbasil", "raa-exec")) {
+        for (String page : List.of("alpsbridge", "alpsbridge-proxy-serve", "alpsbridge-ledger-serve", "alpsbridge-ledger-balance",
+                "apbasil", "raa-exec")) {
             Shell.Result r = Shell.run("man", "-w", page);
             assertEquals(0, r.status(), page + ": " + r.err());
             assertTrue(r.out().strip().startsWith("/usr/share/man/man1/" + page + ".1"), r.out());
@@ -168,7 +223,7 @@ class PackageInstallTest {
     }
 
     @Test
-    @Order(7)
+    @Order(8)
     void theSpankPackageInstallsThePluginAndItsPlugstackLine() throws Exception {
         require(spankDeb != null, "Slurm's headers are absent, so the build made no SPANK package");
         Shell.run("dpkg", "-i", spankDeb.toString()).ok();
@@ -183,7 +238,7 @@ class PackageInstallTest {
     }
 
     @Test
-    @Order(8)
+    @Order(9)
     void lintianFindsNoErrorsAndNoUnjustifiedWarnings() throws Exception {
         require(Files.isExecutable(Path.of("/usr/bin/lintian")), "lintian is not installed (.ci/install-deps installs it)");
         List<String> args = new ArrayList<>(List.of("lintian", "--fail-on", "error,warning", deb.toString()));
@@ -195,13 +250,14 @@ class PackageInstallTest {
     }
 
     @Test
-    @Order(9)
+    @Order(10)
     void purgeRemovesAllButTheLedgersRecordsAndTheUser() throws Exception {
         Shell.Result r = Shell.run("dpkg", "--purge", "alpsbridge").ok();
         installed = false;
         for (String gone : List.of("/usr/bin/alpsbridge", "/usr/bin/apbasil", "/usr/bin/raa-exec", "/usr/share/alpsbridge",
                 "/usr/lib/alpsbridge", "/etc/alpsbridge", "/etc/default/alpsbridge-proxy", "/var/cache/alpsbridge",
-                "/lib/systemd/system/alpsbridge-proxy.service", "/usr/share/man/man1/alpsbridge.1.gz",
+                "/lib/systemd/system/alpsbridge-proxy.service", "/lib/systemd/system/alpsbridge-ledger.service",
+                "/etc/default/alpsbridge-ledger", "/usr/share/man/man1/alpsbridge.1.gz",
                 "/usr/share/bash-completion/completions/alpsbridge", "/usr/share/doc/alpsbridge")) {
             assertFalse(Files.exists(Path.of(gone)), gone + " is gone");
         }
@@ -262,10 +318,14 @@ class PackageInstallTest {
     }
 
     private static Shell.Result alpsbridge(String... args) throws Exception {
+        return alpsbridge(UNIT_ENV, args);
+    }
+
+    private static Shell.Result alpsbridge(Map<String, String> env, String... args) throws Exception {
         String[] argv = new String[args.length + 1];
         argv[0] = "/usr/bin/alpsbridge";
         System.arraycopy(args, 0, argv, 1, args.length);
-        return Shell.run(UNIT_ENV, Path.of("/"), null, argv);
+        return Shell.run(env, Path.of("/"), null, argv);
     }
 
     /** The [Service] and [Unit] settings of a unit file, one value per key (the last, as systemd takes it). */
@@ -316,12 +376,11 @@ class PackageInstallTest {
         return argv;
     }
 
-    private static void awaitListening(int port, Process daemon) throws Exception {
+    private static void awaitListening(int port, Process daemon, Path log) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < deadline) {
             if (!daemon.isAlive()) {
-                throw new AssertionError("the proxy exited " + daemon.exitValue() + ":\n"
-                        + Files.readString(TARGET.resolve("proxy-unit.log")));
+                throw new AssertionError("the daemon exited " + daemon.exitValue() + ":\n" + Files.readString(log));
             }
             try (Socket s = new Socket()) {
                 s.connect(new InetSocketAddress("127.0.0.1", port), 200);
@@ -330,6 +389,6 @@ class PackageInstallTest {
                 Thread.sleep(100);
             }
         }
-        throw new AssertionError("the proxy did not listen on " + port + " within 60 s");
+        throw new AssertionError("the daemon did not listen on " + port + " within 60 s");
     }
 }

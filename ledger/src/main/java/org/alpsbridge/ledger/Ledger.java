@@ -4,9 +4,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.ServiceLoader;
 import java.util.function.Predicate;
 import org.alpsbridge.ledger.cost.Weights;
-import org.alpsbridge.ledger.store.JdbcLedger;
 
 /**
  * The allocation ledger: projects, allocations and credits, and the RESERVE → CONFIRM → RELEASE
@@ -25,6 +25,12 @@ public interface Ledger extends AutoCloseable {
     String DEFAULT_CLUSTER = "default";
     /** The partition used when a request names none; its weights are 1.000 unless set. */
     String DEFAULT_PARTITION = "default";
+    /**
+     * The largest amount one grant, credit, withdrawal, transfer or base budget may carry: 10^15 minutes
+     * (about 1.9 billion core-years), far beyond any allocation, and far enough from 64-bit overflow that
+     * no balance or journal sum can reach it.
+     */
+    long MAX_MINUTES = 1_000_000_000_000_000L;
 
     /**
      * Opens (creating and migrating if needed) a ledger.
@@ -35,7 +41,24 @@ public interface Ledger extends AutoCloseable {
      * @throws LedgerException when the store cannot be opened or its journal and balances disagree
      */
     static Ledger open(String url) {
-        return JdbcLedger.open(url);
+        return open(url, true);
+    }
+
+    /**
+     * Opens a ledger with the first {@link LedgerOpener} on the class path that accepts {@code url}:
+     * the stores above, or {@code http://HOST:PORT} for a ledger service ({@code alpsbridge ledger serve}).
+     *
+     * @param verify check the balances against the journal and refuse an inconsistent ledger; only
+     *     {@code alpsbridge ledger check}, which reports the disagreements, opens without
+     */
+    static Ledger open(String url, boolean verify) {
+        for (LedgerOpener opener : ServiceLoader.load(LedgerOpener.class, Ledger.class.getClassLoader())) {
+            if (opener.accepts(url)) {
+                return opener.open(url, verify);
+            }
+        }
+        throw new LedgerException("no ledger store on the class path opens '" + url + "' (a ledger service URL"
+                + " needs the ledger-service module, which the alpsbridge launcher includes)");
     }
 
     /** The idempotency key of a reservation as stored and shown. */

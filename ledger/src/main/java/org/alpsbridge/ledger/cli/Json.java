@@ -1,11 +1,18 @@
 package org.alpsbridge.ledger.cli;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
+import org.alpsbridge.ledger.LedgerException;
 
-/** Just enough JSON for {@code --json} output: objects of strings, numbers, booleans, nulls and lists. */
+/**
+ * {@code --json} output: objects built in the order their keys should print (the field names are this
+ * command line's interface, not the records' own), written compactly by Jackson.
+ */
 final class Json {
+
+    private static final ObjectMapper MAPPER = new ObjectMapper();
 
     private Json() {
     }
@@ -16,62 +23,10 @@ final class Json {
     }
 
     static String write(Object value) {
-        StringBuilder sb = new StringBuilder();
-        write(sb, value);
-        return sb.toString();
-    }
-
-    private static void write(StringBuilder sb, Object v) {
-        if (v == null) {
-            sb.append("null");
-        } else if (v instanceof Number || v instanceof Boolean) {
-            sb.append(v);
-        } else if (v instanceof Map<?, ?> m) {
-            sb.append('{');
-            boolean first = true;
-            for (Map.Entry<?, ?> e : m.entrySet()) {
-                if (!first) {
-                    sb.append(',');
-                }
-                first = false;
-                string(sb, String.valueOf(e.getKey()));
-                sb.append(':');
-                write(sb, e.getValue());
-            }
-            sb.append('}');
-        } else if (v instanceof List<?> l) {
-            sb.append('[');
-            for (int i = 0; i < l.size(); i++) {
-                if (i > 0) {
-                    sb.append(',');
-                }
-                write(sb, l.get(i));
-            }
-            sb.append(']');
-        } else {
-            string(sb, v.toString());
+        try {
+            return MAPPER.writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            throw new LedgerException("cannot write JSON: " + e.getOriginalMessage());
         }
-    }
-
-    private static void string(StringBuilder sb, String s) {
-        sb.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        sb.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        sb.append(c);
-                    }
-                }
-            }
-        }
-        sb.append('"');
     }
 }

@@ -47,7 +47,8 @@ public final class LedgerCommand {
      * {@code $XDG_DATA_HOME/alpsbridge/ledger.db} ({@code ~/.local/share/alpsbridge/ledger.db}).
      */
     @Option(names = "--db", scope = ScopeType.INHERIT, paramLabel = "URL",
-            description = {"Ledger to use: sqlite:PATH or jdbc:postgresql://HOST:PORT/DB?user=U&password=P.",
+            description = {"Ledger to use: sqlite:PATH, jdbc:postgresql://HOST:PORT/DB?user=U&password=P, or",
+                    "http://HOST:PORT for a ledger service (alpsbridge ledger serve), as the caller's MUNGE identity.",
                     "Default: env ALPSBRIDGE_LEDGER, else db= in /etc/alpsbridge/ledger.conf (env",
                     "ALPSBRIDGE_LEDGER_CONFIG names another file), else sqlite:$XDG_DATA_HOME/alpsbridge/ledger.db",
                     "(~/.local/share/alpsbridge/ledger.db)."})
@@ -58,7 +59,13 @@ public final class LedgerCommand {
         return LedgerSettings.template();
     }
 
-    String url() {
+    /** What {@code --db} said, or null: for subcommands whose own settings come before the defaults below. */
+    public String dbOption() {
+        return db == null || db.isBlank() ? null : db;
+    }
+
+    /** The ledger URL: {@code --db}, else the environment, the site's settings file, the per-user file. */
+    public String url() {
         if (db != null && !db.isBlank()) {
             return db;
         }

@@ -23,7 +23,7 @@ final class LedgerSettings {
     /** Every key: name, default (empty = none) and meaning. */
     private static final String[][] KEYS = {
             {"db", "", "the ledger the commands open when --db and env ALPSBRIDGE_LEDGER are not given: "
-                    + "sqlite:PATH or jdbc:postgresql://HOST:PORT/DB?user=U&password=P; "
+                    + "sqlite:PATH, jdbc:postgresql://HOST:PORT/DB?user=U&password=P or http://HOST:PORT (a ledger service); "
                     + "empty = each user's own sqlite:$XDG_DATA_HOME/alpsbridge/ledger.db"},
     };
 
@@ -77,9 +77,10 @@ final class LedgerSettings {
                 throw new IllegalArgumentException(file + ":" + n + ": unknown key '" + key + "' (known keys: " + known + ")");
             }
             String value = t.substring(eq + 1).strip();
-            if (key.equals("db") && !value.isEmpty() && !value.startsWith("sqlite:") && !value.startsWith("jdbc:postgresql:")) {
+            if (key.equals("db") && !value.isEmpty() && !value.startsWith("sqlite:") && !value.startsWith("jdbc:postgresql:")
+                    && !value.startsWith("http://") && !value.startsWith("https://")) {
                 throw new IllegalArgumentException(file + ":" + n + ": db=" + value
-                        + ": expected sqlite:PATH or jdbc:postgresql://HOST:PORT/DB?...");
+                        + ": expected sqlite:PATH, jdbc:postgresql://HOST:PORT/DB?... or http://HOST:PORT (a ledger service)");
             }
             out.put(key, value);
         }

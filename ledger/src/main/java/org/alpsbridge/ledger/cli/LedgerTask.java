@@ -8,7 +8,6 @@ import java.time.format.DateTimeParseException;
 import java.util.concurrent.Callable;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.LedgerException;
-import org.alpsbridge.ledger.store.JdbcLedger;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
@@ -34,7 +33,7 @@ abstract class LedgerTask implements Callable<Integer> {
 
     @Override
     public final Integer call() {
-        try (Ledger ledger = JdbcLedger.open(root().url(), verifyOnOpen())) {
+        try (Ledger ledger = Ledger.open(root().url(), verifyOnOpen())) {
             int code = run(ledger);
             out().flush();
             return code;

@@ -1,0 +1,315 @@
+package org.alpsbridge.ledger.service.client;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Predicate;
+import javax.net.ssl.SSLContext;
+import org.alpsbridge.ledger.Alert;
+import org.alpsbridge.ledger.Balance;
+import org.alpsbridge.ledger.JournalEntry;
+import org.alpsbridge.ledger.Ledger;
+import org.alpsbridge.ledger.LedgerException;
+import org.alpsbridge.ledger.Lookup;
+import org.alpsbridge.ledger.Outcome;
+import org.alpsbridge.ledger.Project;
+import org.alpsbridge.ledger.ReleaseRequest;
+import org.alpsbridge.ledger.Reservation;
+import org.alpsbridge.ledger.ReserveRequest;
+import org.alpsbridge.ledger.Resource;
+import org.alpsbridge.ledger.Usage;
+import org.alpsbridge.ledger.cost.Weights;
+import org.alpsbridge.ledger.service.api.ApiJson;
+import org.alpsbridge.ledger.service.api.Requests;
+import org.alpsbridge.ledger.service.api.Route;
+
+/**
+ * A {@link Ledger} whose every call is one request to a ledger service. What the service refuses comes
+ * back as a {@link LedgerException} with the service's reason (and the access rule, for a 403), so the
+ * ledger commands print and exit as they do on a database file.
+ */
+final class RemoteLedger implements Ledger {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+
+    private final URI base;
+    private final Signer signer;
+    private final HttpClient http;
+    private final ObjectMapper json = ApiJson.mapper(false);
+
+    private RemoteLedger(URI base, Signer signer, SSLContext tls) {
+        this.base = base;
+        this.signer = signer;
+        HttpClient.Builder b = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(10));
+        if (tls != null) {
+            b.sslContext(tls);
+        }
+        this.http = b.build();
+    }
+
+    /** @param tls trusts the service's certificate for https://; null = the JDK's default trust */
+    static RemoteLedger connect(String url, Signer signer, SSLContext tls) {
+        URI uri;
+        try {
+            uri = URI.create(url.endsWith("/") ? url.substring(0, url.length() - 1) : url);
+        } catch (IllegalArgumentException e) {
+            throw new LedgerException("'" + url + "' is not a URL: " + e.getMessage());
+        }
+        if (uri.getHost() == null) {
+            throw new LedgerException("ledger service URL '" + url + "' names no host (http://HOST:PORT)");
+        }
+        return new RemoteLedger(uri, signer, tls);
+    }
+
+    // ---- one request
+
+    private <T> T call(Route route, Map<String, Object> query, Object body, JavaType answer) {
+        StringBuilder target = new StringBuilder(route.path());
+        char sep = '?';
+        for (Map.Entry<String, Object> e : query.entrySet()) {
+            if (e.getValue() != null) {
+                target.append(sep).append(e.getKey()).append('=')
+                        .append(URLEncoder.encode(e.getValue().toString(), StandardCharsets.UTF_8));
+                sep = '&';
+            }
+        }
+        String pathAndQuery = (base.getRawPath() == null ? "" : base.getRawPath()) + target;
+        byte[] bytes;
+        try {
+            bytes = body == null ? new byte[0] : json.writeValueAsBytes(body);
+        } catch (JsonProcessingException e) {
+            throw new LedgerException("cannot write the request to " + route.path() + ": " + e.getOriginalMessage());
+        }
+        HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(pathAndQuery)).timeout(TIMEOUT)
+                .header("Accept", "application/json")
+                .method(route.method(), body == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofByteArray(bytes));
+        if (body != null) {
+            request.header("Content-Type", "application/json");
+        }
+        String auth = signer.authorization(route.method(), pathAndQuery, bytes);
+        if (auth != null) {
+            request.header(org.alpsbridge.ledger.service.api.RequestDigest.HEADER, auth);
+        }
+        HttpResponse<byte[]> response;
+        try {
+            response = http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+        } catch (IOException e) {
+            throw new LedgerException("ledger service " + base + " cannot be reached: " + e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LedgerException("interrupted while waiting for the ledger service " + base);
+        }
+        try {
+            if (response.statusCode() == 404 && route == Route.RESERVATION) {
+                return null;
+            }
+            if (response.statusCode() != 200) {
+                Requests.Problem p = json.readValue(response.body(), Requests.Problem.class);
+                throw new LedgerException((response.statusCode() == 403 ? "refused by " + base + ": "
+                        : response.statusCode() == 401 ? base + ": " : "") + p.error());
+            }
+            return json.readValue(response.body(), answer);
+        } catch (IOException e) {
+            throw new LedgerException("ledger service " + base + " answered " + response.statusCode()
+                    + " with something that is not its JSON: " + e.getMessage());
+        }
+    }
+
+    private <T> T post(Route route, Object body, Class<T> answer) {
+        return call(route, Map.of(), body, json.constructType(answer));
+    }
+
+    private <T> List<T> postForList(Route route, Object body, Class<T> item) {
+        return call(route, Map.of(), body, json.getTypeFactory().constructCollectionType(List.class, item));
+    }
+
+    private <T> List<T> list(Route route, Class<T> item, Object... query) {
+        return call(route, query(query), null, json.getTypeFactory().constructCollectionType(List.class, item));
+    }
+
+    private static Map<String, Object> query(Object... pairs) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        for (int i = 0; i < pairs.length; i += 2) {
+            out.put((String) pairs[i], pairs[i + 1]);
+        }
+        return out;
+    }
+
+    // ---- projects, allocations, credit
+
+    @Override
+    public Project addProject(String name, int gid, String account) {
+        return post(Route.ADD_PROJECT, new Requests.AddProject(name, gid, account), Project.class);
+    }
+
+    @Override
+    public List<Project> projects() {
+        return list(Route.PROJECTS, Project.class);
+    }
+
+    @Override
+    public Balance grant(String project, Resource resource, long minutes, Instant from, Instant to, String category,
+                         String requestId) {
+        return post(Route.GRANT, new Requests.Grant(project, resource, minutes, from, to, category, requestId),
+                Balance.class);
+    }
+
+    @Override
+    public Balance credit(String project, Resource resource, Instant at, long minutes, String reason,
+                          String requestId) {
+        return post(Route.CREDIT, new Requests.Credit(project, resource, at, minutes, reason, requestId),
+                Balance.class);
+    }
+
+    @Override
+    public Balance withdraw(String project, Resource resource, Instant at, long minutes, boolean force,
+                            String reason, String requestId) {
+        return post(Route.WITHDRAW, new Requests.Withdraw(project, resource, at, minutes, force, reason, requestId),
+                Balance.class);
+    }
+
+    @Override
+    public List<Balance> transfer(String from, String to, Resource resource, Instant at, long minutes,
+                                  String requestId) {
+        return postForList(Route.TRANSFER, new Requests.Transfer(from, to, resource, at, minutes, requestId),
+                Balance.class);
+    }
+
+    @Override
+    public Balance adjustBase(String project, Resource resource, Instant at, long newBase, String requestId) {
+        return post(Route.ADJUST, new Requests.Adjust(project, resource, at, newBase, requestId), Balance.class);
+    }
+
+    @Override
+    public Outcome refund(Lookup reservation, long amount, String reason, String requestId) {
+        return post(Route.REFUND, new Requests.Refund(reservation, amount, reason, requestId), Outcome.class);
+    }
+
+    @Override
+    public void setWeights(String partition, Weights weights) {
+        post(Route.SET_WEIGHTS, new Requests.SetWeights(partition, weights), Weights.class);
+    }
+
+    @Override
+    public Weights weights(String partition) {
+        return call(Route.WEIGHTS, query("name", partition), null, json.constructType(Weights.class));
+    }
+
+    // ---- the reservation lifecycle
+
+    @Override
+    public Outcome reserve(ReserveRequest request) {
+        return post(Route.RESERVE, request, Outcome.class);
+    }
+
+    @Override
+    public Outcome bind(String key, long resId) {
+        return post(Route.BIND, new Requests.Bind(key, resId), Outcome.class);
+    }
+
+    @Override
+    public Outcome voidHold(String key, String reason) {
+        return post(Route.VOID, new Requests.VoidHold(key, reason), Outcome.class);
+    }
+
+    @Override
+    public Outcome confirm(Lookup lookup, Instant at, ReserveRequest ifUnknown) {
+        return post(Route.CONFIRM, new Requests.Confirm(lookup, at, ifUnknown), Outcome.class);
+    }
+
+    @Override
+    public Outcome release(ReleaseRequest request) {
+        return post(Route.RELEASE, request, Outcome.class);
+    }
+
+    /**
+     * The predicate runs here, on every hold in flight (the candidates are among them); the service is told
+     * which are still present and resolves the others that are past their grace.
+     */
+    @Override
+    public List<Outcome> sweep(Instant now, Duration unconfirmedGrace, Duration confirmedGrace,
+                               Predicate<Reservation> stillPresent) {
+        List<String> present = holds(null).stream().filter(stillPresent).map(Reservation::key).toList();
+        return postForList(Route.SWEEP, new Requests.Sweep(now, unconfirmedGrace.toSeconds(), confirmedGrace.toSeconds(),
+                present), Outcome.class);
+    }
+
+    // ---- reports
+
+    @Override
+    public List<Balance> balances(String project) {
+        return list(Route.BALANCES, Balance.class, "project", project);
+    }
+
+    @Override
+    public Optional<Reservation> reservation(Lookup lookup) {
+        return Optional.ofNullable(call(Route.RESERVATION, query("cluster", lookup.cluster(), "res_id", lookup.resId(),
+                "batch_id", lookup.batchId()), null, json.constructType(Reservation.class)));
+    }
+
+    @Override
+    public List<Reservation> holds(String project) {
+        return list(Route.HOLDS, Reservation.class, "project", project);
+    }
+
+    @Override
+    public List<Reservation> failures(String project, int limit) {
+        return list(Route.FAILURES, Reservation.class, "project", project, "limit", limit);
+    }
+
+    @Override
+    public List<Reservation> reservations(String cluster, String batchId) {
+        return list(Route.JOB, Reservation.class, "cluster", cluster, "batch_id", batchId);
+    }
+
+    @Override
+    public List<JournalEntry> journal(String reservationKey) {
+        return list(Route.JOURNAL, JournalEntry.class, "key", reservationKey);
+    }
+
+    @Override
+    public List<Usage> usage(String project) {
+        return list(Route.USAGE, Usage.class, "project", project);
+    }
+
+    @Override
+    public List<Alert> alerts(int limit) {
+        return list(Route.ALERTS, Alert.class, "limit", limit);
+    }
+
+    @Override
+    public List<String> check() {
+        return list(Route.CHECK, String.class);
+    }
+
+    @Override
+    public Replay replayInto(Ledger into) {
+        throw new LedgerException("replay reads the store itself: run it on the service host with --db naming the"
+                + " store (sqlite:PATH or jdbc:postgresql://...), not the service " + base);
+    }
+
+    @Override
+    public void close() {
+        // HttpClient of Java 17 has nothing to close; its connections go with it
+    }
+
+    @Override
+    public String toString() {
+        return "ledger service " + base;
+    }
+}

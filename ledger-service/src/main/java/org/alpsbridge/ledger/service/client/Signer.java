@@ -1,0 +1,38 @@
+package org.alpsbridge.ledger.service.client;
+
+import java.nio.file.Path;
+import org.alpsbridge.ledger.LedgerException;
+import org.alpsbridge.ledger.service.api.RequestDigest;
+import org.alpsbridge.proxy.auth.Munge;
+import org.alpsbridge.proxy.auth.MungeException;
+
+/** Makes each request's {@code Authorization} header: a fresh MUNGE credential over the request's digest. */
+final class Signer {
+
+    private final Munge munge;
+
+    /** {@code munge} null: no credential (a service run with {@code --auth none}). */
+    Signer(Munge munge) {
+        this.munge = munge;
+    }
+
+    static Signer fromEnvironment() {
+        if ("none".equals(System.getenv("ALPSBRIDGE_LEDGER_AUTH"))) {
+            return new Signer(null);
+        }
+        String socket = System.getProperty("alpsbridge.munge_socket", System.getenv("ALPSBRIDGE_MUNGE_SOCKET"));
+        return new Signer(Munge.socket(socket == null || socket.isBlank() ? null : Path.of(socket)));
+    }
+
+    /** The header value, or null when this signer sends none. */
+    String authorization(String method, String pathAndQuery, byte[] body) {
+        if (munge == null) {
+            return null;
+        }
+        try {
+            return RequestDigest.SCHEME + " " + munge.encode(RequestDigest.of(method, pathAndQuery, body), 0);
+        } catch (MungeException e) {
+            throw new LedgerException("cannot make a MUNGE credential for the ledger service: " + e.getMessage());
+        }
+    }
+}

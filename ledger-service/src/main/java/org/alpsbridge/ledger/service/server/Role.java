@@ -1,0 +1,11 @@
+package org.alpsbridge.ledger.service.server;
+
+/** What a caller may do (HADM's roles); assigned by uid and gid from the settings. */
+enum Role {
+    /** Everything, for any user. */
+    SUPERUSER,
+    /** Reads everything; sends job events for any user (the Slurm hooks' role); no credit movements. */
+    ADMIN,
+    /** Reads its groups' projects and its own jobs; job events of its own jobs only if the site allows. */
+    STANDARD
+}

@@ -1,0 +1,242 @@
+package org.alpsbridge.ledger.service.server;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.alpsbridge.proxy.client.ProxyAddress;
+
+/**
+ * The ledger service's settings: {@code key=value} lines ({@code #} starts a comment, keys
+ * case-insensitive), each key with a default, so that an empty file is a working service. A bad key or
+ * value is refused with the file, the line and what is expected; a typo never silently becomes a default
+ * (least of all a role). Immutable; {@link #with} makes changed copies (command-line options win over the
+ * file).
+ */
+public final class ServiceSettings {
+
+    /** Every key: its name, default and meaning ({@code alpsbridge ledger serve --help} and ledger/README.md). */
+    public enum Key {
+        LISTEN("listen", "127.0.0.1:7070", "where to listen: HOST:PORT or unix:/PATH, comma-separated",
+                v -> split(v).forEach(ProxyAddress::parse)),
+        DB("db", "", "the ledger served: sqlite:PATH or jdbc:postgresql://HOST:PORT/DB?user=U&password=P", v -> { }),
+        AUTH("auth", "munge", "munge (every request carries a MUNGE credential) or none (loopback labs only:"
+                + " every caller is a superuser)", v -> {
+                    if (!v.equals("munge") && !v.equals("none")) {
+                        throw new IllegalArgumentException("expected munge or none");
+                    }
+                }),
+        MUNGE_SOCKET("munge_socket", "", "munged's socket; empty = libmunge's default", v -> { }),
+        TLS_CERT("tls_cert", "", "PEM certificate (chain) of the service; with tls_key, TCP addresses speak HTTPS"
+                + " (unix sockets stay plain)", v -> { }),
+        TLS_KEY("tls_key", "", "PEM (PKCS#8) private key of tls_cert", v -> { }),
+        SUPERUSER_UIDS("superuser_uids", "0", "uids that are superusers (everything, may act for another user)",
+                ServiceSettings::ids),
+        SUPERUSER_GIDS("superuser_gids", "", "gids whose members are superusers", ServiceSettings::ids),
+        ADMIN_UIDS("admin_uids", "", "uids that are admins (read everything, send job events for any user:"
+                + " the role of the Slurm hooks' SlurmUser)", ServiceSettings::ids),
+        ADMIN_GIDS("admin_gids", "", "gids whose members are admins", ServiceSettings::ids),
+        STANDARD_JOB_EVENTS("standard_job_events", "false", "whether standard users may send RESERVE, CONFIRM,"
+                + " RELEASE of their own jobs (true|false)", v -> {
+                    if (!v.equals("true") && !v.equals("false")) {
+                        throw new IllegalArgumentException("expected true or false");
+                    }
+                }),
+        WORKERS("workers", "16", "threads that run ledger calls (each request holds one until its answer)",
+                v -> positive(v, 1024)),
+        MAX_BODY_BYTES("max_body_bytes", "1048576", "largest request body accepted", v -> positive(v, 1 << 30)),
+        GROUP_CACHE_SECONDS("group_cache_seconds", "60", "how long a user's name and groups (from id(1), so"
+                + " NSS/LDAP groups count) are remembered", v -> positive(v, 86_400));
+
+        private final String name;
+        private final String defaultValue;
+        private final String meaning;
+        private final Consumer<String> check;
+
+        Key(String name, String defaultValue, String meaning, Consumer<String> check) {
+            this.name = name;
+            this.defaultValue = defaultValue;
+            this.meaning = meaning;
+            this.check = check;
+        }
+
+        public String key() {
+            return name;
+        }
+
+        public String defaultValue() {
+            return defaultValue;
+        }
+
+        public String meaning() {
+            return meaning;
+        }
+
+        static Key named(String name) {
+            for (Key k : values()) {
+                if (k.name.equals(name)) {
+                    return k;
+                }
+            }
+            return null;
+        }
+    }
+
+    private final Map<Key, String> values;
+
+    private ServiceSettings(Map<Key, String> values) {
+        this.values = values;
+    }
+
+    /** Every key at its default. */
+    public static ServiceSettings defaults() {
+        return new ServiceSettings(new EnumMap<>(Key.class));
+    }
+
+    /** Reads a settings file; refuses an unreadable file, an unknown key or a bad value with file and line. */
+    public static ServiceSettings load(Path file) {
+        try {
+            return parse(file.toString(), Files.readString(file, StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot read " + file + ": " + e.getMessage());
+        }
+    }
+
+    static ServiceSettings parse(String source, String text) {
+        Map<Key, String> values = new EnumMap<>(Key.class);
+        String[] lines = text.split("\n", -1);
+        for (int i = 0; i < lines.length; i++) {
+            String where = source + ":" + (i + 1) + ": ";
+            String content = lines[i].replaceFirst("#.*", "").strip();
+            if (content.isEmpty()) {
+                continue;
+            }
+            int eq = content.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException(where + "expected key=value, got '" + lines[i].strip() + "'");
+            }
+            String name = content.substring(0, eq).strip().toLowerCase(Locale.ROOT);
+            Key key = Key.named(name);
+            if (key == null) {
+                throw new IllegalArgumentException(where + "unknown key '" + name + "' (known keys: "
+                        + String.join(", ", Arrays.stream(Key.values()).map(Key::key).toList()) + ")");
+            }
+            values.put(key, checked(where, key, content.substring(eq + 1).strip()));
+        }
+        return new ServiceSettings(values);
+    }
+
+    /** A copy with {@code key} set; the value is checked like one read from a file. */
+    public ServiceSettings with(Key key, String value) {
+        Map<Key, String> copy = new EnumMap<>(Key.class);
+        copy.putAll(values);
+        copy.put(key, checked("--" + key.key().replace('_', '-') + ": ", key, value));
+        return new ServiceSettings(copy);
+    }
+
+    private static String checked(String where, Key key, String value) {
+        try {
+            key.check.accept(value);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException(where + key.key() + "=" + value + ": " + e.getMessage()
+                    + " (" + key.meaning() + ")");
+        }
+        return value;
+    }
+
+    public String get(Key key) {
+        return values.getOrDefault(key, key.defaultValue());
+    }
+
+    public List<String> listen() {
+        return split(get(Key.LISTEN));
+    }
+
+    public boolean mungeAuth() {
+        return get(Key.AUTH).equals("munge");
+    }
+
+    public Path mungeSocket() {
+        return get(Key.MUNGE_SOCKET).isEmpty() ? null : Path.of(get(Key.MUNGE_SOCKET));
+    }
+
+    /** The certificate and key to serve HTTPS with, or null for plain HTTP; one without the other is refused. */
+    Path[] tls() {
+        String cert = get(Key.TLS_CERT);
+        String key = get(Key.TLS_KEY);
+        if (cert.isEmpty() != key.isEmpty()) {
+            throw new IllegalArgumentException("tls_cert and tls_key go together: give both or neither");
+        }
+        return cert.isEmpty() ? null : new Path[] {Path.of(cert), Path.of(key)};
+    }
+
+    Set<Integer> ids(Key key) {
+        return ids(get(key));
+    }
+
+    boolean standardJobEvents() {
+        return get(Key.STANDARD_JOB_EVENTS).equals("true");
+    }
+
+    int number(Key key) {
+        return Integer.parseInt(get(key));
+    }
+
+    /** The file as a site would start it: every key commented out at its default, with its meaning. */
+    public static String template() {
+        StringBuilder out = new StringBuilder("# alpsbridge ledger serve --config FILE: key=value, '#' starts a"
+                + " comment, unknown keys are refused.\n# Every key is shown at its default. Command-line options"
+                + " override the file.\n");
+        for (Key k : Key.values()) {
+            out.append("\n# ").append(k.meaning()).append("\n#").append(k.key()).append('=')
+                    .append(k.defaultValue()).append('\n');
+        }
+        return out.toString();
+    }
+
+    private static List<String> split(String v) {
+        List<String> out = new ArrayList<>();
+        for (String part : v.split(",")) {
+            if (!part.isBlank()) {
+                out.add(part.strip());
+            }
+        }
+        return out;
+    }
+
+    private static Set<Integer> ids(String v) {
+        Set<Integer> out = new LinkedHashSet<>();
+        for (String part : split(v)) {
+            try {
+                int id = Integer.parseInt(part);
+                if (id < 0) {
+                    throw new NumberFormatException();
+                }
+                out.add(id);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("'" + part + "' is not a uid/gid (comma-separated numbers)");
+            }
+        }
+        return out;
+    }
+
+    private static void positive(String v, int max) {
+        try {
+            int n = Integer.parseInt(v);
+            if (n < 1 || n > max) {
+                throw new NumberFormatException();
+            }
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("expected a whole number from 1 to " + max);
+        }
+    }
+}

@@ -1,0 +1,18 @@
+package org.alpsbridge.ledger;
+
+/**
+ * Opens a ledger for the URLs it knows. {@link Ledger#open} asks each opener on the class path
+ * ({@code META-INF/services/org.alpsbridge.ledger.LedgerOpener}), so this package names no implementation:
+ * the JDBC store ({@code sqlite:}, {@code postgresql:}) ships with this module, the client of a ledger
+ * service ({@code http://}) with {@code ledger-service}.
+ */
+public interface LedgerOpener {
+
+    /** Whether {@code url} is for this opener; the first opener that accepts a URL opens it. */
+    boolean accepts(String url);
+
+    /**
+     * @param verify refuse a ledger whose balances disagree with its journal (see {@link Ledger#open(String, boolean)})
+     */
+    Ledger open(String url, boolean verify);
+}

@@ -1,0 +1,364 @@
+package org.alpsbridge.ledger.store;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Predicate;
+import org.alpsbridge.ledger.JournalEntry.Kind;
+import org.alpsbridge.ledger.LedgerException;
+import org.alpsbridge.ledger.Lookup;
+import org.alpsbridge.ledger.Outcome;
+import org.alpsbridge.ledger.Outcome.Decision;
+import org.alpsbridge.ledger.Project;
+import org.alpsbridge.ledger.ReleaseRequest;
+import org.alpsbridge.ledger.Reservation;
+import org.alpsbridge.ledger.ReserveRequest;
+import org.alpsbridge.ledger.State;
+import org.alpsbridge.ledger.cost.Cost;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The reservation lifecycle: RESERVE holds the worst case or denies, CONFIRM marks it running, RELEASE
+ * settles the actual cost and returns the rest, the sweep resolves what was abandoned. Each event is one
+ * transaction, idempotent by the reservation's key (SPEC §7).
+ */
+final class Charging {
+
+    private static final Logger log = LoggerFactory.getLogger(JdbcLedger.class); // one logger name for the whole store
+
+    private final Executor executor;
+    private final Lookups lookups;
+    private final Journal journal;
+
+    Charging(Executor executor, Lookups lookups, Journal journal) {
+        this.executor = executor;
+        this.lookups = lookups;
+        this.journal = journal;
+    }
+
+    Outcome reserve(ReserveRequest q) {
+        return reserve(q, "request");
+    }
+
+    /**
+     * @param limitSource where the request's time limit came from, kept with the reservation and logged
+     */
+    Outcome reserve(ReserveRequest q, String limitSource) {
+        String key = q.key();
+        String params = q.paramsText();
+        long t = q.at().getEpochSecond();
+        return executor.write(c -> {
+            Res existing = lookups.reservationByKey(c, key);
+            if (existing != null) {
+                if (existing.params().equals(params)) {
+                    return existing.outcome(existing.state() == State.DENIED ? Decision.DENIED : Decision.OK, true);
+                }
+                journal.alert(c, t, "CONFLICT", key, existing.project(), "RESERVE " + key + " repeated with different "
+                        + "parameters (" + params + " vs " + existing.params() + "); refused, nothing changed");
+                return existing.outcome(Decision.CONFLICT, false);
+            }
+            long rate = Cost.rate(q.resource(), q.nodes(), q.node(), Lookups.weights(c, q.partition()));
+            long hold = Cost.worst(rate, q.limitSeconds());
+            Project p = lookups.findProject(c, q.project());
+            String projectName = p == null ? q.project() : p.name();
+            String what = "reservation " + key + " (" + q.nodes() + " nodes x " + q.node().cores() + " cores, "
+                    + q.limitSeconds() / 60 + " min limit from " + limitSource + ")";
+            Alloc a = p == null ? null : lookups.activeAllocation(c, p.id(), q.resource(), t);
+            String reason = null;
+            String message = null;
+            if (p == null) {
+                reason = "UNKNOWN_PROJECT";
+                message = "no project or account '" + q.project() + "' in the ledger; " + what + " refused";
+            } else if (!p.active()) {
+                reason = "PROJECT_INACTIVE";
+                message = "project " + p.name() + " is inactive; " + what + " refused";
+            } else if (a == null) {
+                reason = "NO_ACTIVE_ALLOCATION";
+                message = "project " + p.name() + " has no " + q.resource().name().toLowerCase()
+                        + " allocation active at " + q.at() + "; " + what + " refused";
+            } else if (hold > a.available()) {
+                reason = "INSUFFICIENT_BALANCE";
+                message = "project " + p.name() + ": insufficient balance: " + what + " costs up to " + hold + " "
+                        + q.resource().unit() + ", available " + a.available() + " (" + a.figures() + "), short by "
+                        + (hold - a.available());
+            }
+            State state = reason == null ? State.HELD : State.DENIED;
+            // (the figures stored are the ones the decision saw, in this transaction)
+            long availableAfter = a == null ? 0 : state == State.HELD ? a.available() - hold : a.available();
+            Object[] insert = {"INSERT INTO reservation (rkey, cluster, batch_id, res_id, project, owner, allocation_id,"
+                    + " params, rate, limit_s, limit_source, state, hold, reason, message, available, t_reserve)"
+                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    key, q.cluster(), q.batchId(), q.resId(), projectName, q.owner(), a == null ? null : a.id(), params,
+                    rate, q.limitSeconds(), limitSource, state.name(), state == State.HELD ? hold : 0, reason, message,
+                    availableAfter, t};
+            if (state == State.HELD) {
+                journal.append(c, a.id(), key, "reserve", t, insert, List.of(new Journal.Move(Kind.HOLD, -hold, null)));
+                log.debug("held {} {} for {} (limit {} s from {})", hold, q.resource().unit(), key, q.limitSeconds(),
+                        limitSource);
+            } else {
+                Sql.update(c, (String) insert[0], java.util.Arrays.copyOfRange(insert, 1, insert.length));
+                log.info("denied {}: {}", key, message);
+            }
+            return new Outcome(state == State.HELD ? Decision.OK : Decision.DENIED, key, projectName, state,
+                    state == State.HELD ? hold : 0, 0, availableAfter, reason, message, false, false);
+        });
+    }
+
+    Outcome bind(String key, long resId) {
+        if (resId <= 0) {
+            throw new LedgerException("reservation id must be positive, got " + resId);
+        }
+        return executor.write(c -> {
+            Res r = lookups.reservationByKey(c, key);
+            if (r == null) {
+                throw new LedgerException("no hold " + key + " to bind reservation " + resId + " to");
+            }
+            if (r.resId() == resId) {
+                return r.outcome(Decision.OK, true);
+            }
+            if (r.resId() != 0) {
+                journal.alert(c, Journal.now(), "CONFLICT", key, r.project(), "hold " + key + " is bound to reservation " + r.resId()
+                        + ", not " + resId);
+                return r.outcome(Decision.CONFLICT, false);
+            }
+            Sql.update(c, "UPDATE reservation SET res_id = ? WHERE id = ?", resId, r.id());
+            return lookups.reservationByKey(c, key).outcome(Decision.OK, false);
+        });
+    }
+
+    Outcome voidHold(String key, String reason) {
+        return executor.write(c -> {
+            Res r = lookups.reservationByKey(c, key);
+            if (r == null) {
+                throw new LedgerException("no hold " + key + " to void");
+            }
+            return switch (r.state()) {
+                case HELD, CONFIRMED -> {
+                    voidIt(c, r, reason, Journal.now());
+                    yield lookups.reservationByKey(c, key).outcome(Decision.OK, false);
+                }
+                case VOIDED, DENIED -> r.outcome(r.state() == State.DENIED ? Decision.DENIED : Decision.OK, true);
+                default -> {
+                    journal.alert(c, Journal.now(), "CONFLICT", key, r.project(), "void of " + key + " which is already " + r.state());
+                    yield r.outcome(Decision.CONFLICT, false);
+                }
+            };
+        });
+    }
+
+    private void voidIt(Connection c, Res r, String reason, long t) throws SQLException {
+        if (r.hold() > 0) {
+            journal.append(c, r.allocationId(), Kind.VOID, r.hold(), r.key(), "void", reason, t);
+        }
+        Sql.update(c, "UPDATE reservation SET state = ?, reason = ?, t_release = ? WHERE id = ?",
+                State.VOIDED.name(), reason, t, r.id());
+    }
+
+    Outcome confirm(Lookup lookup, Instant at, ReserveRequest ifUnknown) {
+        long t = at.getEpochSecond();
+        return executor.write(c -> {
+            Res r = lookups.findReservation(c, lookup);
+            if (r == null) {
+                return forcedForUnknown(c, lookup, ifUnknown, t, 0, true);
+            }
+            switch (r.state()) {
+                case HELD -> {
+                    Sql.update(c, "UPDATE reservation SET state = ?, t_confirm = ? WHERE id = ?",
+                            State.CONFIRMED.name(), t, r.id());
+                    return lookups.reservationByKey(c, r.key()).outcome(Decision.OK, false);
+                }
+                case DENIED -> {
+                    if (r.allocationId() == null) {
+                        journal.alert(c, t, "CONFIRM_DENIED", r.key(), r.project(), "CONFIRM of denied " + r.key()
+                                + " with no allocation to charge: the job runs unbilled");
+                        return r.outcome(Decision.DENIED, true);
+                    }
+                    long hold = Cost.worst(r.rate(), r.limit());
+                    lookups.lockAllocation(c, r.allocationId());
+                    journal.append(c, r.allocationId(), Kind.FORCED_HOLD, -hold, r.key(), "confirm", "CONFIRM after denial", t);
+                    Sql.update(c, "UPDATE reservation SET state = ?, hold = ?, forced = 1, t_confirm = ? WHERE id = ?",
+                            State.CONFIRMED.name(), hold, t, r.id());
+                    journal.alert(c, t, "FORCED_HOLD", r.key(), r.project(), "CONFIRM of denied " + r.key()
+                            + ": the job runs, forced hold of " + hold);
+                    return lookups.reservationByKey(c, r.key()).outcome(Decision.OK, false);
+                }
+                case CONFIRMED -> {
+                    return r.outcome(Decision.OK, true);
+                }
+                default -> {
+                    log.warn("CONFIRM of {} which is already {}: no-op", r.key(), r.state());
+                    return r.outcome(Decision.OK, true);
+                }
+            }
+        });
+    }
+
+    /**
+     * CONFIRM or RELEASE of a reservation the ledger never saw: usage cannot be refused, so with the
+     * reservation's parameters it is charged as a forced hold (CONFIRM) or forced debit (RELEASE) on the
+     * allocation active when it started; without them only an alert is raised.
+     */
+    private Outcome forcedForUnknown(Connection c, Lookup lookup, ReserveRequest q, long t, long elapsed,
+                                     boolean confirm) throws SQLException {
+        String event = confirm ? "CONFIRM" : "RELEASE";
+        if (q == null) {
+            journal.alert(c, t, "UNKNOWN_" + event, lookup.toString(), null, event + " of unknown reservation " + lookup
+                    + " with no parameters to charge it by; an operator must charge it by hand");
+            return new Outcome(Decision.OK, lookup.toString(), null, null, 0, 0, 0, "UNKNOWN_RESERVATION",
+                    event + " of unknown reservation " + lookup, true, false);
+        }
+        long rate = Cost.rate(q.resource(), q.nodes(), q.node(), Lookups.weights(c, q.partition()));
+        long worst = Cost.worst(rate, q.limitSeconds());
+        long started = t - elapsed;
+        Project p = lookups.requireProject(c, q.project());
+        Alloc a = lookups.activeAllocation(c, p.id(), q.resource(), started);
+        if (a == null) {
+            journal.alert(c, t, "UNKNOWN_" + event, q.key(), p.name(), event + " of unknown reservation " + q.key()
+                    + " and project " + p.name() + " has no allocation active at " + Instant.ofEpochSecond(started)
+                    + "; an operator must charge it by hand");
+            return new Outcome(Decision.OK, q.key(), p.name(), null, 0, 0, 0, "UNKNOWN_RESERVATION",
+                    "no allocation to charge", true, false);
+        }
+        long charge = confirm ? 0 : Cost.actual(rate, elapsed, q.limitSeconds());
+        State state = confirm ? State.CONFIRMED : State.SETTLED;
+        Sql.update(c, "INSERT INTO reservation (rkey, cluster, batch_id, res_id, project, owner, allocation_id, params,"
+                + " rate, limit_s, limit_source, state, hold, charge, reason, message, available, forced, t_reserve,"
+                + " t_confirm, t_release) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)",
+                q.key(), q.cluster(), q.batchId(), q.resId(), p.name(), q.owner(), a.id(), q.paramsText(), rate,
+                q.limitSeconds(), "request", state.name(), confirm ? worst : 0, charge, event + "_WITHOUT_RESERVE",
+                event + " without RESERVE: forced", a.available(), started, confirm ? t : null, confirm ? null : t);
+        if (confirm) {
+            journal.append(c, a.id(), Kind.FORCED_HOLD, -worst, q.key(), "confirm", "CONFIRM without RESERVE", t);
+        } else if (charge > 0) {
+            journal.append(c, a.id(), Kind.FORCED_DEBIT, -charge, q.key(), "release", "RELEASE without RESERVE", t);
+        }
+        journal.alert(c, t, confirm ? "FORCED_HOLD" : "FORCED_DEBIT", q.key(), p.name(), event + " without RESERVE for "
+                + q.key() + ": forced " + (confirm ? "hold of " + worst : "debit of " + charge) + " on project " + p.name());
+        return lookups.reservationByKey(c, q.key()).outcome(Decision.OK, false);
+    }
+
+    Outcome release(ReleaseRequest q) {
+        long t = q.at().getEpochSecond();
+        String payload = q.payloadText();
+        return executor.write(c -> {
+            Res r = lookups.findReservation(c, q.lookup());
+            if (r == null) {
+                return forcedForUnknown(c, q.lookup(), q.ifUnknown(), t, Math.max(0, q.elapsedSeconds()), false);
+            }
+            if (r.releaseText() != null) {
+                if (r.releaseText().equals(payload)) {
+                    return r.outcome(Decision.OK, true);
+                }
+                journal.alert(c, t, "CONFLICT", r.key(), r.project(), "RELEASE of " + r.key() + " repeated with a different"
+                        + " report (" + payload + " vs " + r.releaseText() + "); refused, nothing changed");
+                return r.outcome(Decision.CONFLICT, false);
+            }
+            boolean byClock = q.elapsedSeconds() == ReleaseRequest.BY_CLOCK;
+            long elapsed = !byClock ? q.elapsedSeconds() : r.tConfirm() == null ? 0 : Math.max(0, t - r.tConfirm());
+            boolean neverRan = q.neverRan() || byClock && r.tConfirm() == null;
+            long limit = r.limit();
+            long overrun = Math.max(0, elapsed - limit);
+            long actual = q.nodeFailure() || neverRan ? 0 : Cost.actual(r.rate(), elapsed, limit);
+            String reason = q.nodeFailure() ? "NODE_FAILURE" : neverRan ? "NEVER_RAN" : null;
+            switch (r.state()) {
+                case HELD, CONFIRMED -> {
+                    if (neverRan) {
+                        voidIt(c, r, "NEVER_RAN", t);
+                    } else {
+                        if (r.state() == State.HELD && actual > 0) {
+                            log.debug("RELEASE of unconfirmed {} reports {} s of use: charged", r.key(), elapsed);
+                        }
+                        long charge = Math.min(actual, r.hold());
+                        List<Journal.Move> moves = new ArrayList<>(2);
+                        if (charge > 0) {
+                            moves.add(new Journal.Move(Kind.SETTLE, -charge, reason));
+                        }
+                        if (r.hold() > 0) {
+                            moves.add(new Journal.Move(Kind.RETURN, r.hold(), null));
+                        }
+                        // no SELECT ... FOR UPDATE: the balance is not consulted, and append's UPDATE locks the row
+                        journal.append(c, r.allocationId(), r.key(), "release", t, new Object[] {"UPDATE reservation SET state = ?,"
+                                + " charge = ?, overrun_s = ?, reason = ?, t_release = ?, release_text = ? WHERE id = ?",
+                                State.SETTLED.name(), charge, overrun, reason, t, payload, r.id()}, moves);
+                        return new Outcome(Decision.OK, r.key(), r.project(), State.SETTLED, r.hold(), charge,
+                                r.available(), reason, r.message(), r.forced(), false);
+                    }
+                }
+                default -> lateRelease(c, r, actual, overrun, reason, t);
+            }
+            Sql.update(c, "UPDATE reservation SET release_text = ? WHERE id = ?", payload, r.id());
+            return lookups.reservationByKey(c, r.key()).outcome(Decision.OK, false);
+        });
+    }
+
+    /**
+     * RELEASE of a reservation already resolved without one (voided or orphan-settled by the sweeper, or
+     * denied but run anyway): usage cannot be refused, so the difference to what was charged is debited
+     * (forced, flagged) or, when the sweeper charged more than the job used, refunded.
+     */
+    private void lateRelease(Connection c, Res r, long actual, long overrun, String reason, long t) throws SQLException {
+        long diff = actual - r.charge();
+        if (r.allocationId() == null) {
+            if (actual > 0) {
+                journal.alert(c, t, "UNBILLED", r.key(), r.project(), "RELEASE of " + r.state() + " " + r.key() + " reports usage "
+                        + actual + " but it has no allocation to charge");
+            }
+            return;
+        }
+        lookups.lockAllocation(c, r.allocationId());
+        if (diff > 0) {
+            journal.append(c, r.allocationId(), Kind.FORCED_DEBIT, -diff, r.key(), "release", "RELEASE after " + r.state(), t);
+            journal.alert(c, t, "FORCED_DEBIT", r.key(), r.project(), "RELEASE of " + r.state() + " " + r.key()
+                    + ": forced debit of " + diff);
+        } else if (diff < 0) {
+            journal.append(c, r.allocationId(), Kind.REFUND, -diff, r.key(), "release", "RELEASE after " + r.state(), t);
+        }
+        Sql.update(c, "UPDATE reservation SET state = ?, charge = ?, overrun_s = ?, forced = ?, reason = ?, t_release = ?"
+                + " WHERE id = ?", State.SETTLED.name(), actual, overrun, diff > 0 || r.forced() ? 1 : 0,
+                reason == null ? "LATE_RELEASE_AFTER_" + r.state() : reason, t, r.id());
+    }
+
+    List<Outcome> sweep(Instant now, Duration unconfirmedGrace, Duration confirmedGrace,
+                               Predicate<Reservation> stillPresent) {
+        long t = now.getEpochSecond();
+        List<Res> candidates = executor.read(c -> Sql.list(c, "SELECT " + Res.COLUMNS + " FROM reservation"
+                + " WHERE (state = 'HELD' AND t_reserve + ? < ?) OR (state = 'CONFIRMED' AND t_confirm + limit_s + ? < ?)"
+                + " ORDER BY id", Res::of, unconfirmedGrace.toSeconds(), t, confirmedGrace.toSeconds(), t));
+        List<Outcome> out = new ArrayList<>();
+        for (Res candidate : candidates) {
+            if (stillPresent.test(candidate.view())) {
+                continue;
+            }
+            // each orphan in its own transaction: a crash mid-sweep leaves the processed ones processed
+            Outcome o = executor.write(c -> {
+                Res r = lookups.reservationByKey(c, candidate.key());
+                if (r.state() != candidate.state()) {
+                    return null; // resolved meanwhile (a RELEASE won the race)
+                }
+                if (r.state() == State.HELD) {
+                    voidIt(c, r, "ORPHAN_UNCONFIRMED", t);
+                } else {
+                    lookups.lockAllocation(c, r.allocationId());
+                    if (r.hold() > 0) {
+                        journal.append(c, r.allocationId(), Kind.SETTLE, -r.hold(), r.key(), "sweeper", "ORPHAN_CHARGE_FULL", t);
+                        journal.append(c, r.allocationId(), Kind.RETURN, r.hold(), r.key(), "sweeper", null, t);
+                    }
+                    Sql.update(c, "UPDATE reservation SET state = ?, charge = hold, reason = ?, t_release = ? WHERE id = ?",
+                            State.ORPHAN_SETTLED.name(), "ORPHAN_CHARGE_FULL", t, r.id());
+                    journal.alert(c, t, "ORPHAN", r.key(), r.project(), "reservation " + r.key() + " confirmed at "
+                            + Instant.ofEpochSecond(r.tConfirm()) + " was never released and is gone from ALPS:"
+                            + " charged its full hold of " + r.hold() + " for review");
+                }
+                return lookups.reservationByKey(c, r.key()).outcome(Decision.OK, false);
+            });
+            if (o != null) {
+                out.add(o);
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,105 @@
+package org.alpsbridge.ledger.store;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import org.alpsbridge.ledger.Ledger;
+import org.alpsbridge.ledger.LedgerException;
+import org.alpsbridge.ledger.Lookup;
+import org.alpsbridge.ledger.Project;
+import org.alpsbridge.ledger.Resource;
+import org.alpsbridge.ledger.cost.Weights;
+
+/**
+ * The reads every event starts with, inside its transaction: a project by name or account, the
+ * allocation a charge goes to (locked on PostgreSQL, where writers run concurrently), a reservation by
+ * key or by ALPS id, a partition's weights.
+ */
+final class Lookups {
+
+    private final Dialect dialect;
+
+    Lookups(Dialect dialect) {
+        this.dialect = dialect;
+    }
+
+    static Project project(ResultSet rs) throws SQLException {
+        return new Project(rs.getLong("id"), rs.getString("name"), rs.getInt("gid"), rs.getString("account"),
+                rs.getInt("active") != 0);
+    }
+
+    Project findProject(Connection c, String nameOrAccount) throws SQLException {
+        return Sql.one(c, "SELECT id, name, gid, account, active FROM project WHERE name = ? OR account = ?"
+                + " ORDER BY CASE WHEN name = ? THEN 0 ELSE 1 END LIMIT 1", Lookups::project, nameOrAccount,
+                nameOrAccount, nameOrAccount);
+    }
+
+    Project requireProject(Connection c, String nameOrAccount) throws SQLException {
+        Project p = findProject(c, nameOrAccount);
+        if (p == null) {
+            throw new LedgerException("unknown project '" + nameOrAccount + "' (alpsbridge ledger project list)");
+        }
+        return p;
+    }
+
+    /** The allocation active at {@code at}, locked for the rest of the transaction; null if none. */
+    Alloc activeAllocation(Connection c, long projectId, Resource resource, long at) throws SQLException {
+        return Sql.one(c, "SELECT " + Alloc.COLUMNS + " FROM allocation a JOIN project p ON p.id = a.project_id"
+                + " WHERE a.project_id = ? AND a.resource = ? AND a.starts_at <= ? AND a.ends_at > ?"
+                + (dialect == Dialect.POSTGRESQL ? " FOR UPDATE OF a" : ""),
+                Alloc::of, projectId, resource.name(), at, at);
+    }
+
+    /** The allocation of exactly the period {@code [starts, ends)}, locked; null if none. */
+    Alloc allocationFor(Connection c, long projectId, Resource resource, long starts, long ends) throws SQLException {
+        return Sql.one(c, "SELECT " + Alloc.COLUMNS + " FROM allocation a JOIN project p ON p.id = a.project_id"
+                + " WHERE a.project_id = ? AND a.resource = ? AND a.starts_at = ? AND a.ends_at = ?"
+                + (dialect == Dialect.POSTGRESQL ? " FOR UPDATE OF a" : ""),
+                Alloc::of, projectId, resource.name(), starts, ends);
+    }
+
+    Alloc requireActive(Connection c, String project, Resource resource, long at) throws SQLException {
+        Project p = requireProject(c, project);
+        Alloc a = activeAllocation(c, p.id(), resource, at);
+        if (a == null) {
+            throw new LedgerException("project " + p.name() + " has no " + resource.name().toLowerCase()
+                    + " allocation active at " + Instant.ofEpochSecond(at));
+        }
+        return a;
+    }
+
+    Alloc lockAllocation(Connection c, long id) throws SQLException {
+        return Sql.one(c, "SELECT " + Alloc.COLUMNS + " FROM allocation a JOIN project p ON p.id = a.project_id"
+                + " WHERE a.id = ?" + (dialect == Dialect.POSTGRESQL ? " FOR UPDATE OF a" : ""),
+                Alloc::of, id);
+    }
+
+    Res findReservation(Connection c, Lookup l) throws SQLException {
+        if (l.batchId() != null) {
+            return Sql.one(c, "SELECT " + Res.COLUMNS + " FROM reservation WHERE cluster = ? AND batch_id = ?"
+                    + " AND res_id = ? ORDER BY id DESC LIMIT 1" + dialect.forUpdate(), Res::of,
+                    l.cluster(), l.batchId(), l.resId());
+        }
+        return Sql.one(c, "SELECT " + Res.COLUMNS + " FROM reservation WHERE cluster = ? AND res_id = ?"
+                + " ORDER BY id DESC LIMIT 1" + dialect.forUpdate(), Res::of, l.cluster(), l.resId());
+    }
+
+    Res reservationByKey(Connection c, String key) throws SQLException {
+        return Sql.one(c, "SELECT " + Res.COLUMNS + " FROM reservation WHERE rkey = ?" + dialect.forUpdate(),
+                Res::of, key);
+    }
+
+    static Weights weights(Connection c, String partition) throws SQLException {
+        Weights w = Sql.one(c, "SELECT cpu_milli, mem_milli, gpu_milli, mult_milli FROM partition_weights WHERE name = ?",
+                rs -> new Weights(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4)), partition);
+        if (w != null) {
+            return w;
+        }
+        if (Ledger.DEFAULT_PARTITION.equals(partition)) {
+            return Weights.UNIT;
+        }
+        throw new LedgerException("unknown partition '" + partition + "': set its weights first"
+                + " (alpsbridge ledger partition " + partition + " --cpu-weight W ...)");
+    }
+}
