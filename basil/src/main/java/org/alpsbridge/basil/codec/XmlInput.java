@@ -5,6 +5,9 @@ import com.ctc.wstx.stax.WstxInputFactory;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.ArrayDeque;
+import java.util.HashSet;
+import java.util.Set;
 import javax.xml.stream.Location;
 import javax.xml.stream.XMLInputFactory;
 import javax.xml.stream.XMLStreamConstants;
@@ -198,6 +201,10 @@ final class XmlInput {
 
     /** Refuses the DOCTYPE event itself: BASIL never has one, and every entity attack needs one. */
     private static final class Guarded extends StreamReaderDelegate {
+        /** Open elements, innermost first: each one's name and the *Array children it has had so far. */
+        private final ArrayDeque<String> open = new ArrayDeque<>();
+        private final ArrayDeque<Set<String>> arrays = new ArrayDeque<>();
+
         Guarded(XMLStreamReader r) throws XMLStreamException {
             super(r);
             check(r.getEventType());
@@ -213,11 +220,34 @@ final class XmlInput {
             return check(super.nextTag());
         }
 
-        private int check(int event) throws DoctypeRefused {
+        private int check(int event) throws XMLStreamException {
             if (event == XMLStreamConstants.DTD || event == XMLStreamConstants.ENTITY_REFERENCE) {
                 throw new DoctypeRefused(event == XMLStreamConstants.DTD
                         ? "DOCTYPE declarations are not allowed in BASIL documents"
                         : "entity references are not allowed in BASIL documents", getLocation());
+            }
+            if (event == XMLStreamConstants.START_ELEMENT) {
+                String name = getLocalName();
+                if (name.endsWith("Array") && !arrays.isEmpty()) {
+                    Set<String> seen = arrays.peek();
+                    if (seen.isEmpty()) {
+                        seen = new HashSet<>(4);
+                        arrays.pop();
+                        arrays.push(seen);
+                    }
+                    if (!seen.add(name)) {
+                        // Every *Array of BASIL is one container per parent. The model kept the last of two and
+                        // the streaming reader counted both, so they told different stories (found by
+                        // BasilCodecFuzzTest): both refuse it here, at the second one.
+                        throw new XMLStreamException("<" + name + "> appears twice in one <" + open.peek() + ">",
+                                getLocation());
+                    }
+                }
+                open.push(name);
+                arrays.push(Set.of());
+            } else if (event == XMLStreamConstants.END_ELEMENT && !open.isEmpty()) {
+                open.pop();
+                arrays.pop();
             }
             return event;
         }
