@@ -34,12 +34,14 @@ final class SlurmCluster implements AutoCloseable {
     private final Path dir;
     private final String host;
     private final int ports;
+    private final String taskPlugin;
     private final List<Long> pids = new ArrayList<>();
 
-    private SlurmCluster(Path dir, String host, int ports) {
+    private SlurmCluster(Path dir, String host, int ports, String taskPlugin) {
         this.dir = dir;
         this.host = host;
         this.ports = ports;
+        this.taskPlugin = taskPlugin;
     }
 
     /** What srun, scontrol and sinfo need to reach this cluster. */
@@ -71,8 +73,16 @@ final class SlurmCluster implements AutoCloseable {
         return null;
     }
 
-    /** Starts munged, slurmctld and slurmd and waits until the node is idle; the plugstack starts empty. */
+    /** {@link #start(String)} with {@code TaskPlugin=task/none}. */
     static SlurmCluster start() throws IOException, InterruptedException {
+        return start("task/none");
+    }
+
+    /**
+     * Starts munged, slurmctld and slurmd with this {@code TaskPlugin} (and a cgroup.conf with
+     * {@code ConstrainCores=yes} for task/cgroup) and waits until the node is idle; the plugstack starts empty.
+     */
+    static SlurmCluster start(String taskPlugin) throws IOException, InterruptedException {
         for (String p : List.of("munged", "slurmctld", "slurmd", "srun", "sinfo", "scontrol")) {
             if (program(p) == null) {
                 unavailable(p + " is not installed (Debian packages munge, slurmctld, slurmd, slurm-client; see .ci/install-deps)");
@@ -88,14 +98,14 @@ final class SlurmCluster implements AutoCloseable {
                 busy += " " + block + ": in use;";
                 continue;
             }
-            SlurmCluster c = new SlurmCluster(Files.createTempDirectory("alpsbridge-slurm-"), host, block);
+            SlurmCluster c = new SlurmCluster(Files.createTempDirectory("alpsbridge-slurm-"), host, block, taskPlugin);
             try {
                 c.startMunge();
                 c.writeConfig();
                 c.startDaemon("slurmctld", "slurmctld.pid");
                 c.startDaemon("slurmd", "slurmd.pid");
                 c.awaitIdle();
-                System.out.println("SlurmCluster: up on ports " + block + "-" + (block + 24) + " in " + c.dir + (busy.isEmpty() ? "" : "; passed over" + busy));
+                System.out.println("SlurmCluster: " + taskPlugin + ", cgroup " + cgroupVersion() + ", up on ports " + block + "-" + (block + 24) + " in " + c.dir + (busy.isEmpty() ? "" : "; passed over" + busy));
                 return c;
             } catch (IOException e) {
                 c.close();
@@ -158,7 +168,7 @@ final class SlurmCluster implements AutoCloseable {
                 "SlurmctldLogFile=" + dir.resolve("slurmctld.log"),
                 "SlurmdLogFile=" + dir.resolve("slurmd.log"),
                 "ProctrackType=proctrack/linuxproc",
-                "TaskPlugin=task/none",
+                "TaskPlugin=" + taskPlugin,
                 "SelectType=select/cons_tres",
                 "SelectTypeParameters=CR_Core",
                 "ReturnToService=2",
@@ -172,7 +182,32 @@ final class SlurmCluster implements AutoCloseable {
         Files.createDirectories(dir.resolve("state"));
         Files.createDirectories(dir.resolve("spool"));
         Files.writeString(dir.resolve("slurm.conf"), conf);
+        // Read by task/cgroup only, from slurm.conf's directory. IgnoreSystemd: no systemd to ask for a scope
+        // here (cgroup/v2 only; cgroup/v1 makes its own hierarchy anyway).
+        Files.writeString(dir.resolve("cgroup.conf"), String.join("\n",
+                "CgroupPlugin=autodetect",
+                "ConstrainCores=yes",
+                "IgnoreSystemd=yes",
+                ""));
         plugstack("");
+    }
+
+    /**
+     * "v2" where /sys/fs/cgroup is the unified hierarchy, "v1" where it holds the legacy hierarchies (a tmpfs with
+     * cpuset, memory, ...): what Slurm's CgroupPlugin=autodetect chooses between.
+     */
+    static String cgroupVersion() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/self/mounts"))) {
+            String[] f = line.split(" ");
+            if (f.length > 2 && f[1].equals("/sys/fs/cgroup")) {
+                return f[2].equals("cgroup2") ? "v2" : "v1";
+            }
+        }
+        return "none";
+    }
+
+    String taskPlugin() {
+        return taskPlugin;
     }
 
     /** Replaces plugstack.conf; srun and each new step read it afresh, so no reconfigure is needed. */
