@@ -39,11 +39,20 @@ final class PluginCluster implements AutoCloseable {
 
     /** Starts Slurm with this task plugin, builds the SPANK plugin into its directory, writes the generator. */
     static PluginCluster start(String taskPlugin) throws IOException, InterruptedException {
+        return start(taskPlugin, null);
+    }
+
+    /** As {@link #start(String)} on several nodes: {@link SlurmCluster#startNodes}. */
+    static PluginCluster startNodes(String taskPlugin, int... nodeCpus) throws IOException, InterruptedException {
+        return start(taskPlugin, nodeCpus);
+    }
+
+    private static PluginCluster start(String taskPlugin, int[] nodeCpus) throws IOException, InterruptedException {
         Path module = Path.of("").toAbsolutePath();
         if (!Files.exists(Path.of("/usr/include/slurm/spank.h")) || SlurmCluster.program("make") == null) {
             SlurmCluster.unavailable("no <slurm/spank.h> or make (Debian packages libslurm-dev, make) to build the SPANK plugin");
         }
-        SlurmCluster slurm = SlurmCluster.start(taskPlugin);
+        SlurmCluster slurm = nodeCpus == null ? SlurmCluster.start(taskPlugin) : SlurmCluster.startNodes(taskPlugin, nodeCpus);
         try {
             Path out = slurm.dir().resolve("spank");
             Result built = SlurmCluster.run(List.of("make", "-C", module.resolve("spank").toString(), "OUT=" + out), Map.of(), Duration.ofMinutes(2));

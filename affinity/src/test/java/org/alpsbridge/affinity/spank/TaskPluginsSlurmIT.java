@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.math.BigInteger;
 import java.time.Duration;
 import java.util.BitSet;
 import java.util.List;
@@ -77,9 +76,7 @@ class TaskPluginsSlurmIT {
 
         @BeforeAll
         void startCluster() throws Exception {
-            if (SlurmCluster.program("hwloc-calc") == null) {
-                SlurmCluster.unavailable("hwloc-calc is not installed (Debian package hwloc; see .ci/install-deps)");
-            }
+            HwlocView.required();
             cluster = PluginCluster.start(taskPlugin);
             cluster.plugstackWithGenerator("");
             allCpus = PluginCluster.ownCpus();
@@ -110,7 +107,7 @@ class TaskPluginsSlurmIT {
                 String line = PluginCluster.verboseLine(e.getKey(), e.getValue());
                 assertTrue(r.err().contains(line), "the program ran with " + CpuLists.linux(e.getValue()) + " but '" + line + "' is not in " + r.err());
             }
-            hwlocSeesReducedMasks(ran);
+            HwlocView.seesReducedMasks(ran);
         }
 
         @Test
@@ -128,7 +125,7 @@ class TaskPluginsSlurmIT {
                 assertFalse(ran.intersects(taken), "the task ran on " + CpuLists.linux(ran) + ", the other job holds " + CpuLists.linux(taken));
                 assertEquals(1, node.coreCount(ran), CpuLists.linux(ran));
                 assertTrue(r.err().contains(PluginCluster.verboseLine(0, ran)), r.err());
-                hwlocSeesReducedMasks(Map.of(0, ran));
+                HwlocView.seesReducedMasks(Map.of(0, ran));
             } finally {
                 cluster.run("scancel", holder);
             }
@@ -192,47 +189,49 @@ class TaskPluginsSlurmIT {
             assertEquals(Map.of(0, slurms), PluginCluster.reported(r.out()), taskPlugin + (slurmBinds() ? " binds" : " does not bind") + " to map_cpu");
         }
 
+        /**
+         * Not a check but a benchmark, run only with {@code -Daffinity.bench.steps=N} (affinity/bench/spank-step-cost.sh):
+         * the median wall time of N steps {@code srun -n1 true} and {@code srun -n1 --reduced-auto-affinity=on true}
+         * under this task plugin, interleaved so that the machine's load drifts over both alike. The generator is
+         * bin/raa-exec where 'package' has made its jars, else the test class path's JVM.
+         */
+        @Test
+        void stepCost() throws Exception {
+            String steps = System.getProperty("affinity.bench.steps");
+            Assumptions.assumeTrue(steps != null, "a benchmark; -Daffinity.bench.steps=N runs it");
+            java.nio.file.Path root = java.nio.file.Path.of("").toAbsolutePath().getParent();
+            boolean jars = java.nio.file.Files.exists(root.resolve("affinity/target/lib/jna.jar"));
+            String generator = jars ? root.resolve("bin/raa-exec").toString() : cluster.generator.toString();
+            cluster.plugstack("generator=" + generator + " timeout=60");
+            List<Long> plain = new java.util.ArrayList<>();
+            List<Long> bound = new java.util.ArrayList<>();
+            for (int round = -1; round < Integer.parseInt(steps); round++) { // round -1 warms up
+                long t0 = System.nanoTime();
+                assertEquals(0, cluster.srun("-N1", "-n1", "true").exit());
+                long t1 = System.nanoTime();
+                Result r = cluster.srun("-N1", "-n1", "--reduced-auto-affinity=on", "true");
+                long t2 = System.nanoTime();
+                assertEquals(0, r.exit(), r.err());
+                if (round >= 0) {
+                    plain.add((t1 - t0) / 1_000_000);
+                    bound.add((t2 - t1) / 1_000_000);
+                }
+            }
+            System.out.printf("step cost %-27s cgroup %s, %s steps each, generator %s, load %s:  srun true median %d ms;"
+                    + "  srun --reduced-auto-affinity=on true median %d ms%n", taskPlugin, SlurmCluster.cgroupVersion(), steps,
+                    jars ? "bin/raa-exec" : "test JVM", java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).strip(),
+                    median(plain), median(bound));
+        }
+
+        private static long median(List<Long> values) {
+            List<Long> sorted = values.stream().sorted().toList();
+            return sorted.get(sorted.size() / 2);
+        }
+
         private static String[] concat(String[] head, String... tail) {
             String[] all = java.util.Arrays.copyOf(head, head.length + tail.length);
             System.arraycopy(tail, 0, all, head.length, tail.length);
             return all;
-        }
-
-        /**
-         * hwloc's view of each mask a task ran with: as many PUs as cores, each core's first PU (what
-         * {@code hwloc-calc --no-smt} keeps), cores adjacent in hwloc's logical order, all in one package; and no
-         * two tasks share a core.
-         */
-        private void hwlocSeesReducedMasks(Map<Integer, BitSet> masks) throws Exception {
-            BitSet seen = new BitSet();
-            for (Map.Entry<Integer, BitSet> e : masks.entrySet()) {
-                String mask = "0x" + new BigInteger(1, reverse(e.getValue().toByteArray())).toString(16);
-                String what = "task " + e.getKey() + " ran with " + CpuLists.linux(e.getValue()) + " (" + mask + ")";
-                assertEquals(hwloc("-N", "pu", mask), hwloc("-N", "core", mask), what + ": one PU per core");
-                assertEquals(CpuLists.linux(e.getValue()), hwloc("--no-smt", "-I", "pu", "--po", "--sep", ",", mask).replace(" ", ""),
-                        what + ": the first PU of each core");
-                int[] logicalCores = java.util.Arrays.stream(hwloc("-I", "core", "--sep", " ", mask).split(" ")).mapToInt(Integer::parseInt).toArray();
-                assertEquals(logicalCores.length - 1, logicalCores[logicalCores.length - 1] - logicalCores[0], what + ": adjacent cores");
-                assertEquals("1", hwloc("-N", "package", mask), what + ": one socket");
-                assertFalse(seen.intersects(e.getValue()), what + ": shared with another task");
-                seen.or(e.getValue());
-            }
-        }
-
-        private static byte[] reverse(byte[] littleEndian) {
-            byte[] b = new byte[littleEndian.length];
-            for (int i = 0; i < b.length; i++) {
-                b[i] = littleEndian[b.length - 1 - i];
-            }
-            return b;
-        }
-
-        private static String hwloc(String... args) throws Exception {
-            List<String> argv = new java.util.ArrayList<>(List.of(SlurmCluster.program("hwloc-calc").toString()));
-            argv.addAll(List.of(args));
-            Result r = SlurmCluster.run(argv, new TreeMap<>(), Duration.ofSeconds(30));
-            assertEquals(0, r.exit(), String.join(" ", argv) + ": " + r.err());
-            return r.out().strip();
         }
     }
 }
