@@ -16,6 +16,9 @@
  * sched_setaffinity and, with v, prints "reduced-auto-affinity: local task N: CPUs: LIST" on its stderr.
  * A rejection, a generator that is missing, hangs past the timeout or prints something else fails the step
  * before any task program runs, with the reason on the user's terminal.
+ * CPUS is slurmstepd's affinity (task/cgroup has put it in the step's cpuset by user_init) narrowed to the step's
+ * cores. A binding the user asked srun for (--cpu-bind=X, X not none) refuses the step when the user also asked
+ * for this plugin, and makes the plugin stand back, saying so, when only the site default asked.
  */
 #define _GNU_SOURCE
 #include <errno.h>
