@@ -163,9 +163,13 @@ final class SlurmCluster implements AutoCloseable {
         throw new IllegalStateException("unreachable");
     }
 
+    /**
+     * Whether nothing listens on the port. SO_REUSEADDR as slurmctld and slurmd use it: connections of a cluster
+     * that stopped a moment ago (TIME_WAIT) do not keep the next one, with another task plugin, off the block.
+     */
     private static boolean free(int port) {
         try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
-            probe.setReuseAddress(false);
+            probe.setReuseAddress(true);
             probe.bind(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), port));
             return true;
         } catch (IOException e) {
