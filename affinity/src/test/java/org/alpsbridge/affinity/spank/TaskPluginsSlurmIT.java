@@ -114,7 +114,7 @@ class TaskPluginsSlurmIT {
         void inANodeSharedWithAnotherJobTheTasksStayOnTheStepsOwnCores() throws Exception {
             Assumptions.assumeTrue(cores >= 2, "sharing the node needs two cores; this machine's CPUs " + CpuLists.linux(allCpus) + " have " + cores);
             cluster.plugstackWithGenerator("");
-            Result held = cluster.run("sbatch", "--parsable", "-N1", "-n1", "-c1", "--wrap", "sleep 600");
+            Result held = cluster.run("sbatch", "--parsable", "--output=/dev/null", "-N1", "-n1", "-c1", "--wrap", "sleep 600");
             assertEquals(0, held.exit(), held.err());
             String holder = held.out().strip().split(";")[0];
             try {
