@@ -16,6 +16,9 @@
  * sched_setaffinity and, with v, prints "reduced-auto-affinity: local task N: CPUs: LIST" on its stderr.
  * A rejection, a generator that is missing, hangs past the timeout or prints something else fails the step
  * before any task program runs, with the reason on the user's terminal.
+ * CPUS is slurmstepd's affinity (task/cgroup has put it in the step's cpuset by user_init) narrowed to the step's
+ * cores. A binding the user asked srun for (--cpu-bind=X, X not none) refuses the step when the user also asked
+ * for this plugin, and makes the plugin stand back, saying so, when only the site default asked.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -60,6 +63,8 @@ static int refused = 0;
 static int verbose = 0;
 static uint32_t local_tasks = 0;
 static cpu_set_t *masks = NULL;
+/* The binding the user asked srun for, when this plugin stands back for it ("" otherwise). */
+static char srun_binding[256] = "";
 
 static int option_cb(int val, const char *optarg, int remote);
 
@@ -397,6 +402,94 @@ static int parse_tasks(char *out)
 	return 0;
 }
 
+/*
+ * The binding the user asked srun for: srun exports --cpu-bind=TYPE as SLURM_CPU_BIND_TYPE into the step's
+ * environment (by user_init, before any task plugin has rewritten it): "cores", "map_cpu:" with the list in
+ * SLURM_CPU_BIND_LIST, ...; empty for --cpu-bind=verbose or quiet alone, "none" for none. Returns 1 and the
+ * request as the user would write it if there is one.
+ */
+static int srun_binds(spank_t sp, char *out, size_t len)
+{
+	char type[128] = "", list[1024] = "";
+	if (spank_getenv(sp, "SLURM_CPU_BIND_TYPE", type, sizeof type) != ESPANK_SUCCESS || type[0] == '\0'
+	    || strcmp(type, "none") == 0)
+		return 0;
+	size_t n = strlen(type);
+	if (type[n - 1] == ':')
+		spank_getenv(sp, "SLURM_CPU_BIND_LIST", list, sizeof list);
+	snprintf(out, len, "--cpu-bind=%s%s", type, list);
+	return 1;
+}
+
+struct cpu_core {
+	int cpu, package, core;
+};
+
+static int by_core(const void *a, const void *b)
+{
+	const struct cpu_core *x = a, *y = b;
+	if (x->package != y->package)
+		return x->package < y->package ? -1 : 1;
+	if (x->core != y->core)
+		return x->core < y->core ? -1 : 1;
+	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+}
+
+static int read_int(int cpu, const char *file)
+{
+	char path[128];
+	snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/%s", cpu, file);
+	FILE *f = fopen(path, "r");
+	int v = -1;
+	if (f == NULL)
+		return -1;
+	if (fscanf(f, "%d", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/*
+ * Keeps in *set only the CPUs of the step's cores. Without task/cgroup nothing narrows slurmstepd to the step's
+ * allocation, so in a node shared with other jobs the tasks would be placed on their cores. Slurm names the
+ * step's cores (S_STEP_ALLOC_CORES) by their index on the node, counted socket by socket, core by core, in
+ * hwloc's order, which is sysfs's (package id, core id) order. Returns 0, or -1 with the reason printed.
+ */
+static int narrow_to_step_cores(spank_t sp, cpu_set_t *set)
+{
+	char *step_cores = NULL;
+	cpu_set_t cores;
+	if (spank_get_item(sp, S_STEP_ALLOC_CORES, &step_cores) != ESPANK_SUCCESS || step_cores == NULL
+	    || parse_list(step_cores, &cores) != 0)
+		return 0; /* Slurm does not say: keep slurmstepd's own CPUs */
+	struct cpu_core *all = calloc(CPU_SETSIZE, sizeof *all);
+	if (all == NULL)
+		return -1;
+	int n = 0;
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		int package = read_int(c, "physical_package_id"), core = read_int(c, "core_id");
+		if (package >= 0 && core >= 0)
+			all[n++] = (struct cpu_core) { c, package, core };
+	}
+	qsort(all, (size_t) n, sizeof *all, by_core);
+	cpu_set_t step;
+	CPU_ZERO(&step);
+	for (int i = 0, index = -1; i < n; i++) {
+		if (i == 0 || all[i].package != all[i - 1].package || all[i].core != all[i - 1].core)
+			index++;
+		if (index < CPU_SETSIZE && CPU_ISSET(index, &cores))
+			CPU_SET(all[i].cpu, &step);
+	}
+	free(all);
+	CPU_AND(set, set, &step);
+	if (CPU_COUNT(set) == 0) {
+		slurm_error(NAME ": the step's cores %s (Slurm's numbering) hold none of the CPUs slurmstepd may use; "
+			    "does slurm.conf describe this node's sockets and cores?", step_cores);
+		return -1;
+	}
+	return 0;
+}
+
 int slurm_spank_user_init(spank_t sp, int ac, char **av)
 {
 	(void) ac;
@@ -417,9 +510,26 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	}
 	if (spank_get_item(sp, S_STEP_CPUS_PER_TASK, &cpt) != ESPANK_SUCCESS || cpt == 0)
 		cpt = 1;
+	char binding[sizeof srun_binding];
+	if (srun_binds(sp, binding, sizeof binding)) {
+		if (user_enabled == ON) {
+			/* Two explicit and different requests: running either one silently would surprise the user. */
+			slurm_error(NAME ": srun %s and --reduced-auto-affinity both bind the tasks; ask for one of them "
+				    "(--cpu-bind=none with --reduced-auto-affinity=on, or --reduced-auto-affinity=off)", binding);
+			refused = 1;
+		} else {
+			strcpy(srun_binding, binding); /* only the site default asked: the user's own request wins */
+		}
+		return 0;
+	}
+	/* task/cgroup has put slurmstepd in the step's cpuset by now; the step's cores narrow it where not. */
 	cpu_set_t allowed;
 	if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) {
 		slurm_error(NAME ": cannot read the step's CPUs: %s", strerror(errno));
+		refused = 1;
+		return 0;
+	}
+	if (narrow_to_step_cores(sp, &allowed) != 0) {
 		refused = 1;
 		return 0;
 	}
@@ -471,6 +581,11 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	(void) av;
 	if (refused)
 		_exit(1); /* not return -1, which spank ignores for plugins loaded as "optional" */
+	uint32_t global_id = 1;
+	if (srun_binding[0] && spank_get_item(sp, S_TASK_GLOBAL_ID, &global_id) == ESPANK_SUCCESS && global_id == 0) {
+		fprintf(stderr, NAME ": not binding: srun %s binds the tasks\n", srun_binding);
+		fflush(stderr);
+	}
 	if (!active)
 		return 0;
 	int id = -1;

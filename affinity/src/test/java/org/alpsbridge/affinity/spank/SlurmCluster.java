@@ -34,12 +34,18 @@ final class SlurmCluster implements AutoCloseable {
     private final Path dir;
     private final String host;
     private final int ports;
+    private final String taskPlugin;
+    /** CPUs= of each node n1, n2, ... in its own network namespace; null for one node on loopback. */
+    private final int[] nodeCpus;
     private final List<Long> pids = new ArrayList<>();
+    private final List<List<String>> teardown = new ArrayList<>();
 
-    private SlurmCluster(Path dir, String host, int ports) {
+    private SlurmCluster(Path dir, String host, int ports, String taskPlugin, int[] nodeCpus) {
         this.dir = dir;
         this.host = host;
         this.ports = ports;
+        this.taskPlugin = taskPlugin;
+        this.nodeCpus = nodeCpus;
     }
 
     /** What srun, scontrol and sinfo need to reach this cluster. */
@@ -71,8 +77,35 @@ final class SlurmCluster implements AutoCloseable {
         return null;
     }
 
-    /** Starts munged, slurmctld and slurmd and waits until the node is idle; the plugstack starts empty. */
+    /** {@link #start(String)} with {@code TaskPlugin=task/none}. */
     static SlurmCluster start() throws IOException, InterruptedException {
+        return start("task/none");
+    }
+
+    /**
+     * Starts munged, slurmctld and slurmd with this {@code TaskPlugin} (and a cgroup.conf with
+     * {@code ConstrainCores=yes} for task/cgroup) and waits until the node is idle; the plugstack starts empty.
+     */
+    static SlurmCluster start(String taskPlugin) throws IOException, InterruptedException {
+        return start(taskPlugin, null);
+    }
+
+    /**
+     * Several nodes on this machine: slurmd for node n1, n2, ... (slurm.conf {@code CPUs=} from {@code nodeCpus})
+     * each in a network namespace of its own, joined by veth pairs to a bridge that holds slurmctld's address, in
+     * a test subnet 10.250.B.0/24 (B from the port block) that exists only inside these namespaces and the bridge.
+     * The nodes share this machine's CPUs and sysfs; a node configured with fewer CPUs gets fewer cores from Slurm.
+     */
+    static SlurmCluster startNodes(String taskPlugin, int... nodeCpus) throws IOException, InterruptedException {
+        for (String p : List.of("ip", "nsenter")) {
+            if (program(p) == null) {
+                unavailable(p + " is not installed (Debian packages iproute2, util-linux)");
+            }
+        }
+        return start(taskPlugin, nodeCpus);
+    }
+
+    private static SlurmCluster start(String taskPlugin, int[] nodeCpus) throws IOException, InterruptedException {
         for (String p : List.of("munged", "slurmctld", "slurmd", "srun", "sinfo", "scontrol")) {
             if (program(p) == null) {
                 unavailable(p + " is not installed (Debian packages munge, slurmctld, slurmd, slurm-client; see .ci/install-deps)");
@@ -81,6 +114,14 @@ final class SlurmCluster implements AutoCloseable {
         if (!"root".equals(System.getProperty("user.name"))) {
             unavailable("slurmd must run as root to launch steps (SlurmdUser=root); this test runs as " + System.getProperty("user.name"));
         }
+        if (taskPlugin.contains("task/cgroup")) {
+            String why = cpusetUnusable();
+            // A property of this kernel and its mounts, not a package CI could install: skipped even when required.
+            Assumptions.assumeTrue(why == null, () -> {
+                System.out.println("SKIP: " + taskPlugin + ": " + why);
+                return why;
+            });
+        }
         String host = run(List.of("hostname", "-s"), Map.of(), Duration.ofSeconds(10)).out.strip();
         String busy = "";
         for (int block : PORT_BLOCKS) {
@@ -88,14 +129,24 @@ final class SlurmCluster implements AutoCloseable {
                 busy += " " + block + ": in use;";
                 continue;
             }
-            SlurmCluster c = new SlurmCluster(Files.createTempDirectory("alpsbridge-slurm-"), host, block);
+            SlurmCluster c = new SlurmCluster(Files.createTempDirectory("alpsbridge-slurm-"), host, block, taskPlugin, nodeCpus);
             try {
                 c.startMunge();
                 c.writeConfig();
+                if (nodeCpus != null) {
+                    c.createNamespaces();
+                }
                 c.startDaemon("slurmctld", "slurmctld.pid");
-                c.startDaemon("slurmd", "slurmd.pid");
+                if (nodeCpus == null) {
+                    c.startDaemon("slurmd", "slurmd.pid");
+                } else {
+                    for (String node : c.nodes()) {
+                        c.startDaemon(List.of(program("nsenter").toString(), "--net=/run/netns/" + c.netns(node), program("slurmd").toString(),
+                                "-f", c.dir.resolve("slurm.conf").toString(), "-N", node), "slurmd-" + node + ".pid", "slurmd-" + node + ".log");
+                    }
+                }
                 c.awaitIdle();
-                System.out.println("SlurmCluster: up on ports " + block + "-" + (block + 24) + " in " + c.dir + (busy.isEmpty() ? "" : "; passed over" + busy));
+                System.out.println("SlurmCluster: " + taskPlugin + ", cgroup " + cgroupVersion() + ", up on ports " + block + "-" + (block + 24) + " in " + c.dir + (busy.isEmpty() ? "" : "; passed over" + busy));
                 return c;
             } catch (IOException e) {
                 c.close();
@@ -112,9 +163,13 @@ final class SlurmCluster implements AutoCloseable {
         throw new IllegalStateException("unreachable");
     }
 
+    /**
+     * Whether nothing listens on the port. SO_REUSEADDR as slurmctld and slurmd use it: connections of a cluster
+     * that stopped a moment ago (TIME_WAIT) do not keep the next one, with another task plugin, off the block.
+     */
     private static boolean free(int port) {
         try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
-            probe.setReuseAddress(false);
+            probe.setReuseAddress(true);
             probe.bind(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), port));
             return true;
         } catch (IOException e) {
@@ -137,12 +192,71 @@ final class SlurmCluster implements AutoCloseable {
         pids.add(awaitPid(dir.resolve("munged.pid"), "munged"));
     }
 
+    /** Node names: the host on loopback, or n1, n2, ... in namespaces. */
+    List<String> nodes() {
+        List<String> names = new ArrayList<>();
+        if (nodeCpus == null) {
+            names.add(host);
+        }
+        for (int i = 0; nodeCpus != null && i < nodeCpus.length; i++) {
+            names.add("n" + (i + 1));
+        }
+        return names;
+    }
+
+    private String netns(String node) {
+        return "ab" + ports + node;
+    }
+
+    /** 10.250.B.HOST, B = the port block's offset in 19400-19499: distinct for clusters that run at once. */
+    private String address(int hostPart) {
+        return "10.250." + (ports - PORT_BLOCKS[0]) + "." + hostPart;
+    }
+
+    /** The bridge with slurmctld's address, and per node a namespace with a veth pair into the bridge. */
+    private void createNamespaces() throws IOException, InterruptedException {
+        String bridge = "ab" + ports + "br";
+        ip("link", "add", bridge, "type", "bridge");
+        teardown.add(List.of("link", "del", bridge));
+        ip("addr", "add", address(1) + "/24", "dev", bridge);
+        ip("link", "set", bridge, "up");
+        List<String> nodes = nodes();
+        for (int i = 0; i < nodes.size(); i++) {
+            String ns = netns(nodes.get(i));
+            String hostEnd = "ab" + ports + "h" + (i + 1);
+            ip("netns", "add", ns);
+            teardown.add(0, List.of("netns", "del", ns)); // deleting the namespace deletes its veth pair too
+            ip("link", "add", hostEnd, "type", "veth", "peer", "name", "eth0", "netns", ns);
+            ip("link", "set", hostEnd, "master", bridge, "up");
+            ip("-n", ns, "addr", "add", address(i + 2) + "/24", "dev", "eth0");
+            ip("-n", ns, "link", "set", "eth0", "up");
+            ip("-n", ns, "link", "set", "lo", "up");
+        }
+    }
+
+    private static void ip(String... args) throws IOException, InterruptedException {
+        List<String> argv = new ArrayList<>(List.of(program("ip").toString()));
+        argv.addAll(List.of(args));
+        Result r = run(argv, Map.of(), Duration.ofSeconds(20));
+        if (r.exit != 0) {
+            throw new IOException(String.join(" ", argv) + " failed: " + r.err.strip());
+        }
+    }
+
     private void writeConfig() throws IOException, InterruptedException {
         int cpus = detectedCpus();
+        List<String> nodeLines = new ArrayList<>();
+        if (nodeCpus == null) {
+            nodeLines.add("NodeName=" + host + " NodeAddr=127.0.0.1 CPUs=" + cpus + " State=UNKNOWN");
+        }
+        for (int i = 0; nodeCpus != null && i < nodeCpus.length; i++) {
+            nodeLines.add("NodeName=n" + (i + 1) + " NodeAddr=" + address(i + 2) + " CPUs=" + nodeCpus[i] + " State=UNKNOWN");
+        }
+        boolean several = nodeCpus != null;
         String conf = String.join("\n",
                 "# Generated by SlurmCluster for one test run.",
                 "ClusterName=alpsbridge",
-                "SlurmctldHost=" + host + "(127.0.0.1)",
+                "SlurmctldHost=" + host + "(" + (several ? address(1) : "127.0.0.1") + ")",
                 "SlurmctldPort=" + ports,
                 "SlurmdPort=" + (ports + 1),
                 "SrunPortRange=" + (ports + 5) + "-" + (ports + 24),
@@ -152,13 +266,13 @@ final class SlurmCluster implements AutoCloseable {
                 "AuthInfo=socket=" + dir.resolve("munge.sock"),
                 "CredType=cred/munge",
                 "StateSaveLocation=" + dir.resolve("state"),
-                "SlurmdSpoolDir=" + dir.resolve("spool"),
+                "SlurmdSpoolDir=" + dir.resolve(several ? "spool-%n" : "spool"),
                 "SlurmctldPidFile=" + dir.resolve("slurmctld.pid"),
-                "SlurmdPidFile=" + dir.resolve("slurmd.pid"),
+                "SlurmdPidFile=" + dir.resolve(several ? "slurmd-%n.pid" : "slurmd.pid"),
                 "SlurmctldLogFile=" + dir.resolve("slurmctld.log"),
-                "SlurmdLogFile=" + dir.resolve("slurmd.log"),
+                "SlurmdLogFile=" + dir.resolve(several ? "slurmd-%n.log" : "slurmd.log"),
                 "ProctrackType=proctrack/linuxproc",
-                "TaskPlugin=task/none",
+                "TaskPlugin=" + taskPlugin,
                 "SelectType=select/cons_tres",
                 "SelectTypeParameters=CR_Core",
                 "ReturnToService=2",
@@ -166,13 +280,51 @@ final class SlurmCluster implements AutoCloseable {
                 "JobCompType=jobcomp/none",
                 "AccountingStorageType=accounting_storage/none",
                 "PlugStackConfig=" + dir.resolve("plugstack.conf"),
-                "NodeName=" + host + " NodeAddr=127.0.0.1 CPUs=" + cpus + " State=UNKNOWN",
-                "PartitionName=debug Nodes=" + host + " Default=YES MaxTime=INFINITE State=UP",
+                String.join("\n", nodeLines),
+                "PartitionName=debug Nodes=" + String.join(",", nodes()) + " Default=YES MaxTime=INFINITE State=UP",
                 "");
         Files.createDirectories(dir.resolve("state"));
         Files.createDirectories(dir.resolve("spool"));
         Files.writeString(dir.resolve("slurm.conf"), conf);
+        // Read by task/cgroup only, from slurm.conf's directory. IgnoreSystemd: no systemd to ask for a scope
+        // here (cgroup/v2 only; cgroup/v1 makes its own hierarchy anyway).
+        Files.writeString(dir.resolve("cgroup.conf"), String.join("\n",
+                "CgroupPlugin=autodetect",
+                "ConstrainCores=yes",
+                "IgnoreSystemd=yes",
+                ""));
         plugstack("");
+    }
+
+    /**
+     * "v2" where /sys/fs/cgroup is the unified hierarchy, "v1" where it holds the legacy hierarchies (a tmpfs with
+     * cpuset, memory, ...): what Slurm's CgroupPlugin=autodetect chooses between.
+     */
+    static String cgroupVersion() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/self/mounts"))) {
+            String[] f = line.split(" ");
+            if (f.length > 2 && f[1].equals("/sys/fs/cgroup")) {
+                return f[2].equals("cgroup2") ? "v2" : "v1";
+            }
+        }
+        return "none";
+    }
+
+    /**
+     * Why Slurm 22.05's task/cgroup cannot confine cores here, or null: cgroup/v1 needs the cpuset hierarchy at
+     * /sys/fs/cgroup/cpuset; cgroup/v2 needs the cpuset controller in the unified root and no v1 hierarchy
+     * mounted beside it (slurmd stops with "Hybrid mode is not supported").
+     */
+    static String cpusetUnusable() throws IOException {
+        String version = cgroupVersion();
+        if (version.equals("v1")) {
+            return Files.exists(Path.of("/sys/fs/cgroup/cpuset/cpuset.cpus")) ? null : "cgroup v1 without a cpuset hierarchy at /sys/fs/cgroup/cpuset";
+        }
+        if (version.equals("v2")) {
+            String controllers = Files.readString(Path.of("/sys/fs/cgroup/cgroup.controllers"));
+            return List.of(controllers.strip().split(" ")).contains("cpuset") ? null : "cgroup v2 without the cpuset controller (" + controllers.strip() + ")";
+        }
+        return "no cgroup file system at /sys/fs/cgroup";
     }
 
     /** Replaces plugstack.conf; srun and each new step read it afresh, so no reconfigure is needed. */
@@ -194,11 +346,15 @@ final class SlurmCluster implements AutoCloseable {
     }
 
     private void startDaemon(String name, String pidFile) throws IOException, InterruptedException {
-        Result r = run(List.of(program(name).toString(), "-f", dir.resolve("slurm.conf").toString()), environment(), Duration.ofSeconds(30));
+        startDaemon(List.of(program(name).toString(), "-f", dir.resolve("slurm.conf").toString()), pidFile, name + ".log");
+    }
+
+    private void startDaemon(List<String> argv, String pidFile, String log) throws IOException, InterruptedException {
+        Result r = run(argv, environment(), Duration.ofSeconds(30));
         if (r.exit != 0) {
-            unavailable(name + " did not start (exit " + r.exit + "): " + r.err.strip() + " " + tail(name + ".log"));
+            unavailable(String.join(" ", argv) + " did not start (exit " + r.exit + "): " + r.err.strip() + " " + tail(log));
         }
-        pids.add(awaitPid(dir.resolve(pidFile), name));
+        pids.add(awaitPid(dir.resolve(pidFile), argv.get(0)));
     }
 
     private long awaitPid(Path pidFile, String name) throws IOException, InterruptedException {
@@ -220,12 +376,13 @@ final class SlurmCluster implements AutoCloseable {
         while (System.nanoTime() < deadline) {
             Result r = run(List.of("sinfo", "-h", "-N", "-o", "%t"), environment(), Duration.ofSeconds(20));
             state = r.out.strip();
-            if (r.exit == 0 && state.equals("idle")) {
+            if (r.exit == 0 && state.equals(String.join("\n", java.util.Collections.nCopies(nodes().size(), "idle")))) {
                 return;
             }
             Thread.sleep(250);
         }
-        unavailable("the Slurm node did not become idle within 60 s (state '" + state + "'); " + tail("slurmd.log"));
+        String log = nodeCpus == null ? "slurmd.log" : "slurmd-" + nodes().get(nodes().size() - 1) + ".log";
+        unavailable("the Slurm nodes did not become idle within 60 s (states '" + state.replace("\n", " ") + "'); " + tail(log));
     }
 
     String tail(String log) {
@@ -251,6 +408,14 @@ final class SlurmCluster implements AutoCloseable {
             });
         }
         pids.clear();
+        for (List<String> args : teardown) {
+            try {
+                ip(args.toArray(String[]::new));
+            } catch (IOException | InterruptedException e) {
+                System.out.println("SlurmCluster: " + e.getMessage());
+            }
+        }
+        teardown.clear();
         try (var files = Files.walk(dir)) {
             files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
         } catch (IOException e) {

@@ -6,27 +6,20 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import org.alpsbridge.affinity.cli.AffinityCommand;
-import org.alpsbridge.affinity.format.CpuLists;
 import org.alpsbridge.affinity.spank.SlurmCluster.Result;
 import org.alpsbridge.affinity.topology.Topology;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /**
  * The reduced-auto-affinity SPANK plugin ({@code affinity/spank}) and the {@code bin/raa-exec} wrapper under a
@@ -40,10 +33,7 @@ import picocli.CommandLine;
  */
 class SpankSlurmIT {
 
-    private static final Duration STEP_LIMIT = Duration.ofSeconds(120);
-
-    private static SlurmCluster cluster;
-    private static Path plugin;
+    private static PluginCluster cluster;
     private static Path generator;
     private static BitSet allCpus;
     /** Tasks of one CPU each that the reduced policy can place here: one per allowed core, at most two. */
@@ -52,31 +42,11 @@ class SpankSlurmIT {
 
     @BeforeAll
     static void startCluster() throws Exception {
-        Path module = Path.of("").toAbsolutePath();
-        if (!Files.exists(Path.of("/usr/include/slurm/spank.h")) || SlurmCluster.program("make") == null) {
-            SlurmCluster.unavailable("no <slurm/spank.h> or make (Debian packages libslurm-dev, make) to build the SPANK plugin");
-        }
-        cluster = SlurmCluster.start();
-        Path out = cluster.dir().resolve("spank");
-        Result built = SlurmCluster.run(List.of("make", "-C", module.resolve("spank").toString(), "OUT=" + out), Map.of(), Duration.ofMinutes(2));
-        assertEquals(0, built.exit(), "building the plugin failed: " + built.out() + built.err());
-        plugin = out.resolve("reduced_auto_affinity.so");
-        generator = script("generator.sh", "exec '" + Path.of(System.getProperty("java.home"), "bin", "java") + "' -XX:TieredStopAtLevel=1 -cp '"
-                + System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")) + "' "
-                + AffinityGenerator.class.getName() + " \"$@\"");
-        // The daemons, and so every step, inherit this JVM's CPUs, which may be fewer than the node's (a cpuset).
-        allCpus = ownCpus();
+        cluster = PluginCluster.start("task/none");
+        generator = cluster.generator;
+        allCpus = PluginCluster.ownCpus();
         cores = Topology.sysfs().coreCount(allCpus);
         placeable = Math.min(2, cores);
-    }
-
-    private static BitSet ownCpus() throws IOException {
-        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-            if (line.startsWith("Cpus_allowed_list:")) {
-                return CpuLists.parse(line.substring(line.indexOf(':') + 1).strip());
-            }
-        }
-        throw new IOException("no Cpus_allowed_list in /proc/self/status");
     }
 
     @AfterAll
@@ -87,56 +57,27 @@ class SpankSlurmIT {
     }
 
     private static Path script(String name, String body) throws IOException {
-        Path p = cluster.dir().resolve(name);
-        Files.writeString(p, "#!/bin/sh\n" + body + "\n");
-        Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
-        return p;
+        return cluster.script(name, body);
     }
 
     private static void plugstack(String args) throws IOException {
-        cluster.plugstack("required " + plugin + " " + args + "\n");
+        cluster.plugstack(args);
     }
 
     private static Result srun(String... args) throws IOException, InterruptedException {
-        List<String> argv = new ArrayList<>(List.of("srun"));
-        argv.addAll(List.of(args));
-        Map<String, String> env = new TreeMap<>(cluster.environment());
-        env.put("RAA_CACHE", cluster.dir().resolve("raa-cache").toString());
-        return SlurmCluster.run(argv, env, STEP_LIMIT);
+        return cluster.srun(args);
     }
 
-    /** The generator's own answer on this machine: local task id → CPUs. */
     private static Map<Integer, BitSet> expected(int ntasks, int cpusPerTask) {
-        StringWriter out = new StringWriter();
-        CommandLine cmd = new CommandLine(new AffinityCommand());
-        cmd.setOut(new PrintWriter(out, true));
-        cmd.setErr(new PrintWriter(new StringWriter(), true));
-        int exit = cmd.execute("--topology", "sysfs", "--ntasks", String.valueOf(ntasks), "--cpus-per-task", String.valueOf(cpusPerTask),
-                "--allowed", CpuLists.linux(allCpus), "--format", "tasks");
-        assertEquals(0, exit, "the generator rejects " + ntasks + " x " + cpusPerTask + " on this machine");
-        Map<Integer, BitSet> masks = new TreeMap<>();
-        for (String line : out.toString().split("\n")) {
-            String[] f = line.strip().split(" ");
-            masks.put(Integer.parseInt(f[0]), CpuLists.parse(f[1]));
-        }
-        return masks;
+        return PluginCluster.expected(ntasks, cpusPerTask, allCpus);
     }
 
-    /** Lines "N: Cpus_allowed_list:\tLIST" from srun --label (one node: global id = local id). */
     private static Map<Integer, BitSet> reported(String stdout) {
-        Map<Integer, BitSet> masks = new TreeMap<>();
-        for (String line : stdout.split("\n")) {
-            int colon = line.indexOf(':');
-            if (colon > 0 && line.contains("Cpus_allowed_list:")) {
-                masks.put(Integer.parseInt(line.substring(0, colon).strip()),
-                        CpuLists.parse(line.substring(line.lastIndexOf(':') + 1).strip()));
-            }
-        }
-        return masks;
+        return PluginCluster.reported(stdout);
     }
 
     private static String verboseLine(int task, BitSet cpus) {
-        return "reduced-auto-affinity: local task " + task + ": CPUs: " + CpuLists.cstr(cpus);
+        return PluginCluster.verboseLine(task, cpus);
     }
 
     @Test
@@ -227,7 +168,7 @@ class SpankSlurmIT {
 
     @Test
     void aBrokenGeneratorFailsTheStepWithAClearErrorAndNeverHangsIt() throws Exception {
-        Path missing = cluster.dir().resolve("no-such-generator");
+        Path missing = cluster.slurm.dir().resolve("no-such-generator");
         Path hangs = script("hangs.sh", "sleep 600");
         Path babbles = script("babbles.sh", "echo '0 0'; echo 'not a task line'");
         Map<Path, String> cases = Map.of(

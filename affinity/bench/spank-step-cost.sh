@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Step cost of the reduced-auto-affinity SPANK plugin under each task plugin (task/none, task/affinity,
+# task/cgroup, task/affinity,task/cgroup): median wall time of `srun -n1 true` against
+# `srun -n1 --reduced-auto-affinity=on true` on a real one-node Slurm started for the purpose (as root).
+#   affinity/bench/spank-step-cost.sh [STEPS]      (default 15 steps of each kind per task plugin)
+# Runs the TaskPluginsSlurmIT benchmark methods through Maven (in the 'test' and again in the 'integration-test'
+# phase, whose figures stay) and prints their lines from the test reports; each line names its generator.
+# A measurement, not a test: nothing is asserted about the times.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+steps=${1:-15}
+mvn -B -ntp -q -pl affinity -am verify -Dsurefire.failIfNoSpecifiedTests=false \
+    -Dtest='TaskPluginsSlurmIT*#stepCost' -Daffinity.bench.steps="$steps"
+grep -h '^step cost' affinity/target/surefire-reports/*TaskPluginsSlurmIT*-output.txt

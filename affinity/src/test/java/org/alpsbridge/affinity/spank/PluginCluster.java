@@ -1,0 +1,152 @@
+package org.alpsbridge.affinity.spank;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.alpsbridge.affinity.cli.AffinityCommand;
+import org.alpsbridge.affinity.format.CpuLists;
+import org.alpsbridge.affinity.spank.SlurmCluster.Result;
+import picocli.CommandLine;
+
+/**
+ * A {@link SlurmCluster} with the reduced-auto-affinity plugin built from {@code affinity/spank} and a mask
+ * generator that runs the module's own {@link AffinityCommand}: what the plugin's integration tests share.
+ */
+final class PluginCluster implements AutoCloseable {
+
+    private static final Duration STEP_LIMIT = Duration.ofSeconds(120);
+
+    final SlurmCluster slurm;
+    final Path plugin;
+    final Path generator;
+
+    private PluginCluster(SlurmCluster slurm, Path plugin, Path generator) {
+        this.slurm = slurm;
+        this.plugin = plugin;
+        this.generator = generator;
+    }
+
+    /** Starts Slurm with this task plugin, builds the SPANK plugin into its directory, writes the generator. */
+    static PluginCluster start(String taskPlugin) throws IOException, InterruptedException {
+        return start(taskPlugin, null);
+    }
+
+    /** As {@link #start(String)} on several nodes: {@link SlurmCluster#startNodes}. */
+    static PluginCluster startNodes(String taskPlugin, int... nodeCpus) throws IOException, InterruptedException {
+        return start(taskPlugin, nodeCpus);
+    }
+
+    private static PluginCluster start(String taskPlugin, int[] nodeCpus) throws IOException, InterruptedException {
+        Path module = Path.of("").toAbsolutePath();
+        if (!Files.exists(Path.of("/usr/include/slurm/spank.h")) || SlurmCluster.program("make") == null) {
+            SlurmCluster.unavailable("no <slurm/spank.h> or make (Debian packages libslurm-dev, make) to build the SPANK plugin");
+        }
+        SlurmCluster slurm = nodeCpus == null ? SlurmCluster.start(taskPlugin) : SlurmCluster.startNodes(taskPlugin, nodeCpus);
+        try {
+            Path out = slurm.dir().resolve("spank");
+            Result built = SlurmCluster.run(List.of("make", "-C", module.resolve("spank").toString(), "OUT=" + out), Map.of(), Duration.ofMinutes(2));
+            assertEquals(0, built.exit(), "building the plugin failed: " + built.out() + built.err());
+            Path generator = script(slurm, "generator.sh", "exec '" + Path.of(System.getProperty("java.home"), "bin", "java")
+                    + "' -XX:TieredStopAtLevel=1 -cp '" + System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"))
+                    + "' " + AffinityGenerator.class.getName() + " \"$@\"");
+            return new PluginCluster(slurm, out.resolve("reduced_auto_affinity.so"), generator);
+        } catch (IOException | RuntimeException | Error e) {
+            slurm.close();
+            throw e;
+        }
+    }
+
+    static Path script(SlurmCluster slurm, String name, String body) throws IOException {
+        Path p = slurm.dir().resolve(name);
+        Files.writeString(p, "#!/bin/sh\n" + body + "\n");
+        Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
+        return p;
+    }
+
+    Path script(String name, String body) throws IOException {
+        return script(slurm, name, body);
+    }
+
+    /** plugstack.conf loads the plugin with these arguments. */
+    void plugstack(String args) throws IOException {
+        slurm.plugstack("required " + plugin + " " + args + "\n");
+    }
+
+    /** plugstack.conf loads the plugin with the test's generator and these further arguments. */
+    void plugstackWithGenerator(String args) throws IOException {
+        plugstack("generator=" + generator + " timeout=60 " + args);
+    }
+
+    Result srun(String... args) throws IOException, InterruptedException {
+        return run("srun", args);
+    }
+
+    /** A Slurm client command (srun, sbatch, scontrol, scancel, ...) against this cluster. */
+    Result run(String command, String... args) throws IOException, InterruptedException {
+        List<String> argv = new ArrayList<>(List.of(command));
+        argv.addAll(List.of(args));
+        Map<String, String> env = new TreeMap<>(slurm.environment());
+        env.put("RAA_CACHE", slurm.dir().resolve("raa-cache").toString());
+        return SlurmCluster.run(argv, env, STEP_LIMIT);
+    }
+
+    @Override
+    public void close() {
+        slurm.close();
+    }
+
+    /** This process's CPUs (the daemons, and so every step, inherit them; maybe fewer than the node's). */
+    static BitSet ownCpus() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+            if (line.startsWith("Cpus_allowed_list:")) {
+                return CpuLists.parse(line.substring(line.indexOf(':') + 1).strip());
+            }
+        }
+        throw new IOException("no Cpus_allowed_list in /proc/self/status");
+    }
+
+    /** The generator's own answer on this machine inside {@code allowed}: local task id → CPUs. */
+    static Map<Integer, BitSet> expected(int ntasks, int cpusPerTask, BitSet allowed) {
+        StringWriter out = new StringWriter();
+        CommandLine cmd = new CommandLine(new AffinityCommand());
+        cmd.setOut(new PrintWriter(out, true));
+        cmd.setErr(new PrintWriter(new StringWriter(), true));
+        int exit = cmd.execute("--topology", "sysfs", "--ntasks", String.valueOf(ntasks), "--cpus-per-task", String.valueOf(cpusPerTask),
+                "--allowed", CpuLists.linux(allowed), "--format", "tasks");
+        assertEquals(0, exit, "the generator rejects " + ntasks + " x " + cpusPerTask + " inside CPUs " + CpuLists.linux(allowed));
+        Map<Integer, BitSet> masks = new TreeMap<>();
+        for (String line : out.toString().split("\n")) {
+            String[] f = line.strip().split(" ");
+            masks.put(Integer.parseInt(f[0]), CpuLists.parse(f[1]));
+        }
+        return masks;
+    }
+
+    /** Lines "N: Cpus_allowed_list:\tLIST" from srun --label: task id → CPUs. */
+    static Map<Integer, BitSet> reported(String stdout) {
+        Map<Integer, BitSet> masks = new TreeMap<>();
+        for (String line : stdout.split("\n")) {
+            int colon = line.indexOf(':');
+            if (colon > 0 && line.contains("Cpus_allowed_list:")) {
+                masks.put(Integer.parseInt(line.substring(0, colon).strip()),
+                        CpuLists.parse(line.substring(line.lastIndexOf(':') + 1).strip()));
+            }
+        }
+        return masks;
+    }
+
+    static String verboseLine(int task, BitSet cpus) {
+        return "reduced-auto-affinity: local task " + task + ": CPUs: " + CpuLists.cstr(cpus);
+    }
+}
