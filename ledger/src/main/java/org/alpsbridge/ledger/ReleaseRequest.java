@@ -28,6 +28,8 @@ public record ReleaseRequest(Lookup lookup, long elapsedSeconds, boolean nodeFai
         if (elapsedSeconds < 0 && elapsedSeconds != BY_CLOCK) {
             throw new LedgerException("elapsed time must not be negative, got " + elapsedSeconds + " s");
         }
+        Bounds.seconds(elapsedSeconds, "elapsed time");
+        Bounds.time(at, "RELEASE time");
     }
 
     public static ReleaseRequest of(long resId, long elapsedSeconds, Instant at) {

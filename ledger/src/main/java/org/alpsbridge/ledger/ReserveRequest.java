@@ -48,6 +48,8 @@ public record ReserveRequest(String cluster, String batchId, long resId, String 
         if (limitSeconds <= 0) {
             throw new LedgerException("time limit must be positive, got " + limitSeconds + " s");
         }
+        Bounds.seconds(limitSeconds, "time limit");
+        Bounds.time(at, "RESERVE time");
     }
 
     /** A CLI-style reserve: CPU, whole nodes of {@code coresPerNode} cores, limit in minutes, now. */

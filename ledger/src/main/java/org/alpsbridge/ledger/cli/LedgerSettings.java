@@ -82,6 +82,12 @@ final class LedgerSettings {
                 throw new IllegalArgumentException(file + ":" + n + ": db=" + value
                         + ": expected sqlite:PATH, jdbc:postgresql://HOST:PORT/DB?... or http://HOST:PORT (a ledger service)");
             }
+            if ((value.startsWith("http://") || value.startsWith("https://")) && !hasHost(value)) {
+                // "db=https://" passed the prefix check and failed only at the first command (found by
+                // LedgerSettingsFuzzTest): a service URL names its host here
+                throw new IllegalArgumentException(file + ":" + n + ": db=" + value
+                        + ": a ledger service URL names its host: http://HOST:PORT");
+            }
             out.put(key, value);
         }
         return out;
@@ -112,5 +118,13 @@ final class LedgerSettings {
             out.append("\n# ").append(k[2]).append("\n#").append(k[0]).append('=').append(k[1]).append('\n');
         }
         return out.toString();
+    }
+
+    private static boolean hasHost(String url) {
+        try {
+            return java.net.URI.create(url).getHost() != null;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
     }
 }

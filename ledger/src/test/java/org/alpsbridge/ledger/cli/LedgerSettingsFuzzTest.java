@@ -28,6 +28,8 @@ class LedgerSettingsFuzzTest {
             return;
         }
         String db = settings.getOrDefault("db", "");
-        assertTrue(db.isEmpty() || db.startsWith("sqlite:") || db.startsWith("jdbc:postgresql:"), "a ledger URL: " + db);
+        assertTrue(db.isEmpty() || db.startsWith("sqlite:") || db.startsWith("jdbc:postgresql:")
+                || (db.startsWith("http://") || db.startsWith("https://")) && java.net.URI.create(db).getHost() != null,
+                "a ledger URL: " + db);
     }
 }
