@@ -32,7 +32,9 @@ final class Signer {
         try {
             return RequestDigest.SCHEME + " " + munge.encode(RequestDigest.of(method, pathAndQuery, body), 0);
         } catch (MungeException e) {
-            throw new LedgerException("cannot make a MUNGE credential for the ledger service: " + e.getMessage());
+            // A lab service run with --auth none needs no credential; say how to send none (the client cannot know).
+            throw new LedgerException("cannot make a MUNGE credential for the ledger service: " + e.getMessage()
+                    + " (a service run with --auth none takes requests without one: env ALPSBRIDGE_LEDGER_AUTH=none)");
         }
     }
 }
