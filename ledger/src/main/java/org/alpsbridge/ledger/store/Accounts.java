@@ -243,7 +243,7 @@ final class Accounts {
      * 64-bit overflow, which SQLite turned silently into a floating-point balance (found by ApiFuzzTest: two
      * grants near 2^63 left an allocation that check could no longer sum).
      */
-    static long bounded(long minutes, String what) {
+    private static long bounded(long minutes, String what) {
         if (minutes > Ledger.MAX_MINUTES) {
             throw new LedgerException(what + " of " + minutes + " minutes exceeds the ledger's limit of "
                     + Ledger.MAX_MINUTES + " per amount");

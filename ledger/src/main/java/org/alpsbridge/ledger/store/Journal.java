@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.alpsbridge.ledger.JournalEntry.Kind;
+import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.LedgerException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,24 +43,6 @@ final class Journal {
      * (a reservation INSERT or UPDATE, with its arguments first) runs in the same statement on
      * PostgreSQL, where each round trip is paid while the allocation row is locked.
      */
-    /**
-     * SQLite turns an integer overflow in {@code credited + ?} into a floating-point value and stores it: a
-     * balance would be silently wrong (PostgreSQL refuses with "bigint out of range" instead). Each amount is at
-     * most {@link org.alpsbridge.ledger.Ledger#MAX_MINUTES}; this keeps each balance column within 1000 times that.
-     */
-    private static void refuseOverflow(Connection c, long allocationId, long[] delta) throws SQLException {
-        long[] now = Sql.one(c, "SELECT credited, held, settled FROM allocation WHERE id = ?",
-                rs -> new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3)}, allocationId);
-        long limit = 1000 * org.alpsbridge.ledger.Ledger.MAX_MINUTES;
-        String[] names = {"granted", "held", "used"};
-        for (int i = 0; i < 3; i++) {
-            if (now != null && Math.abs(now[i] + delta[i]) > limit) {
-                throw new org.alpsbridge.ledger.LedgerException("allocation #" + allocationId + ": " + names[i]
-                        + " would reach " + (now[i] + delta[i]) + ", beyond the ledger's limit of " + limit);
-            }
-        }
-    }
-
     void append(Connection c, long allocationId, String key, String actor, long at, Object[] also,
                         List<Move> moves) throws SQLException {
         long[] delta = new long[3]; // credited, held, settled
@@ -108,6 +91,24 @@ final class Journal {
             Sql.update(c, "INSERT INTO entry (allocation_id, allocation_seq, kind, amount, rkey, actor, reason,"
                     + " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", allocationId, ++seq, m.kind().name(), m.amount(),
                     key, actor, m.reason(), at);
+        }
+    }
+
+    /**
+     * SQLite turns an integer overflow in {@code credited + ?} into a floating-point value and stores it: a
+     * balance would be silently wrong (PostgreSQL refuses with "bigint out of range" instead). Each amount is at
+     * most {@link Ledger#MAX_MINUTES}; this keeps each balance column within 1000 times that.
+     */
+    private static void refuseOverflow(Connection c, long allocationId, long[] delta) throws SQLException {
+        long[] now = Sql.one(c, "SELECT credited, held, settled FROM allocation WHERE id = ?",
+                rs -> new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3)}, allocationId);
+        long limit = 1000 * Ledger.MAX_MINUTES;
+        String[] names = {"granted", "held", "used"};
+        for (int i = 0; i < 3; i++) {
+            if (now != null && Math.abs(now[i] + delta[i]) > limit) {
+                throw new LedgerException("allocation #" + allocationId + ": " + names[i]
+                        + " would reach " + (now[i] + delta[i]) + ", beyond the ledger's limit of " + limit);
+            }
         }
     }
 
