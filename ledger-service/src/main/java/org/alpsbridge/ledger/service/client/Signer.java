@@ -6,8 +6,12 @@ import org.alpsbridge.ledger.service.api.RequestDigest;
 import org.alpsbridge.proxy.auth.Munge;
 import org.alpsbridge.proxy.auth.MungeException;
 
-/** Makes each request's {@code Authorization} header: a fresh MUNGE credential over the request's digest. */
-final class Signer {
+/**
+ * Makes each request's {@code Authorization} header: a fresh MUNGE credential over the request's digest.
+ * Public for the Slurm hooks, which speak to the service without {@link RemoteLedger} (plain JDK classes
+ * only, for a fast start) but sign exactly as it does.
+ */
+public final class Signer {
 
     private final Munge munge;
 
@@ -16,7 +20,7 @@ final class Signer {
         this.munge = munge;
     }
 
-    static Signer fromEnvironment() {
+    public static Signer fromEnvironment() {
         if ("none".equals(System.getenv("ALPSBRIDGE_LEDGER_AUTH"))) {
             return new Signer(null);
         }
@@ -25,7 +29,7 @@ final class Signer {
     }
 
     /** The header value, or null when this signer sends none. */
-    String authorization(String method, String pathAndQuery, byte[] body) {
+    public String authorization(String method, String pathAndQuery, byte[] body) {
         if (munge == null) {
             return null;
         }

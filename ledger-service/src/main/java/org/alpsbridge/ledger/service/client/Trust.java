@@ -17,12 +17,12 @@ import org.alpsbridge.ledger.LedgerException;
  * (or system property {@code alpsbridge.ledger_tls_ca}) names, a site's own CA being the usual case; without
  * it, the JDK's default trust store.
  */
-final class Trust {
+public final class Trust {
 
     private Trust() {
     }
 
-    static SSLContext fromEnvironment() {
+    public static SSLContext fromEnvironment() {
         String ca = System.getProperty("alpsbridge.ledger_tls_ca", System.getenv("ALPSBRIDGE_LEDGER_TLS_CA"));
         return ca == null || ca.isBlank() ? null : of(Path.of(ca));
     }

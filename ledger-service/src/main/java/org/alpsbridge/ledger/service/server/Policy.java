@@ -34,7 +34,7 @@ final class Policy {
                 }
             }
             case ADMIN -> {
-                if (c.role() == Role.STANDARD) {
+                if (!readsAll(c)) {
                     throw Refusal.forbidden("admin-only", c + " may not use " + route.method() + " " + route.path()
                             + ": admins and superusers only");
                 }
@@ -52,7 +52,7 @@ final class Policy {
 
     /** A read of one project (by name or account); null = every project the caller may read. */
     void readProject(Caller c, String project) {
-        if (c.role() != Role.STANDARD || project == null) {
+        if (readsAll(c) || project == null) {
             return;
         }
         boolean member = ledger.projects().stream()
@@ -65,7 +65,7 @@ final class Policy {
 
     /** What a standard caller may see of a list about projects; everything for the others. */
     <T> List<T> visible(Caller c, List<T> items, Function<T, String> project) {
-        if (c.role() != Role.STANDARD) {
+        if (readsAll(c)) {
             return items;
         }
         Set<String> mine = ledger.projects().stream().filter(p -> c.groups().contains(p.gid()))
@@ -74,13 +74,13 @@ final class Policy {
     }
 
     List<Project> visibleProjects(Caller c, List<Project> projects) {
-        return c.role() != Role.STANDARD ? projects
+        return readsAll(c) ? projects
                 : projects.stream().filter(p -> c.groups().contains(p.gid())).toList();
     }
 
-    /** A job's detail: standard users see only their own. */
+    /** A job's detail: standard users see only their own; chargers any job, whose events they send. */
     void readJob(Caller c, Reservation r) {
-        if (c.role() == Role.STANDARD && !c.is(r.owner())) {
+        if (!readsAll(c) && c.role() != Role.CHARGER && !c.is(r.owner())) {
             throw Refusal.forbidden("standard-own-jobs", c + " may not see reservation " + r.key()
                     + " in detail: it is another user's job");
         }
@@ -96,8 +96,13 @@ final class Policy {
 
     /** Reading every journal entry at once, or alerts of no project, is an admin's. */
     void readAll(Caller c, String what) {
-        if (c.role() == Role.STANDARD) {
+        if (!readsAll(c)) {
             throw Refusal.forbidden("admin-only", c + " may not read " + what);
         }
+    }
+
+    /** Superusers and admins read everything; chargers and standard users their groups' projects and own jobs. */
+    private static boolean readsAll(Caller c) {
+        return c.role() == Role.SUPERUSER || c.role() == Role.ADMIN;
     }
 }

@@ -42,9 +42,11 @@ public final class ServiceSettings {
         SUPERUSER_UIDS("superuser_uids", "0", "uids that are superusers (everything, may act for another user)",
                 ServiceSettings::ids),
         SUPERUSER_GIDS("superuser_gids", "", "gids whose members are superusers", ServiceSettings::ids),
-        ADMIN_UIDS("admin_uids", "", "uids that are admins (read everything, send job events for any user:"
-                + " the role of the Slurm hooks' SlurmUser)", ServiceSettings::ids),
+        ADMIN_UIDS("admin_uids", "", "uids that are admins (read everything, send job events for any user)", ServiceSettings::ids),
         ADMIN_GIDS("admin_gids", "", "gids whose members are admins", ServiceSettings::ids),
+        CHARGER_UIDS("charger_uids", "", "uids that are chargers (send job events for any user, read like standard"
+                + " users, move no credit: the least privilege of the Slurm hooks' SlurmUser)", ServiceSettings::ids),
+        CHARGER_GIDS("charger_gids", "", "gids whose members are chargers", ServiceSettings::ids),
         STANDARD_JOB_EVENTS("standard_job_events", "false", "whether standard users may send RESERVE, CONFIRM,"
                 + " RELEASE of their own jobs (true|false)", v -> {
                     if (!v.equals("true") && !v.equals("false")) {

@@ -1,0 +1,124 @@
+package org.alpsbridge.ledger.service.hook;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.HttpURLConnection;
+import java.net.URI;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import javax.net.ssl.HttpsURLConnection;
+import org.alpsbridge.ledger.LedgerException;
+import org.alpsbridge.ledger.service.api.RequestDigest;
+import org.alpsbridge.ledger.service.api.Route;
+import org.alpsbridge.ledger.service.client.Signer;
+import org.alpsbridge.ledger.service.client.Trust;
+
+/**
+ * One request to the ledger service, signed as every client's is ({@link Signer}), over the JDK's own
+ * {@link HttpURLConnection} (no HTTP library to load on the dispatch path). Sorts what can go wrong into
+ * what the hooks act on: the service cannot answer now ({@link Unavailable}: no connection, a timeout, a 5xx
+ * such as the 503 of a failing-over database) or it refuses the request ({@link Refused}: 4xx).
+ */
+final class ServiceCall {
+
+    /** The service could not be reached or could not answer now; trying again later may work. */
+    static final class Unavailable extends Exception {
+        Unavailable(String message) {
+            super(message);
+        }
+    }
+
+    /** The service answered and refused the request (a 4xx): trying again will not help. */
+    static final class Refused extends Exception {
+        Refused(String message) {
+            super(message);
+        }
+    }
+
+    private final URI base;
+    private final Signer signer;
+    private final int timeoutMillis;
+
+    ServiceCall(String url, int timeoutMillis) {
+        String u = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+        if (!u.matches("(?i)https?://[^/]+.*")) {
+            throw new IllegalArgumentException("--db '" + url + "' is not a ledger service (http://HOST:PORT or https://HOST:PORT)");
+        }
+        this.base = URI.create(u);
+        this.signer = Signer.fromEnvironment();
+        this.timeoutMillis = timeoutMillis;
+    }
+
+    URI base() {
+        return base;
+    }
+
+    /** POSTs a JSON body; the answer's top-level fields. */
+    Map<String, String> post(Route route, String json) throws Unavailable, Refused {
+        return send(route, "", json.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** A read; null when the service answers 404 (no such record). */
+    Map<String, String> get(Route route, String query) throws Unavailable, Refused {
+        return send(route, query, null);
+    }
+
+    private Map<String, String> send(Route route, String query, byte[] body) throws Unavailable, Refused {
+        String pathAndQuery = (base.getRawPath() == null ? "" : base.getRawPath()) + route.path()
+                + (query.isEmpty() ? "" : "?" + query);
+        HttpURLConnection c;
+        int status;
+        String answer;
+        try {
+            String auth = signer.authorization(route.method(), pathAndQuery, body == null ? new byte[0] : body);
+            c = (HttpURLConnection) new URL(base.getScheme() + "://" + base.getRawAuthority() + pathAndQuery).openConnection();
+            javax.net.ssl.SSLContext tls = c instanceof HttpsURLConnection ? Trust.fromEnvironment() : null;
+            if (tls != null) {
+                ((HttpsURLConnection) c).setSSLSocketFactory(tls.getSocketFactory());
+            }
+            c.setConnectTimeout(timeoutMillis);
+            c.setReadTimeout(timeoutMillis);
+            c.setRequestMethod(route.method());
+            c.setRequestProperty("Accept", "application/json");
+            if (auth != null) {
+                c.setRequestProperty(RequestDigest.HEADER, auth);
+            }
+            if (body != null) {
+                c.setDoOutput(true);
+                c.setRequestProperty("Content-Type", "application/json");
+                c.setFixedLengthStreamingMode(body.length);
+                try (OutputStream out = c.getOutputStream()) {
+                    out.write(body);
+                }
+            }
+            status = c.getResponseCode();
+            try (InputStream in = status < 400 ? c.getInputStream() : c.getErrorStream()) {
+                answer = in == null ? "" : new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            }
+        } catch (LedgerException e) {
+            throw new Unavailable(e.getMessage()); // no MUNGE credential: munged is down, try again later
+        } catch (IOException e) {
+            throw new Unavailable("ledger service " + base + " cannot be reached: " + e);
+        }
+        if (status == 404 && body == null) {
+            return null;
+        }
+        Map<String, String> fields;
+        try {
+            fields = FlatJson.fields(answer);
+        } catch (IllegalArgumentException e) {
+            fields = Map.of("error", answer.strip());
+        }
+        if (status >= 500) {
+            throw new Unavailable("ledger service " + base + " answered " + status + ": " + fields.get("error"));
+        }
+        if (status != 200) {
+            String rule = fields.get("rule");
+            throw new Refused("ledger service " + base + " refused " + route.method() + " " + route.path() + " ("
+                    + status + "): " + fields.get("error") + (rule == null ? "" : " [rule " + rule + "]"));
+        }
+        return fields;
+    }
+}

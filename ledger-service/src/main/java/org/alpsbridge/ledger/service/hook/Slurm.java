@@ -1,0 +1,105 @@
+package org.alpsbridge.ledger.service.hook;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What the hooks ask slurmctld beyond their environment, and what they tell it, through Slurm's own
+ * commands (which find slurmctld through {@code SLURM_CONF}, default {@code /etc/slurm/slurm.conf}). Each
+ * is one RPC; none is made while slurmctld holds a lock the hook's job needs (the prolog and epilog run in
+ * threads of their own).
+ */
+final class Slurm {
+
+    private static final long TIMEOUT_SECONDS = 20;
+
+    /** slurm.conf for Slurm's commands; null: theirs ({@code SLURM_CONF} or /etc/slurm/slurm.conf). */
+    private final String slurmConf;
+
+    Slurm(String slurmConf) {
+        this.slurmConf = slurmConf == null || slurmConf.isBlank() ? null : slurmConf;
+    }
+
+    /**
+     * The job's time limit, time used, reason, restart count and state ({@code squeue -O}); empty when
+     * slurmctld no longer knows the job. The job's free-text fields (name, comment) are not asked for, so
+     * nothing a user typed can be taken for a field.
+     */
+    Map<String, String> job(String jobId) throws IOException {
+        String out = run(List.of("squeue", "-h", "-t", "all", "-j", jobId,
+                "-O", "TimeLimit:|,TimeUsed:|,Reason:|,RestartCnt:|,State:|"));
+        String line = out.strip();
+        Map<String, String> facts = new HashMap<>();
+        if (line.isEmpty()) {
+            return facts;
+        }
+        String[] f = line.split("\\|", -1);
+        if (f.length < 5) {
+            throw new IOException("squeue answered '" + line + "' for job " + jobId);
+        }
+        facts.put("limit", f[0].strip());
+        facts.put("used", f[1].strip());
+        facts.put("reason", f[2].strip());
+        facts.put("restarts", f[3].strip());
+        facts.put("state", f[4].strip());
+        return facts;
+    }
+
+    /** Whether any of these nodes is down or failed now ({@code sinfo -n}). */
+    boolean anyNodeDown(String nodeList) throws IOException {
+        if (nodeList == null || nodeList.isBlank()) {
+            return false;
+        }
+        for (String state : run(List.of("sinfo", "-h", "-N", "-n", nodeList, "-o", "%T")).split("\n")) {
+            String s = state.strip().toLowerCase();
+            if (s.startsWith("down") || s.startsWith("fail")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Leaves a note on the job that its owner sees in {@code scontrol show job} ({@code AdminComment}, which
+     * users cannot change); {@code noRequeue} also clears the job's requeue flag, so that the failing prolog
+     * makes slurmctld cancel the job instead of requeueing it to be denied again, for ever.
+     */
+    void note(String jobId, String text, boolean noRequeue) throws IOException {
+        List<String> argv = new ArrayList<>(List.of("scontrol", "update", "JobId=" + jobId));
+        if (noRequeue) {
+            argv.add("Requeue=0");
+        }
+        argv.add("AdminComment=" + text.replace('\n', ' '));
+        run(argv);
+    }
+
+    private String run(List<String> argv) throws IOException {
+        ProcessBuilder pb = new ProcessBuilder(argv)
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        if (slurmConf != null) {
+            pb.environment().put("SLURM_CONF", slurmConf);
+        }
+        Process p = pb.start();
+        try {
+            byte[] out = p.getInputStream().readAllBytes();
+            String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            if (!p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new IOException(String.join(" ", argv) + " did not finish in " + TIMEOUT_SECONDS + " s");
+            }
+            if (p.exitValue() != 0) {
+                throw new IOException(String.join(" ", argv) + " failed (exit " + p.exitValue() + "): " + err);
+            }
+            return new String(out, StandardCharsets.UTF_8);
+        } catch (InterruptedException e) {
+            p.destroyForcibly();
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while running " + argv.get(0));
+        }
+    }
+}

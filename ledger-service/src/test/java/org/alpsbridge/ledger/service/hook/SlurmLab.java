@@ -1,0 +1,378 @@
+package org.alpsbridge.ledger.service.hook;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.alpsbridge.proxy.auth.MungeDaemon;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * A real Slurm 22.05 (Debian's slurmctld and slurmd) and a ledger service in a process of its own, on
+ * loopback, for the hooks' tests: a private munged shared by both, free ports chosen at start (no fixed
+ * block: other builds run Slurms of their own at the same time), everything in a temporary directory,
+ * stopped by pid. One node with {@code cpus} CPUs ({@code SlurmdParameters=config_overrides}: more than the
+ * machine has, jobs here sleep) in partitions {@code debug} (default) and {@code big}; the hooks are
+ * {@code bin/ledger-prolog} and {@code bin/ledger-epilog} run from the test class path (or with
+ * {@code withHooks false}, none). Skipped with the reason when Slurm, munged or root are missing, failing
+ * under {@code ALPSBRIDGE_REQUIRE_SERVICES=1}.
+ */
+final class SlurmLab implements AutoCloseable {
+
+    final Path dir;
+    final MungeDaemon munged;
+    final String host;
+    final String db;
+    private final int cpus;
+    private final boolean withHooks;
+    private final int servicePort;
+    private Process service;
+    private final List<Long> daemons = new ArrayList<>();
+
+    private SlurmLab(Path dir, MungeDaemon munged, String host, String db, int cpus, boolean withHooks) throws IOException {
+        this.dir = dir;
+        this.munged = munged;
+        this.host = host;
+        this.db = db;
+        this.cpus = cpus;
+        this.withHooks = withHooks;
+        this.servicePort = freePort();
+    }
+
+    static void unavailable(String reason) {
+        if ("1".equals(System.getenv("ALPSBRIDGE_REQUIRE_SERVICES"))) {
+            Assertions.fail(reason + ", but ALPSBRIDGE_REQUIRE_SERVICES=1");
+        }
+        System.out.println("SKIP: " + reason);
+        Assumptions.abort(reason);
+    }
+
+    /**
+     * Starts munged, the service on {@code db} (null: a SQLite file here) and Slurm.
+     *
+     * @param serviceSettings extra lines of ledger-service.conf
+     * @param hookSettings extra lines of ledger-hook.conf
+     */
+    static SlurmLab start(String db, int cpus, boolean withHooks, String serviceSettings, String hookSettings)
+            throws Exception {
+        for (String p : List.of("slurmctld", "slurmd", "sbatch", "squeue", "scontrol", "sinfo")) {
+            if (program(p) == null) {
+                unavailable(p + " is not installed (Debian packages slurmctld, slurmd, slurm-client; see .ci/install-deps)");
+            }
+        }
+        if (!"root".equals(System.getProperty("user.name"))) {
+            unavailable("slurmd must run as root to launch jobs; this test runs as " + System.getProperty("user.name"));
+        }
+        MungeDaemon munged = MungeDaemon.start();
+        Path dir = Files.createTempDirectory("alpsbridge-hooks-");
+        String host = run(List.of("hostname", "-s"), Duration.ofSeconds(10)).out.strip();
+        SlurmLab lab = new SlurmLab(dir, munged, host, db != null ? db : "sqlite:" + dir.resolve("ledger.db"), cpus, withHooks);
+        try {
+            Files.writeString(dir.resolve("ledger-service.conf"), String.join("\n",
+                    "listen=127.0.0.1:" + lab.servicePort, "munge_socket=" + munged.socket(), serviceSettings, ""));
+            Files.writeString(dir.resolve("ledger-hook.conf"), String.join("\n",
+                    "db=" + lab.url(), "munge_socket=" + munged.socket(), "slurm_conf=" + dir.resolve("slurm.conf"),
+                    hookSettings, ""));
+            // the schema exists before the service and the test open it side by side
+            org.alpsbridge.ledger.Ledger.open(lab.db).close();
+            lab.startService();
+            lab.startSlurm();
+            return lab;
+        } catch (Exception | Error e) {
+            lab.close();
+            throw e;
+        }
+    }
+
+    String url() {
+        return "http://127.0.0.1:" + servicePort;
+    }
+
+    /** Starts the service process and waits until it listens. */
+    void startService() throws IOException, InterruptedException {
+        Path log = dir.resolve("service.log");
+        ProcessBuilder pb = new ProcessBuilder(javaBin(), "-cp", System.getProperty("java.class.path"),
+                "org.alpsbridge.ledger.service.server.ServiceProcess", db, dir.resolve("ledger-service.conf").toString())
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        service = pb.start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            if (Files.readString(log).contains("READY") && Files.readString(log).lastIndexOf("READY") > lastReady) {
+                lastReady = Files.readString(log).lastIndexOf("READY");
+                return;
+            }
+            if (!service.isAlive()) {
+                throw new IOException("the ledger service stopped: " + Files.readString(log));
+            }
+            Thread.sleep(50);
+        }
+        throw new IOException("the ledger service did not start in 60 s: " + Files.readString(log));
+    }
+
+    private int lastReady = -1;
+
+    /** kill -9 of the service (true) or a plain stop (false). */
+    void stopService(boolean kill9) throws InterruptedException {
+        if (service != null) {
+            if (kill9) {
+                service.destroyForcibly();
+            } else {
+                service.destroy();
+            }
+            service.waitFor(30, TimeUnit.SECONDS);
+            service = null;
+        }
+    }
+
+    private void startSlurm() throws IOException, InterruptedException {
+        int ctld = freePort();
+        int slurmd = freePort();
+        String hookBin = Path.of(System.getProperty("user.dir")).resolve("../bin").normalize().toString();
+        for (String mode : List.of("prolog", "epilog")) {
+            Path wrapper = dir.resolve(mode + ".sh");
+            Files.writeString(wrapper, String.join("\n", "#!/bin/bash",
+                    "export ALPSBRIDGE_LEDGER_HOOK_CONFIG=" + dir.resolve("ledger-hook.conf"),
+                    "export LEDGER_HOOK_CLASSPATH='" + System.getProperty("java.class.path") + "'",
+                    "export JAVA=" + javaBin(),
+                    "start=$(date +%s%N)",
+                    hookBin + "/ledger-" + mode + " \"$@\"",
+                    "status=$?",
+                    "echo \"$SLURM_JOB_ID $(( ($(date +%s%N) - start) / 1000 )) $status\" >> " + dir.resolve(mode + "-times"),
+                    "exit $status", ""));
+            wrapper.toFile().setExecutable(true);
+        }
+        String conf = String.join("\n",
+                "ClusterName=lab",
+                "SlurmctldHost=" + host + "(127.0.0.1)",
+                "SlurmctldPort=" + ctld,
+                "SlurmdPort=" + slurmd,
+                "SlurmUser=root",
+                "SlurmdUser=root",
+                "AuthType=auth/munge",
+                "AuthInfo=socket=" + munged.socket(),
+                "CredType=cred/munge",
+                "StateSaveLocation=" + dir.resolve("state"),
+                "SlurmdSpoolDir=" + dir.resolve("spool"),
+                "SlurmctldPidFile=" + dir.resolve("slurmctld.pid"),
+                "SlurmdPidFile=" + dir.resolve("slurmd.pid"),
+                "SlurmctldLogFile=" + dir.resolve("slurmctld.log"),
+                "SlurmdLogFile=" + dir.resolve("slurmd.log"),
+                "ProctrackType=proctrack/linuxproc",
+                "TaskPlugin=task/none",
+                "SelectType=select/cons_tres",
+                "SelectTypeParameters=CR_Core",
+                "SlurmdParameters=config_overrides",
+                // an admin's DOWN stays down (the node-failure scenario resumes it by hand)
+                "ReturnToService=1",
+                "MpiDefault=none",
+                "JobCompType=jobcomp/none",
+                "AccountingStorageType=accounting_storage/none",
+                "MinJobAge=600",
+                "MaxJobCount=20000",
+                "KillWait=2",
+                "SchedulerParameters=default_queue_depth=1000,sched_min_interval=100000",
+                withHooks ? "PrologSlurmctld=" + dir.resolve("prolog.sh") : "",
+                withHooks ? "EpilogSlurmctld=" + dir.resolve("epilog.sh") : "",
+                "NodeName=" + host + " NodeAddr=127.0.0.1 CPUs=" + cpus + " State=UNKNOWN",
+                "PartitionName=debug Nodes=" + host + " Default=YES MaxTime=INFINITE State=UP",
+                "PartitionName=big Nodes=" + host + " MaxTime=INFINITE State=UP",
+                "");
+        Files.createDirectories(dir.resolve("state"));
+        Files.createDirectories(dir.resolve("spool"));
+        Files.writeString(dir.resolve("slurm.conf"), conf);
+        startDaemon("slurmctld");
+        startDaemon("slurmd");
+        awaitIdle();
+    }
+
+    private void startDaemon(String name) throws IOException, InterruptedException {
+        Files.deleteIfExists(dir.resolve(name + ".pid"));
+        Result r = run(List.of(program(name).toString(), "-f", dir.resolve("slurm.conf").toString()), Duration.ofSeconds(30));
+        if (r.exit != 0) {
+            unavailable(name + " did not start (exit " + r.exit + "): " + r.err + " " + tail(name + ".log"));
+        }
+        Path pidFile = dir.resolve(name + ".pid");
+        for (int i = 0; i < 500 && !(Files.exists(pidFile) && !Files.readString(pidFile).isBlank()); i++) {
+            Thread.sleep(20);
+        }
+        daemons.add(Long.parseLong(Files.readString(pidFile).strip()));
+    }
+
+    /** Stops slurmctld (SIGTERM, it saves its state) and starts it again; running jobs carry on. */
+    void restartSlurmctld() throws IOException, InterruptedException {
+        long pid = Long.parseLong(Files.readString(dir.resolve("slurmctld.pid")).strip());
+        ProcessHandle.of(pid).ifPresent(p -> {
+            p.destroy();
+            try {
+                p.onExit().get(30, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                p.destroyForcibly();
+            }
+        });
+        daemons.remove(pid);
+        startDaemon("slurmctld");
+        for (int i = 0; i < 200 && slurm("sinfo", "-h").exit != 0; i++) {
+            Thread.sleep(100);
+        }
+    }
+
+    void awaitIdle() throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        String state = "";
+        while (System.nanoTime() < deadline) {
+            Result r = slurm("sinfo", "-h", "-N", "-o", "%t");
+            state = r.out.strip();
+            if (r.exit == 0 && !state.isEmpty() && state.lines().allMatch("idle"::equals)) { // a line per partition
+                return;
+            }
+            Thread.sleep(200);
+        }
+        unavailable("the Slurm node did not become idle in 60 s (state '" + state + "'): " + tail("slurmd.log"));
+    }
+
+    /** Submits a batch job; its id. */
+    String sbatch(String... args) throws IOException, InterruptedException {
+        List<String> argv = new ArrayList<>(List.of("sbatch", "--parsable", "-o", "/dev/null", "-D", dir.toString()));
+        argv.addAll(List.of(args));
+        Result r = slurm(argv.toArray(String[]::new));
+        Assertions.assertEquals(0, r.exit, () -> "sbatch " + String.join(" ", args) + ": " + r.err);
+        return r.out.strip().split(";")[0];
+    }
+
+    /** {@code scontrol show job -o ID} as KEY=VALUE (free-text fields with spaces are cut at the space). */
+    Map<String, String> job(String id) throws IOException, InterruptedException {
+        Result r = slurm("scontrol", "show", "job", "-o", id);
+        Map<String, String> out = new java.util.HashMap<>();
+        Matcher m = Pattern.compile("(?:^| )([A-Za-z/:_]+)=(\\S*)").matcher(r.out.strip());
+        while (m.find()) {
+            out.putIfAbsent(m.group(1), m.group(2));
+        }
+        out.put("_raw", r.out.strip());
+        return out;
+    }
+
+    /** Waits until no job is pending, running or completing. */
+    void awaitQuiet(Duration limit) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + limit.toNanos();
+        String left = "";
+        while (System.nanoTime() < deadline) {
+            left = slurm("squeue", "-h", "-o", "%i %T").out.strip();
+            if (left.isEmpty()) {
+                return;
+            }
+            Thread.sleep(250);
+        }
+        Assertions.fail("jobs still queued after " + limit.toSeconds() + " s: " + left.replace('\n', ';'));
+    }
+
+    /** Waits until a job is in a state. */
+    void awaitState(String id, String state, Duration limit) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + limit.toNanos();
+        String now = "";
+        while (System.nanoTime() < deadline) {
+            now = job(id).getOrDefault("JobState", "");
+            if (now.equals(state)) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        Assertions.fail("job " + id + " is " + now + ", not " + state + " after " + limit.toSeconds() + " s");
+    }
+
+    Result slurm(String... argv) throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder(argv);
+        pb.environment().put("SLURM_CONF", dir.resolve("slurm.conf").toString());
+        return run(pb, Duration.ofSeconds(60));
+    }
+
+    String tail(String log) {
+        try {
+            List<String> lines = Files.readAllLines(dir.resolve(log), StandardCharsets.UTF_8);
+            return log + ": " + String.join(" | ", lines.subList(Math.max(0, lines.size() - 8), lines.size()));
+        } catch (IOException e) {
+            return "(no " + log + ")";
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        for (int i = daemons.size() - 1; i >= 0; i--) {
+            ProcessHandle.of(daemons.get(i)).ifPresent(p -> {
+                p.destroy();
+                try {
+                    p.onExit().get(20, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    p.destroyForcibly();
+                }
+            });
+        }
+        stopService(false);
+        munged.close();
+        if (!"1".equals(System.getenv("ALPSBRIDGE_KEEP_LAB"))) {
+            try (var files = Files.walk(dir)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            }
+        } else {
+            System.out.println("SlurmLab: kept " + dir);
+        }
+    }
+
+    record Result(int exit, String out, String err) {
+    }
+
+    static Result run(List<String> argv, Duration limit) throws IOException, InterruptedException {
+        return run(new ProcessBuilder(argv), limit);
+    }
+
+    static Result run(ProcessBuilder pb, Duration limit) throws IOException, InterruptedException {
+        pb.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        Process p = pb.start();
+        CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> drain(p.getInputStream()));
+        CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> drain(p.getErrorStream()));
+        if (!p.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
+            p.destroyForcibly();
+            throw new IOException(String.join(" ", pb.command()) + " did not finish within " + limit.toSeconds() + " s");
+        }
+        return new Result(p.exitValue(), out.join(), err.join());
+    }
+
+    private static String drain(java.io.InputStream in) {
+        try (in) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    static Path program(String name) {
+        for (String d : (System.getenv().getOrDefault("PATH", "") + ":/usr/sbin:/usr/bin:/sbin").split(":")) {
+            if (!d.isEmpty() && Files.isExecutable(Path.of(d, name))) {
+                return Path.of(d, name);
+            }
+        }
+        return null;
+    }
+
+    private static String javaBin() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket()) {
+            s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            return s.getLocalPort();
+        }
+    }
+}

@@ -1,0 +1,22 @@
+package org.alpsbridge.ledger.service.server;
+
+import java.nio.file.Path;
+import org.alpsbridge.ledger.Ledger;
+
+/**
+ * A ledger service in a process of its own, for tests that kill it ({@code kill -9}) and start it again:
+ * {@code ServiceProcess DB_URL SETTINGS_FILE}; prints {@code READY} once it listens, runs until killed.
+ */
+public final class ServiceProcess {
+
+    private ServiceProcess() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Ledger ledger = Ledger.open(args[0]);
+        LedgerServer.start(ledger, ServiceSettings.load(Path.of(args[1])), "test");
+        System.out.println("READY");
+        System.out.flush();
+        Thread.currentThread().join();
+    }
+}
