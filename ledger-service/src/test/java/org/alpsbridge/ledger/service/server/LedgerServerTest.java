@@ -163,6 +163,26 @@ class LedgerServerTest {
     }
 
     @Test
+    void aChargerSendsJobEventsForAnyUserAndOtherwiseReadsLikeAStandardUser() throws Exception {
+        start(Map.of("superuser_uids", "4242", "charger_uids", "0"));
+        HttpResponse<String> reserve = signed("POST", "/v1/reserve", RESERVE_ALICE);
+        assertEquals(200, reserve.statusCode(), reserve.body());
+        HttpResponse<String> job = signed("GET", "/v1/reservation?res_id=7&batch_id=77", "");
+        assertEquals(200, job.statusCode(), "the hooks read the runs they settle: " + job.body());
+        HttpResponse<String> chem = signed("GET", "/v1/balances?project=chem", "");
+        assertEquals(403, chem.statusCode(), chem.body());
+        assertTrue(chem.body().contains("\"rule\":\"standard-reads-own-groups\""), chem.body());
+        assertEquals(200, signed("GET", "/v1/balances?project=ops", "").statusCode(), "its own group's project");
+        HttpResponse<String> check = signed("GET", "/v1/check", "");
+        assertEquals(403, check.statusCode(), check.body());
+        assertTrue(check.body().contains("\"rule\":\"admin-only\""), check.body());
+        HttpResponse<String> credit = signed("POST", "/v1/credit", "{\"project\":\"chem\",\"resource\":\"CPU\","
+                + "\"at\":\"" + Instant.now() + "\",\"minutes\":60}");
+        assertEquals(403, credit.statusCode(), credit.body());
+        assertTrue(credit.body().contains("\"rule\":\"superuser-only\""), credit.body());
+    }
+
+    @Test
     void badRequestsAreNamedAndChangeNothing() throws Exception {
         start(Map.of());
         assertEquals(404, signed("GET", "/v1/nothing", "").statusCode());
