@@ -19,7 +19,7 @@ import org.alpsbridge.ledger.timelimit.SlurmTime;
  * run in the ledger service before the job starts (or denies it), the epilog settles what the run used on
  * Slurm's own elapsed time. A JVM is started per call on slurmctld's dispatch path, so only plain JDK classes
  * are loaded (no logging framework, no JSON or HTTP library) and {@code bin/ledger-prolog} adds a CDS archive.
- * Messages go to stderr, which slurmctld writes to its log.
+ * Messages go to stderr and, as Slurm 22.05 drops that, to slurmctld's log file ({@link HookLog}).
  */
 public final class SlurmHook {
 
@@ -70,6 +70,8 @@ public final class SlurmHook {
             (env ALPSBRIDGE_LEDGER_HOOK_CONFIG names another), key=value lines, options win over it:
               db=URL  when_unavailable=refuse|allow  prolog_retry_for=5  epilog_retry_for=60  timeout=10
               slurm_conf=PATH (for squeue/scontrol; default theirs)  munge_socket=PATH (default libmunge's)
+              log_file=slurmctld|none|PATH (default slurmctld: SlurmctldLogFile of slurm.conf; Slurm 22.05
+                                       itself drops what these hooks print, so each line is appended there)
 
             The hooks run as SlurmUser and sign with its MUNGE identity (env ALPSBRIDGE_MUNGE_SOCKET, default
             libmunge's socket). Give SlurmUser the service's charger role (ledger-service.conf
@@ -102,6 +104,7 @@ public final class SlurmHook {
         int retryFor = prolog ? 5 : 60;
         int timeout = 10;
         String slurmConf = null;
+        String logFile = "slurmctld";
         try {
             String explicit = env.get("ALPSBRIDGE_LEDGER_HOOK_CONFIG");
             Path file = Path.of(explicit == null || explicit.isBlank() ? DEFAULT_CONFIG : explicit);
@@ -114,9 +117,10 @@ public final class SlurmHook {
                     case "epilog_retry_for" -> retryFor = prolog ? retryFor : seconds("epilog_retry_for", v);
                     case "timeout" -> timeout = Math.max(1, seconds("timeout", v));
                     case "slurm_conf" -> slurmConf = v;
+                    case "log_file" -> logFile = v;
                     case "munge_socket" -> System.setProperty("alpsbridge.munge_socket", v);
                     default -> throw new IllegalArgumentException(file + ": unknown key '" + e.getKey()
-                            + "' (db, when_unavailable, prolog_retry_for, epilog_retry_for, timeout, slurm_conf, munge_socket)");
+                            + "' (db, when_unavailable, prolog_retry_for, epilog_retry_for, timeout, slurm_conf, log_file, munge_socket)");
                 }
             }
             for (int i = 1; i < args.length; i++) {
@@ -153,7 +157,8 @@ public final class SlurmHook {
             err.println("ledger " + args[0] + ": " + e.getMessage());
             return NO_JOB;
         }
-        Hook hook = new Hook(job, new Slurm(slurmConf), service, err, retryFor * 1000L);
+        HookLog log = new HookLog(err, HookLog.resolve(logFile, slurmConf, env.get("SLURM_CONF")));
+        Hook hook = new Hook(job, new Slurm(slurmConf), service, log, retryFor * 1000L);
         return prolog ? hook.prolog(allow) : hook.epilog();
     }
 
@@ -211,12 +216,8 @@ public final class SlurmHook {
         }
     }
 
-    private interface Request {
-        Map<String, String> send() throws ServiceCall.Unavailable, ServiceCall.Refused;
-    }
-
     /** One call's work on one run of a job. */
-    private record Hook(SlurmJob job, Slurm slurm, ServiceCall service, PrintStream err, long retryMillis) {
+    private record Hook(SlurmJob job, Slurm slurm, ServiceCall service, HookLog log, long retryMillis) {
 
         int prolog(boolean allow) {
             String what = "ledger prolog: job " + job.jobId() + " run " + job.resId();
@@ -232,7 +233,7 @@ public final class SlurmHook {
                 }
                 limit = l.get();
             } catch (IOException | RuntimeException e) {
-                err.println(what + ": cannot read the job's time limit from slurmctld: " + e.getMessage());
+                log.say(what + ": cannot read the job's time limit from slurmctld: " + e.getMessage());
                 return NO_JOB;
             }
             Instant now = Instant.now();
@@ -249,16 +250,16 @@ public final class SlurmHook {
                 post(Route.CONFIRM, EventJson.confirm(job, now));
             } catch (ServiceCall.Unavailable | ServiceCall.Refused e) {
                 if (allow) {
-                    err.println(what + ": " + e.getMessage() + "; the job runs unheld (--when-unavailable allow),"
+                    log.say(what + ": " + e.getMessage() + "; the job runs unheld (--when-unavailable allow),"
                             + " the epilog charges it as a forced debit");
                     return OK;
                 }
-                err.println(what + ": " + e.getMessage() + "; refused (--when-unavailable refuse): slurmctld requeues"
+                log.say(what + ": " + e.getMessage() + "; refused (--when-unavailable refuse): slurmctld requeues"
                         + " the job and tries again later");
                 noteQuietly("ledger unavailable, job requeued: " + e.getMessage(), false);
                 return UNAVAILABLE;
             }
-            err.println(what + ": held " + outcome.get("hold") + " of project " + outcome.get("project")
+            log.say(what + ": held " + outcome.get("hold") + " of project " + outcome.get("project")
                     + ", available " + outcome.get("available") + ("true".equals(outcome.get("replayed")) ? " (retry)" : ""));
             return OK;
         }
@@ -285,47 +286,51 @@ public final class SlurmHook {
                     }
                 }
             } catch (IOException | RuntimeException e) {
-                err.println(what + ": cannot read the job from slurmctld (" + e.getMessage()
+                log.say(what + ": cannot read the job from slurmctld (" + e.getMessage()
                         + "); the ledger measures the run from its start");
             }
             try {
                 // The epilog also follows runs the prolog denied or failed on (slurmctld runs it for every
                 // job that was allocated nodes): those have nothing to settle, and a RELEASE must not turn
                 // a remembered denial into a settlement. A run the prolog let go unheld (allow) is charged.
-                Map<String, String> held = retrying(() -> service.get(Route.RESERVATION, EventJson.lookupQuery(job)));
+                Map<String, String> held = retrying(Route.RESERVATION, EventJson.lookupQuery(job), null);
                 if (held != null && "DENIED".equals(held.get("state"))) {
-                    err.println(what + ": denied at the prolog, nothing to settle");
+                    log.say(what + ": denied at the prolog, nothing to settle");
                     return OK;
                 }
                 if (held == null && requeued) {
-                    err.println(what + ": never held (the prolog failed and slurmctld requeued the job), nothing to settle");
+                    log.say(what + ": never held (the prolog failed and slurmctld requeued the job), nothing to settle");
                     return OK;
                 }
                 Map<String, String> o = post(Route.RELEASE, EventJson.release(job, elapsed, nodeFailure, limit, Instant.now()));
-                err.println(what + ": settled " + o.get("charge") + " of hold " + o.get("hold") + " on project "
+                log.say(what + ": settled " + o.get("charge") + " of hold " + o.get("hold") + " on project "
                         + o.get("project") + (nodeFailure ? " (node failure: not charged)" : "")
                         + (elapsed == ReleaseRequest.BY_CLOCK ? " (requeued: measured by the ledger)" : ", elapsed " + elapsed + " s")
                         + ("true".equals(o.get("replayed")) ? " (retry)" : "")
                         + ("CONFLICT".equals(o.get("decision")) ? " CONFLICT: " + o.get("message") : ""));
                 return OK;
             } catch (ServiceCall.Unavailable | ServiceCall.Refused e) {
-                err.println(what + ": " + e.getMessage() + "; NOT settled: the hold stays in the ledger until"
+                log.say(what + ": " + e.getMessage() + "; NOT settled: the hold stays in the ledger until"
                         + " `alpsbridge ledger sweep` or a RELEASE by hand");
                 return UNAVAILABLE;
             }
         }
 
         private Map<String, String> post(Route route, String json) throws ServiceCall.Unavailable, ServiceCall.Refused {
-            return retrying(() -> service.post(route, json));
+            return retrying(route, "", json);
         }
 
-        /** One request, tried again on an unavailable service with growing pauses for up to the retry time. */
-        private Map<String, String> retrying(Request request) throws ServiceCall.Unavailable, ServiceCall.Refused {
+        /**
+         * One request (a read when {@code json} is null), tried again on an unavailable service with growing
+         * pauses for up to the retry time. No lambdas here: each costs a JVM this young a class spun at run time.
+         */
+        private Map<String, String> retrying(Route route, String query, String json)
+                throws ServiceCall.Unavailable, ServiceCall.Refused {
             long deadline = System.currentTimeMillis() + retryMillis;
             long pause = 200;
             while (true) {
                 try {
-                    return request.send();
+                    return json == null ? service.get(route, query) : service.post(route, json);
                 } catch (ServiceCall.Unavailable e) {
                     if (System.currentTimeMillis() + pause > deadline) {
                         throw e;
@@ -342,11 +347,11 @@ public final class SlurmHook {
         }
 
         private void deny(String what, String why) {
-            err.println(what + ": DENIED: " + why + "; slurmctld cancels the job");
+            log.say(what + ": DENIED: " + why + "; slurmctld cancels the job");
             try {
                 slurm.note(job.jobId(), "ledger denied: " + why, true);
             } catch (IOException e) {
-                err.println(what + ": could not note the denial on the job (" + e.getMessage() + ")");
+                log.say(what + ": could not note the denial on the job (" + e.getMessage() + ")");
             }
         }
 
@@ -354,7 +359,7 @@ public final class SlurmHook {
             try {
                 slurm.note(job.jobId(), text, noRequeue);
             } catch (IOException e) {
-                err.println("ledger prolog: job " + job.jobId() + ": could not note on the job (" + e.getMessage() + ")");
+                log.say("ledger prolog: job " + job.jobId() + ": could not note on the job (" + e.getMessage() + ")");
             }
         }
     }

@@ -162,8 +162,9 @@ class SlurmHookSlurmTest {
                     assertTrue(ledger.balances(p).get(0).available() >= 0, p);
                 }
             }
-            assertTrue(Files.readString(lab.dir.resolve("slurmctld.log")).contains("PrologSlurmctld"),
-                    "slurmctld logged the denial's failing prolog");
+            String log = Files.readString(lab.dir.resolve("slurmctld.log"));
+            assertTrue(log.contains("ledger prolog: job " + b2 + " run 1: DENIED: "), "the denial in slurmctld's log");
+            assertTrue(log.contains("ledger epilog: job " + s2 + " run 1: settled "), "a settlement in slurmctld's log");
         } finally {
             System.out.printf("SlurmHookSlurmTest: %.1f s%n", (System.nanoTime() - started) / 1e9);
         }

@@ -150,6 +150,23 @@ class SlurmHookTest {
         assertTrue(missing.err.contains("SLURM_JOB_ID is not set"), missing.err);
     }
 
+    @Test
+    void theHooksLinesGoToSlurmctldsLogFile(@TempDir Path dir) throws Exception {
+        Path conf = dir.resolve("slurm.conf");
+        Files.writeString(conf, "ClusterName=x\n  slurmctldlogfile=" + dir.resolve("ctld.log") + "  # the log\n");
+        assertEquals(dir.resolve("ctld.log"), HookLog.resolve("slurmctld", conf.toString(), null));
+        assertEquals(dir.resolve("ctld.log"), HookLog.resolve(null, null, conf.toString()), "SLURM_CONF");
+        assertNull(HookLog.resolve("none", conf.toString(), null));
+        assertEquals(Path.of("/var/log/x.log"), HookLog.resolve("/var/log/x.log", conf.toString(), null));
+        Files.writeString(conf, "ClusterName=x\n");
+        assertNull(HookLog.resolve("slurmctld", conf.toString(), null), "slurmctld logs to syslog");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        new HookLog(new PrintStream(err, true, StandardCharsets.UTF_8), dir.resolve("ctld.log")).say("ledger prolog: a\nb");
+        String line = Files.readString(dir.resolve("ctld.log"));
+        assertTrue(line.matches("\\[\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}] ledger prolog: a b\n"), line);
+        assertEquals("ledger prolog: a\nb\n", err.toString(StandardCharsets.UTF_8));
+    }
+
     private record Call(int exit, String out, String err) {
     }
 

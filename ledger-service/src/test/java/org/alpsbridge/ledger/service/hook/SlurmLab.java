@@ -39,6 +39,7 @@ final class SlurmLab implements AutoCloseable {
     private final boolean withHooks;
     private final int servicePort;
     private Process service;
+    private Path hookJar;
     private final List<Long> daemons = new ArrayList<>();
 
     private SlurmLab(Path dir, MungeDaemon munged, String host, String db, int cpus, boolean withHooks) throws IOException {
@@ -67,6 +68,15 @@ final class SlurmLab implements AutoCloseable {
      */
     static SlurmLab start(String db, int cpus, boolean withHooks, String serviceSettings, String hookSettings)
             throws Exception {
+        return start(db, cpus, withHooks, serviceSettings, hookSettings, null);
+    }
+
+    /**
+     * @param hookJar run the hooks from this jar (the shaded alpsbridge.jar) with their CDS archive, as a site
+     *     would; null: from the test class path without one
+     */
+    static SlurmLab start(String db, int cpus, boolean withHooks, String serviceSettings, String hookSettings,
+                          Path hookJar) throws Exception {
         for (String p : List.of("slurmctld", "slurmd", "sbatch", "squeue", "scontrol", "sinfo")) {
             if (program(p) == null) {
                 unavailable(p + " is not installed (Debian packages slurmctld, slurmd, slurm-client; see .ci/install-deps)");
@@ -79,6 +89,7 @@ final class SlurmLab implements AutoCloseable {
         Path dir = Files.createTempDirectory("alpsbridge-hooks-");
         String host = run(List.of("hostname", "-s"), Duration.ofSeconds(10)).out.strip();
         SlurmLab lab = new SlurmLab(dir, munged, host, db != null ? db : "sqlite:" + dir.resolve("ledger.db"), cpus, withHooks);
+        lab.hookJar = hookJar;
         try {
             Files.writeString(dir.resolve("ledger-service.conf"), String.join("\n",
                     "listen=127.0.0.1:" + lab.servicePort, "munge_socket=" + munged.socket(), serviceSettings, ""));
@@ -144,7 +155,8 @@ final class SlurmLab implements AutoCloseable {
             Path wrapper = dir.resolve(mode + ".sh");
             Files.writeString(wrapper, String.join("\n", "#!/bin/bash",
                     "export ALPSBRIDGE_LEDGER_HOOK_CONFIG=" + dir.resolve("ledger-hook.conf"),
-                    "export LEDGER_HOOK_CLASSPATH='" + System.getProperty("java.class.path") + "'",
+                    hookJar == null ? "export LEDGER_HOOK_CLASSPATH='" + System.getProperty("java.class.path") + "'"
+                            : "export LEDGER_HOOK_JAR=" + hookJar + " LEDGER_HOOK_CDS_ARCHIVE=" + dir.resolve("ledger-" + mode + ".jsa"),
                     "export JAVA=" + javaBin(),
                     "start=$(date +%s%N)",
                     hookBin + "/ledger-" + mode + " \"$@\"",
