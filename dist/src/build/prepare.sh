@@ -18,6 +18,9 @@ install -d "$tree/usr/bin" "$tree/usr/share/alpsbridge" "$tree/usr/lib/alpsbridg
   "$tree/lib/systemd/system" "$tree/usr/share/doc/alpsbridge" "$tree/usr/share/lintian/overrides"
 
 install -m 0755 "$src/bin/alpsbridge" "$src/bin/apbasil" "$src/bin/raa-exec" "$tree/usr/bin/"
+# The Slurm hooks: one script that the name it is run by makes the prolog or the epilog.
+install -m 0755 "$src/bin/ledger-hook" "$tree/usr/bin/ledger-prolog"
+install -m 0755 "$src/bin/ledger-hook" "$tree/usr/bin/ledger-epilog"
 install -m 0755 "$src/lib/make-archives" "$tree/usr/lib/alpsbridge/"
 install -m 0644 "$jar" "$tree/usr/share/alpsbridge/alpsbridge.jar"
 install -m 0644 "$root"/affinity/target/affinity-*[0-9T].jar "$tree/usr/share/alpsbridge/affinity.jar"
@@ -29,7 +32,7 @@ for page in "$target"/install-files/man/man1/*.1 "$src"/man/*.1; do
 done
 # Sourced by bash-completion, not run: no #! line (picocli writes one).
 sed '1{/^#!/d}' "$target/install-files/bash-completion/alpsbridge" > "$tree/usr/share/bash-completion/completions/alpsbridge"
-install -m 0644 "$target"/install-files/etc/*.conf "$tree/etc/alpsbridge/"
+install -m 0644 "$target"/install-files/etc/*.conf "$src/etc/ledger-hook.conf" "$tree/etc/alpsbridge/"
 install -m 0644 "$src/default/alpsbridge-proxy" "$src/default/alpsbridge-ledger" "$tree/etc/default/"
 install -m 0644 "$src/systemd/alpsbridge-proxy.service" "$src/systemd/alpsbridge-ledger.service" "$tree/lib/systemd/system/"
 install -m 0644 "$src/doc/copyright" "$tree/usr/share/doc/alpsbridge/"

@@ -101,12 +101,21 @@ class PackageInstallTest {
     @Order(3)
     void theClassArchivesWereWrittenAtInstallOutsideTheReadOnlyJarDirectory() throws Exception {
         Path jar = Path.of("/usr/share/alpsbridge/alpsbridge.jar");
-        for (String archive : List.of("/var/cache/alpsbridge/apbasil.jsa", "/var/cache/alpsbridge/raa-exec/raa-exec.jsa",
+        for (String archive : List.of("/var/cache/alpsbridge/apbasil.jsa", "/var/cache/alpsbridge/ledger-hook.jsa",
+                "/var/cache/alpsbridge/raa-exec/raa-exec.jsa",
                 "/var/cache/alpsbridge/raa-exec/libjnidispatch.so")) {
             Path p = Path.of(archive);
             assertTrue(Files.isRegularFile(p), archive);
             assertTrue(Files.getLastModifiedTime(p).compareTo(Files.getLastModifiedTime(jar)) > 0, archive + " newer than the jar");
         }
+        // The Slurm hooks run from /usr/bin by the name they are called with, with their archive.
+        for (String hook : List.of("/usr/bin/ledger-prolog", "/usr/bin/ledger-epilog")) {
+            Shell.Result r = Shell.run(hook, "--help");
+            assertEquals(0, r.status(), hook + ": " + r.err());
+            assertTrue(r.out().contains("PrologSlurmctld"), r.out());
+        }
+        Shell.run("java", "-Xshare:on", "-XX:SharedArchiveFile=/var/cache/alpsbridge/ledger-hook.jsa",
+                "-cp", jar.toString(), "org.alpsbridge.ledger.service.hook.SlurmHook", "prolog", "--help").ok();
         // The JVM takes the apbasil archive (it would say so otherwise with -Xshare:on).
         Shell.run(UNIT_ENV, null, null, "java", "-Xshare:on", "-XX:SharedArchiveFile=/var/cache/alpsbridge/apbasil.jsa",
                 "-cp", jar.toString(), "-version").ok();
@@ -208,7 +217,7 @@ class PackageInstallTest {
     @Order(7)
     void manFindsAPageForEveryCommandAndBashCompletesAlpsbridge() throws Exception {
         for (String page : List.of("alpsbridge", "alpsbridge-proxy-serve", "alpsbridge-ledger-serve", "alpsbridge-ledger-balance",
-                "apbasil", "raa-exec")) {
+                "apbasil", "raa-exec", "ledger-prolog", "ledger-epilog")) {
             Shell.Result r = Shell.run("man", "-w", page);
             assertEquals(0, r.status(), page + ": " + r.err());
             assertTrue(r.out().strip().startsWith("/usr/share/man/man1/" + page + ".1"), r.out());
@@ -254,7 +263,8 @@ class PackageInstallTest {
     void purgeRemovesAllButTheLedgersRecordsAndTheUser() throws Exception {
         Shell.Result r = Shell.run("dpkg", "--purge", "alpsbridge").ok();
         installed = false;
-        for (String gone : List.of("/usr/bin/alpsbridge", "/usr/bin/apbasil", "/usr/bin/raa-exec", "/usr/share/alpsbridge",
+        for (String gone : List.of("/usr/bin/alpsbridge", "/usr/bin/apbasil", "/usr/bin/raa-exec", "/usr/bin/ledger-prolog",
+                "/usr/share/alpsbridge",
                 "/usr/lib/alpsbridge", "/etc/alpsbridge", "/etc/default/alpsbridge-proxy", "/var/cache/alpsbridge",
                 "/lib/systemd/system/alpsbridge-proxy.service", "/lib/systemd/system/alpsbridge-ledger.service",
                 "/etc/default/alpsbridge-ledger", "/usr/share/man/man1/alpsbridge.1.gz",

@@ -86,12 +86,14 @@ final class Slurm {
         }
         Process p = pb.start();
         try {
-            byte[] out = p.getInputStream().readAllBytes();
-            String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            // Wait first, read after: the answers are a line or two, far below a pipe's buffer, and reading
+            // first would wait as long as the command (squeue retries a missing slurm.conf for a minute).
             if (!p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 throw new IOException(String.join(" ", argv) + " did not finish in " + TIMEOUT_SECONDS + " s");
             }
+            byte[] out = p.getInputStream().readAllBytes();
+            String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8).strip();
             if (p.exitValue() != 0) {
                 throw new IOException(String.join(" ", argv) + " failed (exit " + p.exitValue() + "): " + err);
             }

@@ -32,10 +32,10 @@ import org.junit.jupiter.api.Test;
  */
 class SlurmHookSlurmTest {
 
-    private static final Instant FROM = Instant.now().truncatedTo(ChronoUnit.DAYS).minus(Duration.ofDays(1));
-    private static final Instant TO = FROM.plus(Duration.ofDays(30));
+    static final Instant FROM = Instant.now().truncatedTo(ChronoUnit.DAYS).minus(Duration.ofDays(1));
+    static final Instant TO = FROM.plus(Duration.ofDays(30));
     /** Partition multiplier of {@code big}, in thousandths; {@code debug} is 1.000. */
-    private static final long BIG_MULTIPLIER = 2_000;
+    static final long BIG_MULTIPLIER = 2_000;
 
     @Test
     void slurmChargesThroughTheHooks() throws Exception {
@@ -118,23 +118,7 @@ class SlurmHookSlurmTest {
             try (Ledger ledger = Ledger.open(lab.db)) {
                 assertEquals(List.of(), ledger.check(), "ledger check");
                 assertEquals(List.of(), ledger.holds(null), "nothing left held");
-                for (String id : settled) {
-                    Map<String, String> job = lab.job(id);
-                    List<Reservation> runs = ledger.reservations("lab", id);
-                    assertEquals(1, runs.size(), () -> "one run of job " + id + ": " + runs);
-                    Reservation r = runs.get(0);
-                    assertEquals(State.SETTLED, r.state(), () -> "job " + id + ": " + r);
-                    long elapsed = SlurmTime.parse(job.get("RunTime")).orElseThrow();
-                    long limit = SlurmTime.parse(job.get("TimeLimit")).orElseThrow();
-                    long multiplier = "big".equals(job.get("Partition")) ? BIG_MULTIPLIER : 1_000;
-                    long expected = ceilDiv(BigInteger.valueOf(multiplier).multiply(BigInteger.valueOf(1_000L * cpus.get(id)))
-                            .multiply(BigInteger.valueOf(Math.min(elapsed, limit))), 60_000_000L);
-                    assertEquals(expected, r.charge(), () -> "job " + id + " (" + cpus.get(id) + " CPUs, " + elapsed
-                            + " s of " + limit + " s, " + job.get("Partition") + "): " + r);
-                    assertTrue(r.charge() <= r.hold(), r.toString());
-                    assertEquals(r.charge() > 0 ? 1 : 0, ledger.journal(r.key()).stream()
-                            .filter(e -> e.kind() == JournalEntry.Kind.SETTLE).count(), () -> "settled once: " + r);
-                }
+                assertSettledAsSlurmSays(lab, ledger, settled, cpus);
                 // the denial: remembered with its reason; no hold; the job never ran
                 List<Reservation> denied = ledger.reservations("lab", b2);
                 assertEquals(1, denied.size());
@@ -170,7 +154,29 @@ class SlurmHookSlurmTest {
         }
     }
 
-    private static String submit(SlurmLab lab, Map<String, Integer> cpus, int n, String... args) throws Exception {
+    /** Each job ran once, is settled once, and was charged SPEC's formula on Slurm's own RunTime. */
+    static void assertSettledAsSlurmSays(SlurmLab lab, Ledger ledger, List<String> ids, Map<String, Integer> cpus)
+            throws Exception {
+        for (String id : ids) {
+            Map<String, String> job = lab.job(id);
+            List<Reservation> runs = ledger.reservations("lab", id);
+            assertEquals(1, runs.size(), () -> "one run of job " + id + ": " + runs);
+            Reservation r = runs.get(0);
+            assertEquals(State.SETTLED, r.state(), () -> "job " + id + ": " + r);
+            long elapsed = SlurmTime.parse(job.get("RunTime")).orElseThrow();
+            long limit = SlurmTime.parse(job.get("TimeLimit")).orElseThrow();
+            long multiplier = "big".equals(job.get("Partition")) ? BIG_MULTIPLIER : 1_000;
+            long expected = ceilDiv(BigInteger.valueOf(multiplier).multiply(BigInteger.valueOf(1_000L * cpus.get(id)))
+                    .multiply(BigInteger.valueOf(Math.min(elapsed, limit))), 60_000_000L);
+            assertEquals(expected, r.charge(), () -> "job " + id + " (" + cpus.get(id) + " CPUs, " + elapsed
+                    + " s of " + limit + " s, " + job.get("Partition") + "): " + r);
+            assertTrue(r.charge() <= r.hold(), r.toString());
+            assertEquals(r.charge() > 0 ? 1 : 0, ledger.journal(r.key()).stream()
+                    .filter(e -> e.kind() == JournalEntry.Kind.SETTLE).count(), () -> "settled once: " + r);
+        }
+    }
+
+    static String submit(SlurmLab lab, Map<String, Integer> cpus, int n, String... args) throws Exception {
         List<String> argv = new ArrayList<>(List.of("-n", Integer.toString(n)));
         argv.addAll(List.of(args));
         String id = lab.sbatch(argv.toArray(String[]::new));
