@@ -128,7 +128,7 @@ public final class ServeCommand implements Callable<Integer> {
     }
 
     /**
-     * Adds {@code serve} to the {@code ledger} command (which lives in the ledger module, that knows no
+     * Adds {@code serve} (and {@code web-login}, its console's way in) to the {@code ledger} command (which lives in the ledger module, that knows no
      * service), its help listing every settings key with its default.
      */
     public static void install(CommandLine ledger) {
@@ -152,5 +152,6 @@ public final class ServeCommand implements Callable<Integer> {
         footer.addAll(List.of(serve.getCommandSpec().usageMessage().footer()));
         serve.getCommandSpec().usageMessage().footer(footer.toArray(String[]::new));
         ledger.addSubcommand("serve", serve);
+        ledger.addSubcommand("web-login", new CommandLine(new WebLoginCommand()));
     }
 }
