@@ -41,7 +41,6 @@ final class BurnDown {
     static List<Point> points(Balance b, List<JournalEntry> entries) {
         List<Point> out = new ArrayList<>();
         long available = 0;
-        out.add(new Point(b.from(), 0));
         List<JournalEntry> inTime = entries.stream()
                 .sorted(Comparator.comparing(JournalEntry::at).thenComparing(JournalEntry::allocationSeq)).toList();
         for (JournalEntry e : inTime) {
@@ -53,6 +52,9 @@ final class BurnDown {
 
     static String svg(Balance b, List<JournalEntry> entries, Instant now) {
         List<Point> points = points(b, entries);
+        if (points.isEmpty()) {
+            points = List.of(new Point(b.from(), 0));
+        }
         long max = Math.max(1, b.granted());
         long min = 0;
         for (Point p : points) {
@@ -88,7 +90,7 @@ final class BurnDown {
         s.append("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"burndown\" viewBox=\"0 0 ").append(WIDTH)
                 .append(' ').append(HEIGHT).append("\" width=\"").append(WIDTH).append("\" height=\"").append(HEIGHT)
                 .append("\" role=\"img\" aria-labelledby=\"bd-title bd-desc\" data-available=\"").append(last)
-                .append("\" data-steps=\"").append(points.size() - 1).append("\">")
+                .append("\" data-steps=\"").append(entries.size()).append("\">")
                 .append("<title id=\"bd-title\">Burn-down of ").append(esc(what)).append("</title>")
                 .append("<desc id=\"bd-desc\">").append(esc(desc)).append("</desc>")
                 .append("<rect x=\"0\" y=\"0\" width=\"").append(WIDTH).append("\" height=\"").append(HEIGHT)
@@ -136,6 +138,15 @@ final class BurnDown {
         // the available balance
         s.append("<path class=\"available\" d=\"").append(path).append("\" fill=\"none\" stroke=\"#0b5cad\""
                 + " stroke-width=\"2.5\"/>");
+        // where it stands now
+        double nx = Math.max(x.at(end), x.at(points.get(points.size() - 1).at()));
+        double ny = y.at(last);
+        boolean nearEnd = nx > WIDTH - RIGHT - 160;
+        s.append("<circle cx=\"").append(f(nx)).append("\" cy=\"").append(f(ny))
+                .append("\" r=\"4.5\" fill=\"#0b5cad\"/><text x=\"").append(f(nearEnd ? nx - 8 : nx + 8))
+                .append("\" y=\"").append(f(ny - 8)).append("\" text-anchor=\"").append(nearEnd ? "end" : "start")
+                .append("\" font-size=\"12\" font-weight=\"bold\" fill=\"#0b5cad\">")
+                .append(esc(Html.hours(last))).append(" available</text>");
         // legend
         s.append("<g font-size=\"12\" fill=\"#333\"><line x1=\"").append(LEFT).append("\" x2=\"").append(LEFT + 24)
                 .append("\" y1=\"14\" y2=\"14\" stroke=\"#0b5cad\" stroke-width=\"2.5\"/><text x=\"")

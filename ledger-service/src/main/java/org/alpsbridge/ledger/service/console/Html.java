@@ -63,6 +63,11 @@ final class Html {
         return t == null ? "" : MINUTE.format(t) + " UTC";
     }
 
+    /** A day as a {@code <time>} element (kept on one line). */
+    static String date(Instant t) {
+        return t == null ? "\u2014" : "<time datetime=\"" + t + "\">" + esc(day(t)) + "</time>";
+    }
+
     /** A {@code <time>} element: readable text, machine-readable value. */
     static String time(Instant t) {
         return t == null ? "\u2014" : "<time datetime=\"" + t + "\">" + esc(minute(t)) + "</time>";
@@ -74,7 +79,7 @@ final class Html {
             return "\u2014";
         }
         String[] parts = key.split("/", 3);
-        if (parts.length < 3) {
+        if (parts.length < 3 || parts[1].equals("*")) { // an alert about an unknown job names no batch job
             return esc(key);
         }
         return "<a href=\"/job?cluster=" + esc(url(parts[0])) + "&amp;batch_id=" + esc(url(parts[1])) + "\">"

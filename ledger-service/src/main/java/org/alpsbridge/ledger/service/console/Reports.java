@@ -99,13 +99,13 @@ final class Reports {
             }
             out.append("<td>").append(esc(b.resource().name().toLowerCase(Locale.ROOT)))
                     .append(b.category() == null ? "" : " " + esc(b.category())).append(", ")
-                    .append(esc(Html.day(b.from()))).append(" to ").append(esc(Html.day(b.to()))).append("</td>")
+                    .append(Html.date(b.from())).append(" to ").append(Html.date(b.to())).append("</td>")
                     .append("<td class=\"num\">").append(hours(b.granted())).append("</td>")
                     .append("<td class=\"num\">").append(hours(b.held())).append("</td>")
                     .append("<td class=\"num\">").append(hours(b.used())).append("</td>")
                     .append("<td class=\"num").append(b.available() < 0 ? " negative" : "").append("\">")
                     .append(hours(b.available())).append("</td>")
-                    .append("<td>").append(esc(Html.day(b.to()))).append("</td>")
+                    .append("<td>").append(Html.date(b.to())).append("</td>")
                     .append("<td>").append(bar(b)).append("</td></tr>");
         }
         out.append("</tbody></table>");
@@ -180,8 +180,8 @@ final class Reports {
                     .append("<th scope=\"col\">Burn-down</th></tr></thead><tbody>");
             for (Balance b : balances) {
                 boolean isChosen = b.allocationId() == chosen.allocationId();
-                out.append("<tr><th scope=\"row\">").append(esc(Html.day(b.from()))).append(" to ")
-                        .append(esc(Html.day(b.to()))).append(b.activeAt(now) ? " (active)" : "").append("</th><td>")
+                out.append("<tr><th scope=\"row\">").append(Html.date(b.from())).append(" to ")
+                        .append(Html.date(b.to())).append(b.activeAt(now) ? " (active)" : "").append("</th><td>")
                         .append(esc(b.resource().name().toLowerCase(Locale.ROOT))).append("</td><td>")
                         .append(esc(b.category())).append("</td><td class=\"num\">").append(hours(b.granted()))
                         .append("</td><td class=\"num\">").append(hours(b.held())).append("</td><td class=\"num\">")
@@ -194,12 +194,12 @@ final class Reports {
             List<JournalEntry> history = api.list(Route.JOURNAL, JournalEntry.class, "allocation",
                     Long.toString(chosen.allocationId()));
             out.append("<h2>Burn-down, ").append(esc(chosen.resource().name().toLowerCase(Locale.ROOT))).append(' ')
-                    .append(esc(Html.day(chosen.from()))).append(" to ").append(esc(Html.day(chosen.to())))
+                    .append(Html.date(chosen.from())).append(" to ").append(Html.date(chosen.to()))
                     .append("</h2><figure>").append(BurnDown.svg(chosen, history, now))
                     .append("<figcaption>Available balance after each journal entry; the dashed line is an even use"
                             + " of the ")
                     .append(hours(chosen.granted())).append(" granted up to the expiry on ")
-                    .append(esc(Html.day(chosen.to()))).append(".</figcaption></figure>");
+                    .append(Html.date(chosen.to())).append(".</figcaption></figure>");
             journal(out, history);
         }
 

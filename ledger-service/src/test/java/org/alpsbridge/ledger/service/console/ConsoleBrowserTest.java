@@ -373,7 +373,9 @@ class ConsoleBrowserTest {
                 ledger.reserve(ReserveRequest.of(id, "9" + i, name, users[i % 3], 2, 32, 240, t));
                 ledger.release(ReleaseRequest.of(id, 1_800L * (i + 1), t));
             }
-            ledger.reserve(ReserveRequest.of(90_100, "9100", name, "alice", 8, 32, 720, t));
+            ledger.reserve(ReserveRequest.of(90_100, "9100", name, "alice", 2, 32, 720, t));
+            ledger.confirm(Lookup.of(90_100), t, null);
+            ledger.reserve(ReserveRequest.of(90_102, "9102", "physics", "erin", 2, 32, 600, t));
             ledger.reserve(ReserveRequest.of(90_101, "9101", "physics", "dave", 400, 64, 1440, t));
             ledger.confirm(Lookup.of(90_555), t, null);
             ledger.transfer(name, "physics", Resource.CPU, t, 6_000, "shot-transfer");
