@@ -29,6 +29,8 @@ import picocli.CommandLine.Spec;
                 "it to SlurmUser), standard (everyone else: reads the projects of its Unix groups and its own",
                 "jobs). A refusal is HTTP 403 naming the rule. GET /openapi.json describes the API.",
                 "With tls_cert and tls_key in --config, TCP addresses speak HTTPS.",
+                "The bookkeepers' web console is at / (console=true); a browser signs in with the single-use link",
+                "that `alpsbridge ledger web-login` prints.",
                 "Stops on SIGTERM/SIGINT."},
         footer = {"", "Examples:",
                 "  alpsbridge ledger serve --db sqlite:/var/lib/alpsbridge/ledger.db --listen 127.0.0.1:7070",
