@@ -29,19 +29,19 @@ final class Reports {
 
     /** One row of the projects table: a project and its active allocation of one resource (or none). */
     record Row(Project project, Balance active) {
-        String sortKey(String column) {
+        /** The order of a column; rows without an active allocation come last in figures and expiry. */
+        static Comparator<Row> by(String column) {
             return switch (column) {
-                case "group" -> String.format("%011d", project.gid());
-                case "account" -> project.account() == null ? "" : project.account();
-                case "available" -> number(active == null ? Long.MIN_VALUE : active.available());
-                case "used" -> number(active == null ? Long.MIN_VALUE : active.used());
-                case "expiry" -> active == null ? "~" : active.to().toString();
-                default -> project.name();
+                case "group" -> Comparator.comparingInt(r -> r.project().gid());
+                case "account" -> Comparator.comparing(r -> r.project().account() == null ? "" : r.project().account());
+                case "available" -> Comparator.comparing(r -> r.active() == null ? null : r.active().available(),
+                        Comparator.nullsLast(Comparator.naturalOrder()));
+                case "used" -> Comparator.comparing(r -> r.active() == null ? null : r.active().used(),
+                        Comparator.nullsLast(Comparator.naturalOrder()));
+                case "expiry" -> Comparator.comparing(r -> r.active() == null ? null : r.active().to(),
+                        Comparator.nullsLast(Comparator.naturalOrder()));
+                default -> Comparator.comparing(r -> r.project().name());
             };
-        }
-
-        private static String number(long v) {
-            return String.format("%020d", v ^ Long.MIN_VALUE); // unsigned order of a signed long, as text
         }
     }
 
@@ -63,7 +63,7 @@ final class Reports {
         List<Row> shown = rows.stream().filter(r -> matches(r, filter)).toList();
         String sort = q.param("sort") != null && COLUMNS.contains(q.param("sort")) ? q.param("sort") : "name";
         boolean descending = "desc".equals(q.param("dir"));
-        Comparator<Row> order = Comparator.comparing(r -> r.sortKey(sort));
+        Comparator<Row> order = Row.by(sort);
         shown = shown.stream().sorted(descending ? order.reversed() : order).toList();
 
         StringBuilder out = new StringBuilder();

@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import org.alpsbridge.ledger.LedgerException;
 
 /**
  * Sign-in links and browser sessions, in memory only (a restart signs everyone out). Links and session ids are
@@ -55,8 +56,10 @@ final class Sessions {
     private record Pending(Identity who, Instant expires) {
     }
 
-    /** Outstanding links and live sessions at most: beyond, the oldest expired are dropped first, then refused. */
+    /** Outstanding links and live sessions at most (expired ones are dropped first; beyond, refused). */
     static final int MAX_ENTRIES = 10_000;
+    /** Outstanding links of one uid at most, so that no one user can use up the others' room. */
+    static final int MAX_LINKS_PER_UID = 10;
 
     private final SecureRandom random = new SecureRandom();
     private final Map<String, Pending> links = new ConcurrentHashMap<>();
@@ -77,9 +80,10 @@ final class Sessions {
     String issue(Identity who) {
         Instant now = clock.instant();
         prune(now);
-        if (links.size() >= MAX_ENTRIES) {
-            throw new IllegalStateException("too many sign-in links outstanding; try again in "
-                    + linkLife.toSeconds() + " s");
+        if (links.size() >= MAX_ENTRIES
+                || links.values().stream().filter(p -> p.who().uid() == who.uid()).count() >= MAX_LINKS_PER_UID) {
+            throw new LedgerException("too many unused sign-in links " + (links.size() >= MAX_ENTRIES ? ""
+                    : "for uid " + who.uid() + " ") + "are waiting; try again in " + linkLife.toSeconds() + " s");
         }
         String token = newSecret();
         links.put(hash(token), new Pending(who, now.plus(linkLife)));

@@ -39,6 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebDriverException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
@@ -332,12 +333,56 @@ class ConsoleBrowserTest {
             browser.get("http://127.0.0.1:" + evil.getAddress().getPort() + "/");
             WebElement go = browser.findElement(By.id("go"));
             go.click();
-            new WebDriverWait(browser, Duration.ofSeconds(20)).until(ExpectedConditions.stalenessOf(go));
+            gone(go);
             assertTrue(List.of("Refused", "Sign in").contains(heading()), heading());
         } finally {
             evil.stop(0);
         }
         assertEquals(6_000, available(name), "nothing was credited");
+    }
+
+    @Test
+    void theProjectsTableFiltersAndSortsAndAFormWorksFromTheKeyboard() {
+        String tag = "kb" + n.incrementAndGet();
+        ledger.addProject(tag + "-big", 5008, null);
+        ledger.addProject(tag + "-small", 5009, null);
+        ledger.grant(tag + "-big", Resource.CPU, 600_000, FROM, TO, null, null);
+        ledger.grant(tag + "-small", Resource.CPU, 600, FROM, TO, null, null);
+        signInAsRoot();
+        open("/");
+        type("q", tag);
+        click("Filter");
+        assertEquals(List.of(tag + "-big", tag + "-small"), projectColumn());
+        browser.findElement(By.linkText("Available")).click();
+        assertEquals(List.of(tag + "-small", tag + "-big"), projectColumn(), "ascending by available");
+        assertEquals("ascending", browser.findElement(By.xpath("//th[a[starts-with(., 'Available')]]"))
+                .getAttribute("aria-sort"));
+        browser.findElement(By.partialLinkText("Available")).click();
+        assertEquals(List.of(tag + "-big", tag + "-small"), projectColumn(), "descending by available");
+
+        // keyboard only: the skip link first, then the fields in order; Enter submits
+        open("/book/credit?project=" + tag + "-small");
+        org.openqa.selenium.interactions.Actions keys = new org.openqa.selenium.interactions.Actions(browser);
+        keys.sendKeys(org.openqa.selenium.Keys.TAB).perform();
+        assertEquals("Skip to content", browser.switchTo().activeElement().getText());
+        browser.findElement(By.id("f-hours")).sendKeys("1", org.openqa.selenium.Keys.TAB);
+        assertEquals("f-reason", browser.switchTo().activeElement().getAttribute("id"));
+        WebElement reason = browser.switchTo().activeElement();
+        reason.sendKeys("keyboard", org.openqa.selenium.Keys.ENTER);
+        gone(reason);
+        assertEquals("Confirm: Credit", heading());
+        for (WebElement field : browser.findElements(By.cssSelector("main input:not([type=hidden]), main select"))) {
+            fail("a confirm page has no visible field: " + field.getAttribute("name"));
+        }
+        open("/book/grant");
+        for (WebElement field : browser.findElements(By.cssSelector("main input:not([type=hidden]), main select"))) {
+            String id = field.getAttribute("id");
+            assertEquals(1, browser.findElements(By.cssSelector("label[for='" + id + "']")).size(), id + " has a label");
+        }
+    }
+
+    private List<String> projectColumn() {
+        return browser.findElements(By.cssSelector("table.projects tbody th")).stream().map(WebElement::getText).toList();
     }
 
     @Test
@@ -455,7 +500,16 @@ class ConsoleBrowserTest {
     private void click(String button) {
         WebElement b = browser.findElement(By.xpath("//button[normalize-space(.)='" + button + "']"));
         b.click();
-        new WebDriverWait(browser, Duration.ofSeconds(20)).until(ExpectedConditions.stalenessOf(b));
+        gone(b);
+    }
+
+    /**
+     * Waits until {@code e}'s page has been replaced. While the new page loads, chromedriver may answer "node does
+     * not belong to the document" rather than "stale": that is asked again.
+     */
+    private void gone(WebElement e) {
+        new WebDriverWait(browser, Duration.ofSeconds(20)).ignoring(WebDriverException.class)
+                .until(ExpectedConditions.stalenessOf(e));
     }
 
     private void type(String id, String value) {

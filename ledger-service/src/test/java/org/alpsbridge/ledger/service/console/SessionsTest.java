@@ -3,6 +3,7 @@ package org.alpsbridge.ledger.service.console;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Clock;
@@ -11,6 +12,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.HashSet;
 import java.util.Set;
+import org.alpsbridge.ledger.LedgerException;
 import org.junit.jupiter.api.Test;
 
 /** Sign-in links work once and briefly; sessions end at their absolute and idle limits and at sign-out. */
@@ -52,6 +54,18 @@ class SessionsTest {
         assertTrue(sessions.redeem(token).isEmpty(), "a second use");
         assertEquals(alice, sessions.find(opened.cookie()).orElseThrow().who);
         assertNotEquals(token, opened.cookie(), "the session id is new, not the link's token");
+    }
+
+    @Test
+    void oneUserCannotUseUpTheRoomForLinks() {
+        for (int i = 0; i < Sessions.MAX_LINKS_PER_UID; i++) {
+            sessions.issue(alice);
+        }
+        LedgerException e = assertThrows(LedgerException.class, () -> sessions.issue(alice));
+        assertTrue(e.getMessage().contains("uid 1001"), e.getMessage());
+        sessions.issue(new Sessions.Identity(1002, 1002, "bob"));
+        clock.advance(60);
+        sessions.issue(alice); // the unused ones expired
     }
 
     @Test
@@ -97,7 +111,7 @@ class SessionsTest {
         assertFalse(Sessions.csrfMatches(a, ""));
         Set<String> seen = new HashSet<>();
         for (int i = 0; i < 1000; i++) {
-            String t = sessions.issue(alice);
+            String t = sessions.issue(new Sessions.Identity(2000 + i, 100, "u" + i));
             assertEquals(43, t.length(), "256 bits, base64url");
             assertTrue(seen.add(t));
         }
