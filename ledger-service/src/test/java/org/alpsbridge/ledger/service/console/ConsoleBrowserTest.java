@@ -169,9 +169,16 @@ class ConsoleBrowserTest {
         ledger.addProject(name, 5002, name + "_acct");
         ledger.grant(name, Resource.CPU, 90_000, FROM, TO, "research", null);
         ledger.reserve(ReserveRequest.of(500 + n.get(), "s" + n.get(), name, "carol", 1000, 64, 6000, Instant.now()));
+        String own = "nobodys" + n.get();
+        ledger.addProject(own, 65534, null);  // nobody's own group: what it does see
+        ledger.grant(own, Resource.CPU, 1_200, FROM, TO, null, null);
         signIn(service.signInPath(65534, 65534, "nobody"));
         assertEquals("Projects", heading());
         assertTrue(text().contains("nobody (standard)"), text());
+        assertTrue(projectColumn().contains(own), "its own group's project is listed: " + projectColumn());
+        open("/project?name=" + own);
+        assertEquals("Project " + own, heading());
+        assertTrue(browser.findElement(By.cssSelector("svg.burndown")).isDisplayed());
         for (String page : List.of("/", "/holds", "/failures", "/alerts")) {
             open(page);
             assertFalse(browser.getPageSource().contains(name), page + " shows " + name);
