@@ -158,6 +158,12 @@ public interface Ledger extends AutoCloseable {
 
     List<JournalEntry> journal(String reservationKey);
 
+    /**
+     * Every journal entry of one allocation, in its gapless order: the allocation's history, from which
+     * its available balance at any time is the running sum (the web console's burn-down chart).
+     */
+    List<JournalEntry> allocationJournal(long allocationId);
+
     List<Usage> usage(String project);
 
     List<Alert> alerts(int limit);

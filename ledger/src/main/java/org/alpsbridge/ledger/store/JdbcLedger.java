@@ -249,6 +249,11 @@ public final class JdbcLedger implements Ledger {
     }
 
     @Override
+    public List<JournalEntry> allocationJournal(long allocationId) {
+        return reports.allocationJournal(allocationId);
+    }
+
+    @Override
     public List<Usage> usage(String project) {
         return reports.usage(project);
     }

@@ -62,12 +62,21 @@ final class Reports {
     }
 
     List<JournalEntry> journal(String reservationKey) {
+        return entries(reservationKey == null ? "" : " WHERE rkey = ?", "seq",
+                reservationKey == null ? new Object[0] : new Object[] {reservationKey});
+    }
+
+    List<JournalEntry> allocationJournal(long allocationId) {
+        return entries(" WHERE allocation_id = ?", "allocation_seq", new Object[] {allocationId});
+    }
+
+    private List<JournalEntry> entries(String where, String order, Object[] parameters) {
         return executor.read(c -> Sql.list(c, "SELECT seq, allocation_id, allocation_seq, kind, amount, rkey, actor,"
-                + " reason, created_at FROM entry" + (reservationKey == null ? "" : " WHERE rkey = ?") + " ORDER BY seq",
+                + " reason, created_at FROM entry" + where + " ORDER BY " + order,
                 rs -> new JournalEntry(rs.getLong(1), rs.getLong(2), rs.getLong(3), Kind.valueOf(rs.getString(4)),
                         rs.getLong(5), rs.getString(6), rs.getString(7), rs.getString(8),
                         Instant.ofEpochSecond(rs.getLong(9))),
-                reservationKey == null ? new Object[0] : new Object[] {reservationKey}));
+                parameters));
     }
 
     List<Usage> usage(String project) {

@@ -286,6 +286,28 @@ abstract class LedgerContractTest {
     }
 
     @Test
+    void anAllocationsJournalIsItsHistoryInOrderAndSumsToItsAvailableBalance() {
+        ledger.addProject("phys", 5002, null);
+        ledger.grant("phys", Resource.CPU, 1_000, JAN, JUL, "startup", null);
+        ledger.transfer("chem", "phys", Resource.CPU, T, 500, "t1");
+        Outcome held = ledger.reserve(reserve(1, "j1", 2, 32, 60));
+        ledger.release(new ReleaseRequest(Lookup.of(1), 600, false, false, T.plusSeconds(600), null));
+        Balance chem = chem();
+        List<JournalEntry> history = ledger.allocationJournal(chem.allocationId());
+        assertEquals(List.of(JournalEntry.Kind.CREDIT, JournalEntry.Kind.WITHDRAW, JournalEntry.Kind.HOLD,
+                JournalEntry.Kind.SETTLE, JournalEntry.Kind.RETURN), history.stream().map(JournalEntry::kind).toList());
+        for (int i = 0; i < history.size(); i++) {
+            assertEquals(chem.allocationId(), history.get(i).allocationId());
+            assertEquals(i + 1, history.get(i).allocationSeq() - history.get(0).allocationSeq() + 1);
+        }
+        assertEquals(chem.available(), history.stream().mapToLong(JournalEntry::amount).sum());
+        assertEquals(held.key(), history.get(2).reservationKey());
+        long phys = ledger.balances("phys").get(0).allocationId();
+        assertEquals(List.of(1_000L, 500L), ledger.allocationJournal(phys).stream().map(JournalEntry::amount).toList());
+        assertTrue(ledger.allocationJournal(Long.MAX_VALUE).isEmpty());
+    }
+
+    @Test
     void theProxysTokenHoldIsBoundToTheAlpsIdThenConfirmedAndReleasedByIt() {
         ReserveRequest q = new ReserveRequest("xc1", "4242", 0, "exchange-1", "chem_acct", "alice", null,
                 Resource.CPU, 2, NodeShape.cores(32), 3_600, T);

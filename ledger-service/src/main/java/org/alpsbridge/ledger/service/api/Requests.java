@@ -123,6 +123,13 @@ public final class Requests {
     public record Identity(int uid, int gid, String user, String role) {
     }
 
+    /**
+     * A web console sign-in for the caller of {@code POST /v1/web-login}: {@code path} (with its single-use
+     * token) is to be opened on the service's own address, or {@code url} when the site set {@code console_url}.
+     */
+    public record SignInLink(String path, String url, Instant expires, String user, String role) {
+    }
+
     /** Every refusal and failure: {@code rule} names the access rule for a 403, else null. */
     public record Problem(String error, String rule) {
     }

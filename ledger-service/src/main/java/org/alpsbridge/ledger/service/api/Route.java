@@ -60,8 +60,8 @@ public enum Route {
             List.of("project", "limit"), Access.READ),
     JOB("GET", "/v1/job", "Reservations of one batch job", null, Reservation.class, true,
             List.of("cluster", "batch_id"), Access.READ),
-    JOURNAL("GET", "/v1/journal", "Journal entries of one reservation (all entries: admin)", null, JournalEntry.class,
-            true, List.of("key"), Access.READ),
+    JOURNAL("GET", "/v1/journal", "Journal entries of one reservation, or of one allocation in order (all entries:"
+            + " admin)", null, JournalEntry.class, true, List.of("key", "allocation"), Access.READ),
     USAGE("GET", "/v1/usage", "Usage by project, resource and user", null, Usage.class, true, List.of("project"),
             Access.READ),
     ALERTS("GET", "/v1/alerts", "Alerts, newest first", null, Alert.class, true, List.of("limit"), Access.READ),
@@ -69,6 +69,8 @@ public enum Route {
             String.class, true, List.of(), Access.ADMIN),
     WHOAMI("GET", "/v1/whoami", "Who the service takes the caller for, and its role", null,
             Requests.Identity.class, false, List.of(), Access.READ),
+    WEB_LOGIN("POST", "/v1/web-login", "A short-lived, single-use sign-in link to the web console for the caller",
+            null, Requests.SignInLink.class, false, List.of(), Access.READ),
     OPENAPI("GET", "/openapi.json", "This description (no credential needed: it holds no ledger data)", null,
             Object.class, false, List.of(), Access.ANYONE);
 

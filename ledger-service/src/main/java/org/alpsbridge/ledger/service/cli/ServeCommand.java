@@ -29,6 +29,8 @@ import picocli.CommandLine.Spec;
                 "it to SlurmUser), standard (everyone else: reads the projects of its Unix groups and its own",
                 "jobs). A refusal is HTTP 403 naming the rule. GET /openapi.json describes the API.",
                 "With tls_cert and tls_key in --config, TCP addresses speak HTTPS.",
+                "The bookkeepers' web console is at / (console=true); a browser signs in with the single-use link",
+                "that `alpsbridge ledger web-login` prints.",
                 "Stops on SIGTERM/SIGINT."},
         footer = {"", "Examples:",
                 "  alpsbridge ledger serve --db sqlite:/var/lib/alpsbridge/ledger.db --listen 127.0.0.1:7070",
@@ -128,7 +130,7 @@ public final class ServeCommand implements Callable<Integer> {
     }
 
     /**
-     * Adds {@code serve} to the {@code ledger} command (which lives in the ledger module, that knows no
+     * Adds {@code serve} (and {@code web-login}, its console's way in) to the {@code ledger} command (which lives in the ledger module, that knows no
      * service), its help listing every settings key with its default.
      */
     public static void install(CommandLine ledger) {
@@ -152,5 +154,6 @@ public final class ServeCommand implements Callable<Integer> {
         footer.addAll(List.of(serve.getCommandSpec().usageMessage().footer()));
         serve.getCommandSpec().usageMessage().footer(footer.toArray(String[]::new));
         ledger.addSubcommand("serve", serve);
+        ledger.addSubcommand("web-login", new CommandLine(new WebLoginCommand()));
     }
 }

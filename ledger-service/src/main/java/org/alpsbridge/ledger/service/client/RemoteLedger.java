@@ -115,7 +115,7 @@ final class RemoteLedger implements Ledger {
             throw new LedgerException("interrupted while waiting for the ledger service " + base);
         }
         try {
-            if (response.statusCode() == 404 && route == Route.RESERVATION) {
+            if (response.statusCode() == 404 && (route == Route.RESERVATION || route == Route.JOURNAL)) {
                 return null;
             }
             if (response.statusCode() != 200) {
@@ -148,6 +148,13 @@ final class RemoteLedger implements Ledger {
             out.put((String) pairs[i], pairs[i + 1]);
         }
         return out;
+    }
+
+    /** A web console sign-in link for this client's uid: its full address, and when it stops working. */
+    Requests.SignInLink webLogin() {
+        Requests.SignInLink link = post(Route.WEB_LOGIN, null, Requests.SignInLink.class);
+        return link.url() != null ? link : new Requests.SignInLink(link.path(), base + link.path(), link.expires(),
+                link.user(), link.role());
     }
 
     // ---- projects, allocations, credit
@@ -280,6 +287,12 @@ final class RemoteLedger implements Ledger {
     @Override
     public List<JournalEntry> journal(String reservationKey) {
         return list(Route.JOURNAL, JournalEntry.class, "key", reservationKey);
+    }
+
+    @Override
+    public List<JournalEntry> allocationJournal(long allocationId) {
+        List<JournalEntry> entries = list(Route.JOURNAL, JournalEntry.class, "allocation", allocationId);
+        return entries == null ? List.of() : entries; // no such allocation: no history, as a store answers
     }
 
     @Override

@@ -1,7 +1,9 @@
 package org.alpsbridge.ledger.service.client;
 
 import org.alpsbridge.ledger.Ledger;
+import org.alpsbridge.ledger.LedgerException;
 import org.alpsbridge.ledger.LedgerOpener;
+import org.alpsbridge.ledger.service.api.Requests;
 
 /**
  * Opens {@code http://HOST:PORT} ledgers: every {@link Ledger} call becomes a request to a ledger service
@@ -14,6 +16,18 @@ public final class ServiceOpener implements LedgerOpener {
     @Override
     public boolean accepts(String url) {
         return url != null && url.trim().matches("(?i)https?://.*");
+    }
+
+    /**
+     * Asks the ledger service at {@code url} for a single-use web console sign-in link for the calling user
+     * (MUNGE-signed like every request); {@code url()} of the answer is the address to open.
+     */
+    public static Requests.SignInLink webLogin(String url) {
+        if (!new ServiceOpener().accepts(url)) {
+            throw new LedgerException("web-login needs the ledger service's address (--db http://HOST:PORT or"
+                    + " https://...), not '" + url + "'");
+        }
+        return ((RemoteLedger) new ServiceOpener().open(url, false)).webLogin();
     }
 
     @Override

@@ -33,9 +33,16 @@ final class Dispatcher {
     private final Policy policy;
     private final ObjectMapper json;
     private final byte[] openApi;
+    private final SignIns signIns;
 
     Dispatcher(Ledger ledger, Policy policy, ObjectMapper json, String version) {
+        this(ledger, policy, json, version, null);
+    }
+
+    /** @param signIns issues the web console's sign-in links; null: the console is off */
+    Dispatcher(Ledger ledger, Policy policy, ObjectMapper json, String version, SignIns signIns) {
         this.ledger = ledger;
+        this.signIns = signIns;
         this.policy = policy;
         this.json = json;
         try {
@@ -171,6 +178,14 @@ final class Dispatcher {
             }
             case JOURNAL -> {
                 String key = q.param("key");
+                if (q.param("allocation") != null) {
+                    long allocation = number(q, "allocation", 0);
+                    String project = ledger.balances(null).stream().filter(b -> b.allocationId() == allocation)
+                            .findFirst().orElseThrow(() -> new Refusal(404, null, "no such allocation: " + allocation))
+                            .project();
+                    policy.readProject(c, project);
+                    yield ledger.allocationJournal(allocation);
+                }
                 if (key == null) {
                     policy.readAll(c, "the whole journal");
                 } else {
@@ -185,6 +200,12 @@ final class Dispatcher {
             case ALERTS -> policy.visible(c, ledger.alerts((int) number(q, "limit", 20)), a -> a.project());
             case CHECK -> ledger.check();
             case WHOAMI -> new Requests.Identity(c.uid(), c.gid(), c.user(), c.role().name().toLowerCase());
+            case WEB_LOGIN -> {
+                if (signIns == null) {
+                    throw new Refusal(404, null, "this service runs without its web console (console=false)");
+                }
+                yield signIns.issue(c.uid(), c.gid(), c.user(), c.role().name().toLowerCase());
+            }
             case OPENAPI -> throw new IllegalStateException("answered above");
         };
         try {

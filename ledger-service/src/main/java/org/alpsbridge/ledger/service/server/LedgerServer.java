@@ -38,6 +38,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.service.api.ApiJson;
+import org.alpsbridge.ledger.service.console.Console;
 import org.alpsbridge.proxy.auth.Munge;
 import org.alpsbridge.proxy.client.ProxyAddress;
 import org.slf4j.Logger;
@@ -45,7 +46,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The ledger service: an HTTP/JSON API over one {@link Ledger} on TCP and unix sockets. Each connection's
- * pipeline: HTTP codec, aggregation (at most {@code max_body_bytes}), {@link ApiRequestDecoder},
+ * pipeline: HTTP codec, aggregation (at most {@code max_body_bytes}), the web console (every path but the
+ * API's), {@link ApiRequestDecoder},
  * then on the worker threads {@link AuthenticationHandler} and {@link ApiHandler}; answers go out through
  * {@link ApiResponseEncoder}.
  */
@@ -59,6 +61,8 @@ public final class LedgerServer implements AutoCloseable {
     private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private final List<String> addresses = new ArrayList<>();
     private final List<Path> socketFiles = new ArrayList<>();
+    /** The web console's sign-in links (null: console=false); for tests that sign in a uid of their choosing. */
+    SignIns signIns;
 
     private LedgerServer(EventLoopGroup io, EventExecutorGroup workers) {
         this.io = io;
@@ -98,10 +102,13 @@ public final class LedgerServer implements AutoCloseable {
         EventExecutorGroup workers = new DefaultEventExecutorGroup(settings.number(ServiceSettings.Key.WORKERS),
                 new DefaultThreadFactory("ledger-worker", true));
         LedgerServer server = new LedgerServer(io, workers);
+        Console console = Console.of(settings);
+        server.signIns = console;
         Dispatcher dispatcher = new Dispatcher(ledger, new Policy(ledger, settings.standardJobEvents()),
-                ApiJson.mapper(true), version);
+                ApiJson.mapper(true), version, console);
         Directory directory = new Directory(settings.number(ServiceSettings.Key.GROUP_CACHE_SECONDS));
         Roles roles = new Roles(settings);
+        LocalApi api = new LocalApi(dispatcher, directory, roles, munge != null);
         int maxBody = settings.number(ServiceSettings.Key.MAX_BODY_BYTES);
         Munge verifier = munge;
         ChannelInitializer<Channel> pipeline = new ChannelInitializer<>() {
@@ -109,12 +116,16 @@ public final class LedgerServer implements AutoCloseable {
             protected void initChannel(Channel ch) {
                 server.channels.add(ch);
                 ChannelPipeline p = ch.pipeline();
-                if (tls != null && !(ch.localAddress() instanceof DomainSocketAddress)) {
+                boolean secure = tls != null && !(ch.localAddress() instanceof DomainSocketAddress);
+                if (secure) {
                     p.addLast("tls", tls.newHandler(ch.alloc()));
                 }
                 p.addLast("http", new HttpServerCodec());
                 p.addLast("aggregate", new HttpObjectAggregator(maxBody));
                 p.addLast("respond", RESPONSES);
+                if (console != null) {
+                    p.addLast("console", console.handler(api, workers.next(), secure));
+                }
                 p.addLast("request", new ApiRequestDecoder());
                 p.addLast(workers, "authenticate", new AuthenticationHandler(verifier, directory, roles));
                 p.addLast(workers, "dispatch", new ApiHandler(dispatcher));

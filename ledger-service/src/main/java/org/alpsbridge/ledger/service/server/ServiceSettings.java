@@ -57,7 +57,25 @@ public final class ServiceSettings {
                 v -> positive(v, 1024)),
         MAX_BODY_BYTES("max_body_bytes", "1048576", "largest request body accepted", v -> positive(v, 1 << 30)),
         GROUP_CACHE_SECONDS("group_cache_seconds", "60", "how long a user's name and groups (from id(1), so"
-                + " NSS/LDAP groups count) are remembered", v -> positive(v, 86_400));
+                + " NSS/LDAP groups count) are remembered", v -> positive(v, 86_400)),
+        CONSOLE("console", "true", "serve the web console at / (true|false); sign in with alpsbridge ledger"
+                + " web-login", v -> {
+                    if (!v.equals("true") && !v.equals("false")) {
+                        throw new IllegalArgumentException("expected true or false");
+                    }
+                }),
+        CONSOLE_URL("console_url", "", "the console's address as browsers reach it (a reverse proxy's), put in"
+                + " sign-in links; empty = the address web-login reached the service on", v -> {
+                    if (!v.isEmpty() && !v.matches("https?://[^\\s]+")) {
+                        throw new IllegalArgumentException("expected http://HOST[:PORT][/PATH] or https://...");
+                    }
+                }),
+        CONSOLE_LINK_SECONDS("console_link_seconds", "60", "how long a sign-in link may wait before it is used"
+                + " (it works once)", v -> positive(v, 3_600)),
+        CONSOLE_SESSION_SECONDS("console_session_seconds", "28800", "a console session ends this long after"
+                + " sign-in, used or not", v -> positive(v, 7 * 86_400)),
+        CONSOLE_IDLE_SECONDS("console_idle_seconds", "1800", "a console session ends after this long without"
+                + " a request", v -> positive(v, 7 * 86_400));
 
         private final String name;
         private final String defaultValue;
@@ -189,7 +207,7 @@ public final class ServiceSettings {
         return get(Key.STANDARD_JOB_EVENTS).equals("true");
     }
 
-    int number(Key key) {
+    public int number(Key key) {
         return Integer.parseInt(get(key));
     }
 

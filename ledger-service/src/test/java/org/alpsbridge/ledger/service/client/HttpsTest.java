@@ -71,6 +71,29 @@ class HttpsTest {
     }
 
     @Test
+    void underTlsTheConsolesSignInLinkIsHttpsAndItsCookieSecureAndBoundToTheHost() throws Exception {
+        ServiceSettings s = ServiceSettings.defaults().with(Key.AUTH, "none").with(Key.LISTEN, "127.0.0.1:0")
+                .with(Key.TLS_CERT, cert.toString()).with(Key.TLS_KEY, key.toString());
+        try (Ledger ledger = Ledger.open("sqlite:" + dir.resolve("l.db"));
+             LedgerServer server = LedgerServer.start(ledger, s, "t")) {
+            String base = "https://" + server.addresses().get(0);
+            String link = RemoteLedger.connect(base, new Signer(null), Trust.of(cert)).webLogin().url();
+            assertTrue(link.startsWith(base + "/sign-in?token="), link);
+            java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder().sslContext(Trust.of(cert)).build();
+            java.net.http.HttpResponse<String> in = http.send(java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create(base + "/sign-in")).header("Origin", base)
+                    .header("Content-Type", "application/x-www-form-urlencoded")
+                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString("token="
+                            + link.substring(link.indexOf('=') + 1))).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertEquals(303, in.statusCode(), in.body());
+            String cookie = in.headers().firstValue("Set-Cookie").orElseThrow();
+            assertTrue(cookie.startsWith("__Host-alpsbridge-console=") && cookie.endsWith("; HttpOnly; SameSite=Strict;"
+                    + " Secure") && cookie.contains("; Path=/;") && !cookie.contains("Domain"), cookie);
+        }
+    }
+
+    @Test
     void aCertificateWithoutItsKeyIsRefusedAtStart() {
         ServiceSettings s = ServiceSettings.defaults().with(Key.AUTH, "none").with(Key.LISTEN, "127.0.0.1:0")
                 .with(Key.TLS_CERT, cert.toString());

@@ -47,6 +47,14 @@ public final class RunningService implements AutoCloseable {
         return "http://" + server.addresses().get(0);
     }
 
+    /**
+     * A web console sign-in link (its path) for any uid, as {@code POST /v1/web-login} would give that uid: for
+     * browser tests that need a second user, whose MUNGE credential this process cannot make.
+     */
+    public String signInPath(int uid, int gid, String user) {
+        return server.signIns.issue(uid, gid, user, "as configured").path();
+    }
+
     public Path mungeSocket() {
         return munged.socket();
     }
