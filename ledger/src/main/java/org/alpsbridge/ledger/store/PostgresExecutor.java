@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Failover.</b> A lost connection (the server killed, restarted, or a standby promoted behind a
  * multi-host URL with {@code targetServerType=primary}) is replaced by a new one, tried every 200 ms for
- * up to {@link #RECONNECT_SECONDS}. Work whose transaction was not committed runs again on the new
+ * up to {@code alpsbridge.ledger.pgReconnectSeconds}. Work whose transaction was not committed runs again on the new
  * connection. When the connection died during COMMIT, the outcome is unknown: job events (idempotent by
  * their reservation key) run again and return the stored outcome if the first commit had landed; any
  * other write fails with {@link LedgerUnavailableException} ("retry with the same request id"), as does
@@ -59,9 +59,10 @@ final class PostgresExecutor implements Executor {
     static final int MAX_ATTEMPTS = 20;
     /**
      * How long a lost server is waited for before work fails as unavailable (default 30 s, property
-     * {@code alpsbridge.ledger.pgReconnectSeconds}): long enough for a standby to be promoted.
+     * {@code alpsbridge.ledger.pgReconnectSeconds}, read when a ledger is opened): long enough for a
+     * standby to be promoted.
      */
-    static final long RECONNECT_SECONDS = Long.getLong("alpsbridge.ledger.pgReconnectSeconds", 30);
+    private final long reconnectSeconds = Long.getLong("alpsbridge.ledger.pgReconnectSeconds", 30);
     private static final long RECONNECT_PAUSE_MS = 200;
 
     private final String url;
@@ -115,9 +116,9 @@ final class PostgresExecutor implements Executor {
         return c;
     }
 
-    /** A new connection, waiting up to {@link #RECONNECT_SECONDS} for the server (or its standby) to answer. */
+    /** A new connection, waiting up to {@code alpsbridge.ledger.pgReconnectSeconds} for the server (or its standby) to answer. */
     private Connection reconnect(SQLException cause) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(RECONNECT_SECONDS);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(reconnectSeconds);
         SQLException last = cause;
         while (!closed) {
             try {
@@ -138,7 +139,7 @@ final class PostgresExecutor implements Executor {
             }
         }
         throw new LedgerUnavailableException("PostgreSQL ledger " + redacted() + " unreachable for "
-                + RECONNECT_SECONDS + " s (nothing of this event was kept; retry it): "
+                + reconnectSeconds + " s; retry the same request (a retry returns its outcome if it was kept): "
                 + (last == null ? "closed" : last.getMessage()), last);
     }
 

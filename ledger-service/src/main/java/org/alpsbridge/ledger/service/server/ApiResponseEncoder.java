@@ -18,6 +18,9 @@ import io.netty.handler.codec.http.HttpVersion;
 @Sharable
 final class ApiResponseEncoder extends ChannelOutboundHandlerAdapter {
 
+    /** What a 503 tells the caller to wait: about how long a standby takes to be promoted. */
+    static final String RETRY_AFTER_SECONDS = "5";
+
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         if (!(msg instanceof ApiResponse r)) {
@@ -29,6 +32,9 @@ final class ApiResponseEncoder extends ChannelOutboundHandlerAdapter {
         http.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
         HttpUtil.setContentLength(http, r.json().length);
         HttpUtil.setKeepAlive(http, r.keepAlive());
+        if (r.status() == 503) { // the store is unreachable (a failover): the same request may come again
+            http.headers().set(HttpHeaderNames.RETRY_AFTER, RETRY_AFTER_SECONDS);
+        }
         ctx.write(http, promise);
         if (!r.keepAlive()) {
             promise.addListener(ChannelFutureListener.CLOSE);

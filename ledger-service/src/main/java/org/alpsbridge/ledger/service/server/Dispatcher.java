@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.Set;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.LedgerException;
+import org.alpsbridge.ledger.LedgerUnavailableException;
 import org.alpsbridge.ledger.Lookup;
 import org.alpsbridge.ledger.ReleaseRequest;
 import org.alpsbridge.ledger.Reservation;
@@ -51,6 +52,10 @@ final class Dispatcher {
         } catch (Refusal e) {
             log.info("refused {} {} for {}: {}", q.route().method(), q.pathAndQuery(), q.caller(), e.getMessage());
             return problem(q, e.status(), e.getMessage(), e.rule());
+        } catch (LedgerUnavailableException e) {
+            log.warn("{} {}: ledger store unavailable, answered 503: {}", q.route().method(), q.pathAndQuery(),
+                    e.getMessage());
+            return problem(q, 503, e.getMessage(), null);
         } catch (LedgerException e) {
             return problem(q, 422, e.getMessage(), null);
         } catch (RuntimeException e) {
@@ -61,7 +66,8 @@ final class Dispatcher {
 
     private ApiResponse problem(ApiRequest q, int status, String message, String rule) {
         try {
-            return new ApiResponse(status, json.writeValueAsBytes(new Requests.Problem(message, rule)), q.keepAlive());
+            return new ApiResponse(status, json.writeValueAsBytes(new Requests.Problem(message, rule, status == 503)),
+                    q.keepAlive());
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
