@@ -17,6 +17,7 @@ import org.alpsbridge.basil.model.ResponseData;
 import org.alpsbridge.basil.model.ReserveParam;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.LedgerException;
+import org.alpsbridge.ledger.LedgerUnavailableException;
 import org.alpsbridge.ledger.Lookup;
 import org.alpsbridge.ledger.Outcome;
 import org.alpsbridge.ledger.ReleaseRequest;
@@ -211,8 +212,9 @@ public final class LedgerBackend implements Backend {
                 return response;
             }
             Lookup lookup = new Lookup(settings.cluster(), resId, null);
-            Outcome o = confirm ? ledger.confirm(lookup, Instant.now(clock), null)
-                    : ledger.release(ReleaseRequest.byClock(lookup, Instant.now(clock)));
+            Instant now = Instant.now(clock);
+            ReleaseRequest release = ReleaseRequest.byClock(lookup, now);
+            Outcome o = recorded(() -> confirm ? ledger.confirm(lookup, now, null) : ledger.release(release));
             if (!o.ok()) {
                 log.warn("ledger {} of reservation {}: {} {}", call.method(), resId, o.decision(), o.message());
             }
@@ -222,6 +224,34 @@ public final class LedgerBackend implements Backend {
                     e.getMessage());
         }
         return response;
+    }
+
+    /** Attempts at recording a CONFIRM or RELEASE while the ledger answers unavailable (a failover). */
+    static final int RECORD_ATTEMPTS = 3;
+
+    /**
+     * ALPS has already acted, so a CONFIRM or RELEASE must reach the ledger: while the ledger is unavailable
+     * (its store's failover outlasting the store's own reconnect wait, or a ledger service answering 503) the
+     * same event is sent again, a second apart; the event's key makes a repeat apply once.
+     */
+    private static Outcome recorded(java.util.function.Supplier<Outcome> event) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return event.get();
+            } catch (LedgerUnavailableException e) {
+                if (attempt >= RECORD_ATTEMPTS) {
+                    throw e;
+                }
+                log.warn("ledger unavailable (attempt {} of {}), trying again in 1 s: {}", attempt, RECORD_ATTEMPTS,
+                        e.getMessage());
+                try {
+                    Thread.sleep(1_000);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
     }
 
     private void voidQuietly(String key, String reason) {
