@@ -70,7 +70,10 @@ public enum Route {
     WHOAMI("GET", "/v1/whoami", "Who the service takes the caller for, and its role", null,
             Requests.Identity.class, false, List.of(), Access.READ),
     OPENAPI("GET", "/openapi.json", "This description (no credential needed: it holds no ledger data)", null,
-            Object.class, false, List.of(), Access.ANYONE);
+            Object.class, false, List.of(), Access.ANYONE),
+    METRICS("GET", "/metrics", "Ledger call latency by operation and refusals by reason and class (transient,"
+            + " permanent), in the Prometheus text format (no credential needed: no ledger data)", null,
+            String.class, false, List.of(), Access.ANYONE);
 
     /** Who may call a route, before the per-project and per-job rules of reads and job events. */
     public enum Access {

@@ -9,7 +9,6 @@ import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
@@ -29,7 +28,7 @@ final class ApiResponseEncoder extends ChannelOutboundHandlerAdapter {
         }
         FullHttpResponse http = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(r.status()),
                 Unpooled.wrappedBuffer(r.json()));
-        http.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
+        http.headers().set(HttpHeaderNames.CONTENT_TYPE, r.contentType());
         HttpUtil.setContentLength(http, r.json().length);
         HttpUtil.setKeepAlive(http, r.keepAlive());
         if (r.status() == 503) { // the store is unreachable (a failover): the same request may come again

@@ -34,8 +34,16 @@ final class Dispatcher {
     private final Policy policy;
     private final ObjectMapper json;
     private final byte[] openApi;
+    /** The Prometheus text of the ledger's figures, for {@code /metrics}. */
+    private final java.util.function.Supplier<String> metrics;
 
     Dispatcher(Ledger ledger, Policy policy, ObjectMapper json, String version) {
+        this(ledger, policy, json, version, () -> "");
+    }
+
+    Dispatcher(Ledger ledger, Policy policy, ObjectMapper json, String version,
+               java.util.function.Supplier<String> metrics) {
+        this.metrics = metrics;
         this.ledger = ledger;
         this.policy = policy;
         this.json = json;
@@ -47,6 +55,10 @@ final class Dispatcher {
     }
 
     ApiResponse handle(ApiRequest q) {
+        if (q.route() == org.alpsbridge.ledger.service.api.Route.METRICS) {
+            return new ApiResponse(200, metrics.get().getBytes(java.nio.charset.StandardCharsets.UTF_8), q.keepAlive(),
+                    "text/plain; version=0.0.4; charset=utf-8");
+        }
         try {
             return new ApiResponse(200, answer(q), q.keepAlive());
         } catch (Refusal e) {
@@ -191,7 +203,7 @@ final class Dispatcher {
             case ALERTS -> policy.visible(c, ledger.alerts((int) number(q, "limit", 20)), a -> a.project());
             case CHECK -> ledger.check();
             case WHOAMI -> new Requests.Identity(c.uid(), c.gid(), c.user(), c.role().name().toLowerCase());
-            case OPENAPI -> throw new IllegalStateException("answered above");
+            case OPENAPI, METRICS -> throw new IllegalStateException("answered above");
         };
         try {
             return json.writeValueAsBytes(result);

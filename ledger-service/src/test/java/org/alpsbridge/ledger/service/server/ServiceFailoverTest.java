@@ -60,6 +60,14 @@ class ServiceFailoverTest {
                 assertTrue(r.beforeBreak.get() > 0, "the storm ran before the break: " + r);
                 assertTrue(r.refusedTransient.get() > 0 && r.retriedOk.get() > 0, "the outage was answered 503"
                         + " transient and the retries succeeded: " + r);
+                // what an operator's scrape shows of it: latency of the calls, and the transient refusals
+                HttpResponse<String> scrape = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                        URI.create(running.url() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString());
+                assertEquals(200, scrape.statusCode(), scrape.body());
+                assertTrue(scrape.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"));
+                assertTrue(scrape.body().contains("alpsbridge_ledger_service_ledger_call_seconds_bucket{op=\"reserve\""),
+                        scrape.body());
+                assertTrue(scrape.body().contains("reason=\"unavailable\",class=\"transient\"}"), scrape.body());
                 r.verify(pair.primaryUrl(), "hot", dir);
             }
         }
