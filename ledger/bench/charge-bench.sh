@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Durable charge events per second, 16 clients, SQLite and PostgreSQL, beside pgbench's simple-update TPS on the
-# same server in the same run (issue 7's benchmark). Starts a throwaway PostgreSQL (initdb in a temp dir, trust
+# Durable charge events per second with 16 and then 64 clients, SQLite and PostgreSQL, beside pgbench's
+# simple-update TPS on the same server in the same run (issues 7 and 21). Starts a throwaway PostgreSQL (initdb in a temp dir, trust
 # auth, 127.0.0.1 only, default durability: fsync=on, synchronous_commit=on) on PORT, runs
 # `alpsbridge ledger bench`, and stops that server by its data directory.
 #
-#   ledger/bench/charge-bench.sh [PORT] [-- extra 'ledger bench' options, e.g. --seconds 30]
+#   ledger/bench/charge-bench.sh [PORT] [-- extra 'ledger bench' options, e.g. --seconds 30 --postgresql-only]
 #
+# Env CLIENTS (default 16,64): the client counts, each run in turn.
 # As root the server runs as user postgres (PostgreSQL refuses root). Default PORT 19390 (the ledger's range).
 set -euo pipefail
 root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)
@@ -21,9 +22,9 @@ stop() { "${as[@]}" "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1
 trap stop EXIT
 "${as[@]}" "$bin/initdb" -D "$dir/data" -A trust -U ledger -E UTF8 >/dev/null
 "${as[@]}" "$bin/pg_ctl" -D "$dir/data" -w -l "$dir/server.log" \
-    -o "-p $port -c listen_addresses=127.0.0.1 -k $dir -c max_connections=100" start >/dev/null
+    -o "-p $port -c listen_addresses=127.0.0.1 -k $dir -c max_connections=200" start >/dev/null
 "${as[@]}" "$bin/createdb" -h 127.0.0.1 -p "$port" -U ledger bench
 version=$("$bin/postgres" --version)
 echo "$version on 127.0.0.1:$port; $(nproc) cores; kernel $(uname -r)"
-"$root/bin/alpsbridge" ledger bench --clients 16 \
+"$root/bin/alpsbridge" ledger bench --clients "${CLIENTS:-16,64}" \
     --postgresql "jdbc:postgresql://127.0.0.1:$port/bench?user=ledger" --pgbench "$bin/pgbench" "$@"

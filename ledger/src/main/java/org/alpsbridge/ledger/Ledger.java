@@ -61,6 +61,20 @@ public interface Ledger extends AutoCloseable {
                 + " needs the ledger-service module, which the alpsbridge launcher includes)");
     }
 
+    /**
+     * A cluster name as reservation keys hold it: the default when none is given, else letters, digits
+     * and {@code _.@-}, so that keys of different clusters can never collide (no {@code /}).
+     */
+    static String cluster(String name) {
+        if (name == null || name.isBlank()) {
+            return DEFAULT_CLUSTER;
+        }
+        if (!name.matches("[A-Za-z0-9_.@-]{1,64}")) {
+            throw new LedgerException("cluster name '" + name + "' must be 1-64 of letters, digits and _.@-");
+        }
+        return name;
+    }
+
     /** The idempotency key of a reservation as stored and shown. */
     static String key(String cluster, String batchId, String resId) {
         return cluster + "/" + batchId + "/" + resId;

@@ -8,7 +8,7 @@ package org.alpsbridge.ledger;
 public record Lookup(String cluster, long resId, String batchId) {
 
     public Lookup {
-        cluster = cluster == null || cluster.isBlank() ? Ledger.DEFAULT_CLUSTER : cluster;
+        cluster = Ledger.cluster(cluster);
         if (resId <= 0) {
             throw new LedgerException("reservation id must be positive, got " + resId);
         }

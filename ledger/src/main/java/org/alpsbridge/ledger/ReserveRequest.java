@@ -22,7 +22,7 @@ public record ReserveRequest(String cluster, String batchId, long resId, String 
                              long limitSeconds, Instant at) {
 
     public ReserveRequest {
-        cluster = cluster == null || cluster.isBlank() ? Ledger.DEFAULT_CLUSTER : cluster;
+        cluster = Ledger.cluster(cluster);
         partition = partition == null || partition.isBlank() ? Ledger.DEFAULT_PARTITION : partition;
         resource = resource == null ? Resource.CPU : resource;
         Objects.requireNonNull(at, "at");

@@ -70,6 +70,13 @@ final class PolicyOptions {
             description = "Limit for the job list command and each apkill (default ${DEFAULT-VALUE}).")
     long commandSeconds;
 
+    /** The daemon's figures, once {@link #decorate} made them (the ledger hook adds its own to the scrape). */
+    private Stats stats;
+
+    Stats stats() {
+        return stats;
+    }
+
     /**
      * Adds timing, the policy and the orphan watch to the daemon, and the {@code stats} and {@code orphans}
      * commands; {@code inside} adds its decorators just above the policy: inside the client-side timing (so what
@@ -87,7 +94,7 @@ final class PolicyOptions {
         if (!userIds.equals("nss") && !userIds.equals("learn")) {
             throw new IllegalArgumentException("--user-ids must be nss or learn, not " + userIds);
         }
-        Stats stats = new Stats();
+        stats = new Stats();
         PolicySettings settings = new PolicySettings(Duration.ofSeconds(refreshSeconds), Duration.ofSeconds(summarySeconds),
                 Duration.ofSeconds(fallbackSeconds), patch, policy.equals("on"));
         InventoryPolicy inventory = new InventoryPolicy(settings, userIds(backend), stats);
@@ -98,7 +105,7 @@ final class PolicyOptions {
         inventory.onFullInventory(orphans::inspect);
         orphans.refreshBy(inventory::refreshNow);
         MetricsServer endpoint = metrics == null ? null
-                : MetricsServer.start(address(metrics), () -> stats.snapshot().prometheus());
+                : MetricsServer.start(address(metrics), stats::prometheus);
         daemon.decorate(stats::backendSide)
                 .decorate(inventory::decorate);
         inside.accept(daemon, inventory);

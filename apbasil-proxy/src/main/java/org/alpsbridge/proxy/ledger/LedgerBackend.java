@@ -17,6 +17,7 @@ import org.alpsbridge.basil.model.ResponseData;
 import org.alpsbridge.basil.model.ReserveParam;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.LedgerException;
+import org.alpsbridge.ledger.LedgerUnavailableException;
 import org.alpsbridge.ledger.Lookup;
 import org.alpsbridge.ledger.Outcome;
 import org.alpsbridge.ledger.ReleaseRequest;
@@ -156,7 +157,7 @@ public final class LedgerBackend implements Backend {
             Optional<Long> resId = data.isSuccess()
                     ? data.content(Reserved.class).map(Reserved::reservationId) : Optional.empty();
             if (resId.isPresent() && resId.get() > 0) {
-                ledger.bind(outcome.key(), resId.get());
+                recorded(() -> ledger.bind(outcome.key(), resId.get())); // ALPS has it: so must the ledger
             } else if (!data.isSuccess()) {
                 voidQuietly(outcome.key(), "ALPS_REFUSED");
             } else {
@@ -211,8 +212,9 @@ public final class LedgerBackend implements Backend {
                 return response;
             }
             Lookup lookup = new Lookup(settings.cluster(), resId, null);
-            Outcome o = confirm ? ledger.confirm(lookup, Instant.now(clock), null)
-                    : ledger.release(ReleaseRequest.byClock(lookup, Instant.now(clock)));
+            Instant now = Instant.now(clock);
+            ReleaseRequest release = ReleaseRequest.byClock(lookup, now);
+            Outcome o = recorded(() -> confirm ? ledger.confirm(lookup, now, null) : ledger.release(release));
             if (!o.ok()) {
                 log.warn("ledger {} of reservation {}: {} {}", call.method(), resId, o.decision(), o.message());
             }
@@ -224,9 +226,39 @@ public final class LedgerBackend implements Backend {
         return response;
     }
 
+    /** How long a CONFIRM or RELEASE ALPS already did is retried while the ledger answers unavailable. */
+    static final long RECORD_SECONDS = 60;
+
+    /**
+     * ALPS has already acted, so a CONFIRM or RELEASE (or the bind of a hold to ALPS's reservation id, or the
+     * void of a hold ALPS refused) must reach the ledger: while the ledger is unavailable
+     * (its store's failover outlasting the store's own reconnect wait, or a ledger service answering 503) the
+     * same event is sent again every second, for up to {@link #RECORD_SECONDS}; the event's key makes a
+     * repeat apply once. The caller waits meanwhile: a slow answer beats a charge lost.
+     */
+    private static Outcome recorded(java.util.function.Supplier<Outcome> event) {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(RECORD_SECONDS);
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return event.get();
+            } catch (LedgerUnavailableException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                log.warn("ledger unavailable (attempt {}), trying again in 1 s: {}", attempt, e.getMessage());
+                try {
+                    Thread.sleep(1_000);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
+    }
+
     private void voidQuietly(String key, String reason) {
         try {
-            ledger.voidHold(key, reason);
+            recorded(() -> ledger.voidHold(key, reason));
         } catch (LedgerException e) {
             log.warn("could not void hold {} ({}): the sweeper will", key, e.getMessage());
         }

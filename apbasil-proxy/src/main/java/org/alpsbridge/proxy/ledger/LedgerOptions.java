@@ -5,9 +5,11 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.alpsbridge.ledger.Ledger;
+import org.alpsbridge.ledger.metrics.LedgerMetrics;
 import org.alpsbridge.ledger.timelimit.TimeLimits;
 import org.alpsbridge.proxy.policy.InventoryPolicy;
 import org.alpsbridge.proxy.server.ProxyDaemon;
+import org.alpsbridge.proxy.stats.Stats;
 import picocli.CommandLine.Option;
 
 /** The {@code proxy serve} options that put the allocation ledger in front of ALPS (a picocli mixin). */
@@ -70,6 +72,14 @@ public final class LedgerOptions {
      * {@code inventory} fetches (none when it is null).
      */
     public void decorate(ProxyDaemon.Builder daemon, InventoryPolicy inventory) {
+        decorate(daemon, inventory, null);
+    }
+
+    /**
+     * As {@link #decorate(ProxyDaemon.Builder, InventoryPolicy)}, and shows the ledger's call latency and
+     * refusals ({@code alpsbridge_proxy_ledger_*}) on the scrape endpoint of {@code stats} (none when null).
+     */
+    public void decorate(ProxyDaemon.Builder daemon, InventoryPolicy inventory, Stats stats) {
         if (url == null || url.isBlank()) {
             return;
         }
@@ -92,9 +102,15 @@ public final class LedgerOptions {
                 new TimeLimits(source, seconds, Math.multiplyExact(defaultLimitMinutes, 60L)),
                 LedgerBackend.WhenUnavailable.valueOf(whenUnavailable.toUpperCase(java.util.Locale.ROOT)));
         Ledger ledger = Ledger.open(url);
-        daemon.decorate(next -> new LedgerBackend(next, ledger, settings, java.time.Clock.systemUTC(), true));
+        if (stats != null) {
+            LedgerMetrics metrics = new LedgerMetrics("alpsbridge_proxy_ledger");
+            ledger = metrics.wrap(ledger);
+            stats.exposition(metrics::prometheus);
+        }
+        Ledger held = ledger;
+        daemon.decorate(next -> new LedgerBackend(next, held, settings, java.time.Clock.systemUTC(), true));
         if (inventory != null) {
-            inventory.onFullInventory(new LedgerSweeper(ledger, settings.cluster(),
+            inventory.onFullInventory(new LedgerSweeper(held, settings.cluster(),
                     Duration.ofSeconds(unconfirmedGraceSeconds), Duration.ofSeconds(confirmedGraceSeconds),
                     Duration.ofSeconds(sweepSeconds), java.time.Clock.systemUTC()));
         }

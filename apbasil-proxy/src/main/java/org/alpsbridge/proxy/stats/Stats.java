@@ -30,6 +30,8 @@ public final class Stats {
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
     private final Map<String, Gauge> gauges = new ConcurrentHashMap<>();
     private final ThreadLocal<ClientFrame> frame = new ThreadLocal<>();
+    private final java.util.List<java.util.function.Supplier<String>> expositions =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
 
     public Stats() {
         this(Clock.systemUTC());
@@ -67,6 +69,21 @@ public final class Stats {
     }
 
     /**
+     * More metric families for the scrape endpoint, already in the Prometheus text format (e.g. the
+     * ledger's call latency and refusals, {@code org.alpsbridge.ledger.metrics.LedgerMetrics}).
+     */
+    public void exposition(java.util.function.Supplier<String> text) {
+        expositions.add(text);
+    }
+
+    /** The scrape endpoint's text: the snapshot's families, then the added ones. */
+    public String prometheus() {
+        StringBuilder p = new StringBuilder(snapshot().prometheus());
+        expositions.forEach(e -> p.append(e.get()));
+        return p.toString();
+    }
+
+    /**
      * The admin handler behind {@code alpsbridge proxy stats}: {@code format=json} answers the snapshot's
      * JSON, {@code format=prometheus} the metrics endpoint's text, anything else the table.
      */
@@ -74,7 +91,7 @@ public final class Stats {
         Snapshot snapshot = snapshot();
         String text = switch (args.getOrDefault("format", "table")) {
             case "json" -> snapshot.toJson() + "\n";
-            case "prometheus" -> snapshot.prometheus();
+            case "prometheus" -> prometheus();
             default -> snapshot.table();
         };
         return text.getBytes(java.nio.charset.StandardCharsets.UTF_8);

@@ -40,6 +40,7 @@ import picocli.CommandLine.Spec;
                 "charge one allocation ('hot'), with the events each SQLite commit carried; then an fsync probe",
                 "(the disk's flush rate, which bounds SQLite's group commits). With --postgresql, the same on",
                 "PostgreSQL and then pgbench -n -N (simple update) with the same clients on the same server.",
+                "--clients 16,64 repeats all of it for each number of clients and prints the ratios of each.",
                 "The PostgreSQL database must be a scratch one: the bench adds projects and pgbench tables."})
 final class BenchCommand implements Callable<Integer> {
 
@@ -50,8 +51,13 @@ final class BenchCommand implements Callable<Integer> {
     Path sqlite;
     @Option(names = "--postgresql", paramLabel = "URL", description = "Scratch PostgreSQL database, jdbc:postgresql://HOST:PORT/DB?user=U.")
     String postgresql;
-    @Option(names = "--clients", defaultValue = "16", description = "Concurrent clients (default ${DEFAULT-VALUE}).")
-    int clients;
+    @Option(names = "--clients", defaultValue = "16", split = ",", paramLabel = "N[,N...]",
+            description = "Concurrent clients; a list runs each in turn (default ${DEFAULT-VALUE}).")
+    List<Integer> clientCounts;
+    @Option(names = "--postgresql-only", description = "With --postgresql: skip the SQLite runs and the fsync probe.")
+    boolean postgresqlOnly;
+    /** The clients of the run in progress. */
+    private int clients;
     @Option(names = "--seconds", defaultValue = "20", description = "Measured seconds per run (default ${DEFAULT-VALUE}).")
     int seconds;
     @Option(names = "--warmup", defaultValue = "5", description = "Unmeasured seconds first (default ${DEFAULT-VALUE}).")
@@ -66,8 +72,11 @@ final class BenchCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         var out = spec.commandLine().getOut();
-        if (clients < 1 || seconds < 1 || warmup < 0) {
+        if (clientCounts.stream().anyMatch(n -> n < 1) || seconds < 1 || warmup < 0) {
             throw new LedgerException("--clients and --seconds must be positive");
+        }
+        if (postgresqlOnly && postgresql == null) {
+            throw new LedgerException("--postgresql-only needs --postgresql URL");
         }
         Map<String, Double> figures = new java.util.LinkedHashMap<>();
         Path temp = null;
@@ -80,13 +89,20 @@ final class BenchCommand implements Callable<Integer> {
         }
         Path sqliteDir = (sqlite == null ? temp.resolve("bench.db") : sqlite).toAbsolutePath().getParent();
         try {
-            figures.put("sqlite spread", run(sqliteUrl, false));
-            figures.put("sqlite hot", run(sqliteUrl, true));
-            figures.put("fsync probe", fsyncsPerSecond(sqliteDir, Math.min(seconds, 5)));
-            if (postgresql != null) {
-                figures.put("postgresql spread", run(postgresql, false));
-                figures.put("postgresql hot", run(postgresql, true));
-                figures.put("pgbench -N tps", pgbench(postgresql));
+            for (int n : clientCounts) {
+                clients = n;
+                if (!postgresqlOnly) {
+                    figures.put(n + " sqlite spread", run(sqliteUrl, false));
+                    figures.put(n + " sqlite hot", run(sqliteUrl, true));
+                }
+                if (postgresql != null) {
+                    figures.put(n + " postgresql spread", run(postgresql, false));
+                    figures.put(n + " postgresql hot", run(postgresql, true));
+                    figures.put(n + " pgbench -N tps", pgbench(postgresql));
+                }
+            }
+            if (!postgresqlOnly) {
+                figures.put("fsync probe", fsyncsPerSecond(sqliteDir, Math.min(seconds, 5)));
             }
         } finally {
             if (temp != null) {
@@ -98,14 +114,19 @@ final class BenchCommand implements Callable<Integer> {
                 Files.deleteIfExists(temp);
             }
         }
-        out.printf("%nclients %d, %d s measured after %d s warm-up%n", clients, seconds, warmup);
-        figures.forEach((k, v) -> out.printf("%-20s %10.0f /s%n", k, v));
-        out.printf("SQLite commits once per group of waiting events: with %d clients its ceiling is about %d x the"
-                + " fsync probe = %.0f /s%n", clients, clients, clients * figures.get("fsync probe"));
-        Double pgb = figures.get("pgbench -N tps");
-        if (pgb != null && pgb > 0) {
-            out.printf("ratio postgresql spread / pgbench = %.2f, hot / pgbench = %.2f%n",
-                    figures.get("postgresql spread") / pgb, figures.get("postgresql hot") / pgb);
+        out.printf("%n%d s measured after %d s warm-up; the number first is the clients%n", seconds, warmup);
+        figures.forEach((k, v) -> out.printf("%-24s %10.0f /s%n", k, v));
+        for (int n : clientCounts) {
+            Double fsync = figures.get("fsync probe");
+            if (fsync != null) {
+                out.printf("SQLite commits once per group of waiting events: with %d clients its ceiling is about %d x"
+                        + " the fsync probe = %.0f /s%n", n, n, n * fsync);
+            }
+            Double pgb = figures.get(n + " pgbench -N tps");
+            if (pgb != null && pgb > 0) {
+                out.printf("%d clients: ratio postgresql spread / pgbench = %.2f, hot / pgbench = %.2f%n", n,
+                        figures.get(n + " postgresql spread") / pgb, figures.get(n + " postgresql hot") / pgb);
+            }
         }
         out.flush();
         return 0;
@@ -120,7 +141,7 @@ final class BenchCommand implements Callable<Integer> {
             for (int p = 0; p < projects; p++) {
                 String name = "bench-" + tag + "-" + p;
                 ledger.addProject(name, Math.abs((tag + p).hashCode() % 1_000_000_000), null);
-                ledger.grant(name, Resource.CPU, Long.MAX_VALUE / 4, T.minusSeconds(86_400), T.plusSeconds(86_400L * 365),
+                ledger.grant(name, Resource.CPU, Ledger.MAX_MINUTES, T.minusSeconds(86_400), T.plusSeconds(86_400L * 365),
                         "bench", null);
             }
             AtomicBoolean measuring = new AtomicBoolean();
@@ -167,8 +188,8 @@ final class BenchCommand implements Callable<Integer> {
             double rate = events.get() / elapsed;
             double perCommit = ledger instanceof org.alpsbridge.ledger.store.JdbcLedger j ? j.eventsPerCommit()
                     : Double.NaN;
-            out.printf("%-11s %-6s %8.0f events/s (%d events, %d failures%s)%n", url.startsWith("sqlite") ? "sqlite"
-                    : "postgresql", hot ? "hot" : "spread", rate, events.get(), failures.get(), Double.isNaN(perCommit)
+            out.printf("%-11s %-6s %3d clients %8.0f events/s (%d events, %d failures%s)%n",
+                    url.startsWith("sqlite") ? "sqlite" : "postgresql", hot ? "hot" : "spread", clients, rate, events.get(), failures.get(), Double.isNaN(perCommit)
                     ? "" : String.format(", %.1f events per commit", perCommit));
             out.flush();
             if (failures.get() > 0) {

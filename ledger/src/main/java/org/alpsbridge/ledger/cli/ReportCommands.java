@@ -74,6 +74,37 @@ final class ReportCommands {
         String project;
         @Option(names = "--at", description = "Which allocation is 'active' (default now).")
         String at;
+        @Option(names = "--by-cluster", description = {"Also what each cluster holds and used of each allocation",
+                "(the balance itself is one number across clusters)."})
+        boolean byCluster;
+
+        /** Held and used per cluster, per allocation id. */
+        private Map<Long, Map<String, long[]>> clusters(Ledger ledger) {
+            Map<Long, Map<String, long[]>> out = new LinkedHashMap<>();
+            if (byCluster) {
+                for (Usage u : ledger.usage(project)) {
+                    long[] sums = out.computeIfAbsent(u.allocation(), k -> new java.util.TreeMap<>())
+                            .computeIfAbsent(u.cluster(), k -> new long[2]);
+                    sums[0] += u.held();
+                    sums[1] += u.charged();
+                }
+            }
+            return out;
+        }
+
+        private static List<Object> clustersJson(Map<String, long[]> of) {
+            List<Object> list = new ArrayList<>();
+            if (of != null) {
+                of.forEach((cluster, v) -> {
+                    Map<String, Object> m = Json.object();
+                    m.put("cluster", cluster);
+                    m.put("held", v[0]);
+                    m.put("used", v[1]);
+                    list.add(m);
+                });
+            }
+            return list;
+        }
 
         @Override
         int run(Ledger ledger) {
@@ -85,6 +116,7 @@ final class ReportCommands {
             Instant when = time(at);
             Map<String, List<Balance>> byProject = new LinkedHashMap<>();
             all.forEach(b -> byProject.computeIfAbsent(b.project(), k -> new ArrayList<>()).add(b));
+            Map<Long, Map<String, long[]>> clusters = clusters(ledger);
             if (json) {
                 List<Object> projects = new ArrayList<>();
                 byProject.forEach((name, list) -> {
@@ -98,7 +130,13 @@ final class ReportCommands {
                     m.put("used", active == null ? 0 : active.used());
                     m.put("available", active == null ? 0 : active.available());
                     m.put("expiry", active == null ? null : active.to().toString());
-                    m.put("allocations", list.stream().map(ReportCommands::json).toList());
+                    m.put("allocations", list.stream().map(b -> {
+                        Map<String, Object> a = ReportCommands.json(b);
+                        if (byCluster) {
+                            a.put("clusters", clustersJson(clusters.get(b.allocationId())));
+                        }
+                        return a;
+                    }).toList());
                     projects.add(m);
                 });
                 out().println(Json.write(project != null && projects.size() == 1 ? projects.get(0) : projects));
@@ -111,6 +149,8 @@ final class ReportCommands {
                         b.resource().name().toLowerCase(), b.from().toString().substring(0, 10),
                         b.to().toString().substring(0, 10), b.category(), b.granted(), b.held(), b.used(),
                         b.available(), b.activeAt(when) ? "  (active)" : "");
+                clusters.getOrDefault(b.allocationId(), Map.of()).forEach((cluster, v) -> out().printf(
+                        "  cluster %-43s %12d %12d%n", cluster, v[0], v[1]));
             }
             return 0;
         }
@@ -156,32 +196,47 @@ final class ReportCommands {
         }
     }
 
-    @Command(name = "usage", mixinStandardHelpOptions = true, description = "Jobs, held and charged per user.")
+    @Command(name = "usage", mixinStandardHelpOptions = true,
+            description = "Jobs, held and charged per user (--by-cluster: per user and cluster).")
     static final class UsageReport extends Report {
         @Parameters(paramLabel = "NAME", arity = "0..1")
         String project;
+        @Option(names = "--by-cluster", description = "One line per user and cluster the jobs came from.")
+        boolean byCluster;
 
         @Override
         int run(Ledger ledger) {
-            List<Usage> usage = ledger.usage(project);
+            // the ledger answers per user, cluster and allocation; without --by-cluster clusters are added up
+            Map<List<Object>, long[]> rows = new LinkedHashMap<>();
+            for (Usage u : ledger.usage(project)) {
+                List<Object> key = byCluster ? List.of(u.project(), u.resource(), u.owner(), u.cluster())
+                        : List.of(u.project(), u.resource(), u.owner());
+                long[] sums = rows.computeIfAbsent(key, k -> new long[3]);
+                sums[0] += u.jobs();
+                sums[1] += u.held();
+                sums[2] += u.charged();
+            }
             if (json) {
-                out().println(Json.write(usage.stream().map(u -> {
+                out().println(Json.write(rows.entrySet().stream().map(e -> {
                     Map<String, Object> m = Json.object();
-                    m.put("project", u.project());
-                    m.put("resource", u.resource().name().toLowerCase());
-                    m.put("user", u.owner());
-                    m.put("jobs", u.jobs());
-                    m.put("held", u.held());
-                    m.put("charged", u.charged());
+                    m.put("project", e.getKey().get(0));
+                    m.put("resource", ((Resource) e.getKey().get(1)).name().toLowerCase());
+                    m.put("user", e.getKey().get(2));
+                    if (byCluster) {
+                        m.put("cluster", e.getKey().get(3));
+                    }
+                    m.put("jobs", e.getValue()[0]);
+                    m.put("held", e.getValue()[1]);
+                    m.put("charged", e.getValue()[2]);
                     return m;
                 }).toList()));
                 return 0;
             }
-            out().printf("%-16s %-4s %-12s %8s %12s %12s%n", "PROJECT", "RES", "USER", "JOBS", "HELD", "CHARGED");
-            for (Usage u : usage) {
-                out().printf("%-16s %-4s %-12s %8d %12d %12d%n", u.project(), u.resource().name().toLowerCase(),
-                        u.owner(), u.jobs(), u.held(), u.charged());
-            }
+            out().printf("%-16s %-4s %-12s %s%8s %12s %12s%n", "PROJECT", "RES", "USER",
+                    byCluster ? String.format("%-12s ", "CLUSTER") : "", "JOBS", "HELD", "CHARGED");
+            rows.forEach((k, v) -> out().printf("%-16s %-4s %-12s %s%8d %12d %12d%n", k.get(0),
+                    ((Resource) k.get(1)).name().toLowerCase(), k.get(2),
+                    byCluster ? String.format("%-12s ", k.get(3)) : "", v[0], v[1], v[2]));
             return 0;
         }
     }

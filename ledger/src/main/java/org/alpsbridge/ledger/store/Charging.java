@@ -33,6 +33,7 @@ final class Charging {
     private final Executor executor;
     private final Lookups lookups;
     private final Journal journal;
+    private final EventGroups groups = new EventGroups();
 
     Charging(Executor executor, Lookups lookups, Journal journal) {
         this.executor = executor;
@@ -51,7 +52,8 @@ final class Charging {
         String key = q.key();
         String params = q.paramsText();
         long t = q.at().getEpochSecond();
-        return executor.write(c -> {
+        groups.remember(key, q.cluster(), q.resId(), q.project());
+        return executor.writeEvent(q.project(), c -> {
             Res existing = lookups.reservationByKey(c, key);
             if (existing != null) {
                 if (existing.params().equals(params)) {
@@ -61,13 +63,20 @@ final class Charging {
                         + "parameters (" + params + " vs " + existing.params() + "); refused, nothing changed");
                 return existing.outcome(Decision.CONFLICT, false);
             }
-            long rate = Cost.rate(q.resource(), q.nodes(), q.node(), Lookups.weights(c, q.partition()));
+            Lookups.Target target = lookups.chargeTarget(c, q.project(), q.resource(), t, q.partition());
+            long rate = Cost.rate(q.resource(), q.nodes(), q.node(),
+                    target != null ? target.weights() : Lookups.weights(c, q.partition()));
             long hold = Cost.worst(rate, q.limitSeconds());
-            Project p = lookups.findProject(c, q.project());
+            Alloc a = target != null ? target.allocation() : null;
+            // the usual case is one round trip; only a refusal looks up which part is missing
+            Project p = a != null ? new Project(a.projectId(), a.project(), 0, null, true)
+                    : lookups.findProject(c, q.project());
             String projectName = p == null ? q.project() : p.name();
             String what = "reservation " + key + " (" + q.nodes() + " nodes x " + q.node().cores() + " cores, "
                     + q.limitSeconds() / 60 + " min limit from " + limitSource + ")";
-            Alloc a = p == null ? null : lookups.activeAllocation(c, p.id(), q.resource(), t);
+            if (a == null && p != null && p.active()) {
+                a = lookups.activeAllocation(c, p.id(), q.resource(), t);
+            }
             String reason = null;
             String message = null;
             if (p == null) {
@@ -112,11 +121,13 @@ final class Charging {
         if (resId <= 0) {
             throw new LedgerException("reservation id must be positive, got " + resId);
         }
-        return executor.write(c -> {
+        String group = groups.of(key);
+        return executor.writeEvent(group, c -> {
             Res r = lookups.reservationByKey(c, key);
             if (r == null) {
                 throw new LedgerException("no hold " + key + " to bind reservation " + resId + " to");
             }
+            groups.remember(key, r.cluster(), resId, group);
             if (r.resId() == resId) {
                 return r.outcome(Decision.OK, true);
             }
@@ -131,7 +142,7 @@ final class Charging {
     }
 
     Outcome voidHold(String key, String reason) {
-        return executor.write(c -> {
+        return executor.writeEvent(groups.of(key), c -> {
             Res r = lookups.reservationByKey(c, key);
             if (r == null) {
                 throw new LedgerException("no hold " + key + " to void");
@@ -160,7 +171,7 @@ final class Charging {
 
     Outcome confirm(Lookup lookup, Instant at, ReserveRequest ifUnknown) {
         long t = at.getEpochSecond();
-        return executor.write(c -> {
+        return executor.writeEvent(groups.of(lookup), c -> {
             Res r = lookups.findReservation(c, lookup);
             if (r == null) {
                 return forcedForUnknown(c, lookup, ifUnknown, t, 0, true);
@@ -244,7 +255,7 @@ final class Charging {
     Outcome release(ReleaseRequest q) {
         long t = q.at().getEpochSecond();
         String payload = q.payloadText();
-        return executor.write(c -> {
+        return executor.writeEvent(groups.of(q.lookup()), c -> {
             Res r = lookups.findReservation(c, q.lookup());
             if (r == null) {
                 return forcedForUnknown(c, q.lookup(), q.ifUnknown(), t, Math.max(0, q.elapsedSeconds()), false);
@@ -334,7 +345,7 @@ final class Charging {
                 continue;
             }
             // each orphan in its own transaction: a crash mid-sweep leaves the processed ones processed
-            Outcome o = executor.write(c -> {
+            Outcome o = executor.writeEvent(groups.of(candidate.key()), c -> {
                 Res r = lookups.reservationByKey(c, candidate.key());
                 if (r.state() != candidate.state()) {
                     return null; // resolved meanwhile (a RELEASE won the race)

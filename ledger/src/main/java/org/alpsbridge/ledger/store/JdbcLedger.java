@@ -90,11 +90,12 @@ public final class JdbcLedger implements Ledger {
     }
 
     /**
-     * Events written per commit so far: SQLite's writer shares one commit (one fsync) among the events
-     * waiting when it starts; PostgreSQL commits each event on its own (NaN here).
+     * Events written per commit so far: both stores share one commit (one flush) among the events
+     * waiting when a writer starts its transaction.
      */
     public double eventsPerCommit() {
-        return executor instanceof SqliteExecutor s ? s.eventsPerCommit() : Double.NaN;
+        return executor instanceof SqliteExecutor s ? s.eventsPerCommit()
+                : executor instanceof PostgresExecutor p ? p.eventsPerCommit() : Double.NaN;
     }
 
     @Override

@@ -90,9 +90,38 @@ final class Lookups {
                 Res::of, key);
     }
 
+    /** What a RESERVE charges: the allocation (locked) and the partition's weights. */
+    record Target(Alloc allocation, Weights weights) {
+    }
+
+    /**
+     * The usual RESERVE's reads in one round trip (on a hot allocation each round trip is paid while
+     * its row is locked): the active project named {@code nameOrAccount} (by name, else by account), its
+     * allocation active at {@code at}, locked, and the partition's weights. Null when there is no such
+     * active project or allocation: the caller then looks each up to say which is missing.
+     */
+    Target chargeTarget(Connection c, String nameOrAccount, Resource resource, long at, String partition)
+            throws SQLException {
+        return Sql.one(c, "SELECT " + Alloc.COLUMNS + ", w.cpu_milli, w.mem_milli, w.gpu_milli, w.mult_milli"
+                + " FROM allocation a JOIN project p ON p.id = a.project_id"
+                + " LEFT JOIN partition_weights w ON w.name = ?"
+                + " WHERE (p.name = ? OR p.account = ? AND NOT EXISTS (SELECT 1 FROM project n WHERE n.name = ?))"
+                + " AND p.active = 1 AND a.resource = ? AND a.starts_at <= ? AND a.ends_at > ?"
+                + (dialect == Dialect.POSTGRESQL ? " FOR UPDATE OF a" : ""), rs -> {
+                    rs.getLong(11);
+                    Weights w = rs.wasNull() ? null
+                            : new Weights(rs.getLong(11), rs.getLong(12), rs.getLong(13), rs.getLong(14));
+                    return new Target(Alloc.of(rs), orDefault(w, partition));
+                }, partition, nameOrAccount, nameOrAccount, nameOrAccount, resource.name(), at, at);
+    }
+
     static Weights weights(Connection c, String partition) throws SQLException {
         Weights w = Sql.one(c, "SELECT cpu_milli, mem_milli, gpu_milli, mult_milli FROM partition_weights WHERE name = ?",
                 rs -> new Weights(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4)), partition);
+        return orDefault(w, partition);
+    }
+
+    private static Weights orDefault(Weights w, String partition) {
         if (w != null) {
             return w;
         }

@@ -7,140 +7,438 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.alpsbridge.ledger.LedgerException;
+import org.alpsbridge.ledger.LedgerUnavailableException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * PostgreSQL: each unit of work is one READ COMMITTED transaction on a pooled connection. Balances are
- * serialised by {@code SELECT … FOR UPDATE} on the allocation row (and the reservation row before it,
- * always in that order); a deadlock, a serialization failure or a concurrent insert of the same key
- * rolls back and runs the work again, which then sees the winner's row.
+ * PostgreSQL: READ COMMITTED transactions; balances are serialised by {@code SELECT … FOR UPDATE} on the
+ * allocation row (and the reservation row before it, always in that order).
+ *
+ * <p><b>Group commit.</b> A job event names its group (the project it charges). The thread that submits
+ * work leads its transaction when no more than {@link #GROUP_WRITERS} others are applying work of that
+ * group: it takes, with its own, all work of the group waiting then, applies it in one transaction on
+ * one of at most {@link #WRITERS} write connections, and acknowledges each unit only after that commit;
+ * the other submitters just wait for their answer. Events on a hot allocation thus share one commit (one
+ * WAL flush) instead of queueing on its row lock one commit at a time, while events of different
+ * projects run side by side on their own connections and threads, with no hand-off to another thread.
+ * When a unit fails, the whole transaction is rolled back and each unit is run again in its own
+ * transaction: the failing one fails alone, its neighbours commit. A deadlock, a serialization failure or
+ * a concurrent insert of the same key is retried.
+ *
+ * <p><b>Failover.</b> A lost connection (the server killed, restarted, or a standby promoted behind a
+ * multi-host URL with {@code targetServerType=primary}) is replaced by a new one, tried every 200 ms for
+ * up to {@code alpsbridge.ledger.pgReconnectSeconds}. Work whose transaction was not committed runs again on the new
+ * connection. When the connection died during COMMIT, the outcome is unknown: job events (idempotent by
+ * their reservation key) run again and return the stored outcome if the first commit had landed; any
+ * other write fails with {@link LedgerUnavailableException} ("retry with the same request id"), as does
+ * everything once the window has passed.
  */
 final class PostgresExecutor implements Executor {
 
     private static final Logger log = LoggerFactory.getLogger(PostgresExecutor.class);
-    /** Connections kept open at most (default 16: one per bench client). */
-    static final int POOL_SIZE = Integer.getInteger("alpsbridge.ledger.pgPool", 16);
-    /** Attempts of one unit of work before a transient failure is reported. */
+    /** Write connections, i.e. transactions in progress at once (default 16, property {@code alpsbridge.ledger.pgPool}). */
+    static final int WRITERS = Math.max(1, Integer.getInteger("alpsbridge.ledger.pgPool", 16));
+    /** Read connections kept open at most (the same property). */
+    static final int READERS = WRITERS;
+    /**
+     * Transactions of one group in progress at once (default 2, property
+     * {@code alpsbridge.ledger.pgGroupWriters}): the second prepares while the first commits, and takes
+     * the allocation's lock as soon as that commit is done.
+     */
+    static final int GROUP_WRITERS = Math.max(1, Integer.getInteger("alpsbridge.ledger.pgGroupWriters", 2));
+    /** Most units in one transaction. */
+    static final int MAX_GROUP = 256;
+    /** Attempts of one unit of work before a deadlock/serialization failure is reported. */
     static final int MAX_ATTEMPTS = 20;
+    /**
+     * How long a lost server is waited for before work fails as unavailable (default 30 s, property
+     * {@code alpsbridge.ledger.pgReconnectSeconds}, read when a ledger is opened): long enough for a
+     * standby to be promoted.
+     */
+    private final long reconnectSeconds = Long.getLong("alpsbridge.ledger.pgReconnectSeconds", 30);
+    private static final long RECONNECT_PAUSE_MS = 200;
 
     private final String url;
-    private final BlockingQueue<Connection> idle = new ArrayBlockingQueue<>(POOL_SIZE);
-    private final AtomicInteger open = new AtomicInteger();
+    private final BlockingQueue<Connection> idleWriters = new ArrayBlockingQueue<>(WRITERS);
+    /** Transactions being led now; guarded by {@link #queue}. */
+    private int leaders;
+    /** Work not yet taken by a writer, oldest first; guarded by itself. */
+    private final java.util.ArrayDeque<Pending<?>> queue = new java.util.ArrayDeque<>();
+    /** Groups writers are applying now, with how many writers each; guarded by {@link #queue}. */
+    private final java.util.Map<String, Integer> busy = new java.util.HashMap<>();
+    private final BlockingQueue<Connection> idleReaders = new ArrayBlockingQueue<>(READERS);
+    private final AtomicInteger openReaders = new AtomicInteger();
+    private final AtomicLong commits = new AtomicLong();
+    private final AtomicLong committed = new AtomicLong();
     private volatile boolean closed;
+
+    private static final class Pending<T> {
+        final String group;
+        final Tx<T> work;
+        final boolean event;
+        final CompletableFuture<T> result = new CompletableFuture<>();
+        /** A leader has it; guarded by {@link #queue}. */
+        boolean taken;
+
+        Pending(String group, Tx<T> work, boolean event) {
+            this.group = group;
+            this.work = work;
+            this.event = event;
+        }
+    }
 
     PostgresExecutor(String url) {
         this.url = url;
-        release(connect()); // fail now, not at the first event, when the server is unreachable
+        Connection first = connect(); // fail now, not at the first event, when the server is unreachable
+        openReaders.incrementAndGet();
+        releaseReader(first);
     }
 
     private Connection connect() {
         try {
-            Connection c = DriverManager.getConnection(url);
-            c.setAutoCommit(false);
-            c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-            open.incrementAndGet();
-            return c;
+            return open();
         } catch (SQLException e) {
-            throw new LedgerException("cannot reach PostgreSQL ledger " + redacted() + ": " + e.getMessage(), e);
+            throw new LedgerUnavailableException("cannot reach PostgreSQL ledger " + redacted() + ": " + e.getMessage(), e);
         }
     }
 
-    private Connection acquire() {
-        Connection c = idle.poll();
+    private Connection open() throws SQLException {
+        Connection c = DriverManager.getConnection(url);
+        c.setAutoCommit(false);
+        c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+        return c;
+    }
+
+    /** A new connection, waiting up to {@code alpsbridge.ledger.pgReconnectSeconds} for the server (or its standby) to answer. */
+    private Connection reconnect(SQLException cause) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(reconnectSeconds);
+        SQLException last = cause;
+        while (!closed) {
+            try {
+                Connection c = open();
+                log.info("ledger reconnected to {}", redacted());
+                return c;
+            } catch (SQLException e) {
+                last = e;
+            }
+            if (System.nanoTime() > deadline) {
+                break;
+            }
+            try {
+                Thread.sleep(RECONNECT_PAUSE_MS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        throw new LedgerUnavailableException("PostgreSQL ledger " + redacted() + " unreachable for "
+                + reconnectSeconds + " s; retry the same request (a retry returns its outcome if it was kept): "
+                + (last == null ? "closed" : last.getMessage()), last);
+    }
+
+    /** Events per commit so far: how well the group commit shares each commit. */
+    double eventsPerCommit() {
+        long n = commits.get();
+        return n == 0 ? 0 : (double) committed.get() / n;
+    }
+
+    @Override
+    public <T> T write(Tx<T> work) {
+        return submit(null, false, work);
+    }
+
+    @Override
+    public <T> T writeEvent(String group, Tx<T> work) {
+        return submit(group, true, work);
+    }
+
+    private <T> T submit(String group, boolean event, Tx<T> work) {
+        Pending<T> p = new Pending<>(group, work, event);
+        synchronized (queue) {
+            if (closed) {
+                throw new LedgerException("ledger " + redacted() + " is closed");
+            }
+            queue.add(p);
+        }
+        try {
+            while (true) {
+                List<Pending<?>> batch;
+                synchronized (queue) {
+                    if (p.taken) {
+                        break;
+                    }
+                    batch = claim(p);
+                    if (batch == null) {
+                        queue.wait();
+                        continue;
+                    }
+                }
+                lead(batch);
+            }
+            return p.result.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LedgerException("interrupted while waiting for the ledger");
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new LedgerException(e.getCause().getMessage(), e.getCause());
+        }
+    }
+
+    /**
+     * The transaction {@code p}'s submitter may lead now: {@code p} and the queued work of its group (work
+     * without a group goes alone); null while its group has {@link #GROUP_WRITERS} transactions in progress
+     * or all write connections are in use. Called holding {@link #queue}.
+     */
+    private List<Pending<?>> claim(Pending<?> p) {
+        if (leaders >= WRITERS || p.group != null && busy.getOrDefault(p.group, 0) >= GROUP_WRITERS) {
+            return null;
+        }
+        List<Pending<?>> batch = new ArrayList<>();
+        batch.add(p);
+        if (p.group != null) {
+            for (Pending<?> q : queue) {
+                if (q != p && p.group.equals(q.group) && batch.size() < MAX_GROUP) {
+                    batch.add(q);
+                }
+            }
+            busy.merge(p.group, 1, Integer::sum);
+        }
+        for (Pending<?> q : batch) {
+            q.taken = true;
+            queue.remove(q);
+        }
+        leaders++;
+        return batch;
+    }
+
+    /** Applies and commits {@code batch} on a write connection, then lets the next leaders go. */
+    private void lead(List<Pending<?>> batch) {
+        Transaction t = new Transaction(idleWriters.poll());
+        try {
+            t.commitGroup(batch);
+        } catch (RuntimeException e) { // never leave a caller waiting
+            batch.forEach(q -> q.result.completeExceptionally(e));
+        } finally {
+            if (t.connection != null && (closed || !idleWriters.offer(t.connection))) {
+                discard(t.connection);
+            }
+            synchronized (queue) {
+                leaders--;
+                if (batch.get(0).group != null) {
+                    busy.computeIfPresent(batch.get(0).group, (g, n) -> n == 1 ? null : n - 1);
+                }
+                queue.notifyAll();
+            }
+        }
+    }
+
+    @Override
+    public <T> T read(Tx<T> work) {
+        if (closed) {
+            throw new LedgerException("ledger " + redacted() + " is closed");
+        }
+        for (int attempt = 1; ; attempt++) {
+            Connection c = acquireReader();
+            try {
+                T result = work.apply(c);
+                c.rollback();
+                releaseReader(c);
+                return result;
+            } catch (SQLException e) {
+                if (isConnectionLost(e, c)) {
+                    discardReader(c);
+                    Connection fresh = reconnect(e); // waits for the server; a read is safe to run again
+                    openReaders.incrementAndGet();
+                    releaseReader(fresh);
+                    continue;
+                }
+                rollbackQuietly(c);
+                releaseReader(c);
+                if (isRetryable(e) && attempt < MAX_ATTEMPTS) {
+                    continue;
+                }
+                throw new LedgerException("ledger read failed on " + redacted() + " (sqlstate=" + e.getSQLState()
+                        + "): " + e.getMessage(), e);
+            } catch (RuntimeException e) {
+                rollbackQuietly(c);
+                releaseReader(c);
+                throw e;
+            }
+        }
+    }
+
+    private Connection acquireReader() {
+        Connection c = idleReaders.poll();
         if (c != null) {
             return c;
         }
-        if (open.get() < POOL_SIZE) {
-            return connect();
+        if (openReaders.incrementAndGet() <= READERS) {
+            try {
+                return connect();
+            } catch (LedgerException e) {
+                openReaders.decrementAndGet();
+                throw e;
+            }
         }
+        openReaders.decrementAndGet();
         try {
-            c = idle.poll(60, TimeUnit.SECONDS);
+            c = idleReaders.poll(60, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new LedgerException("interrupted while waiting for a ledger connection");
         }
         if (c == null) {
-            throw new LedgerException("no ledger connection free after 60 s (pool of " + POOL_SIZE + ")");
+            throw new LedgerUnavailableException("no ledger read connection free after 60 s (" + READERS + ")", null);
         }
         return c;
     }
 
-    private void release(Connection c) {
-        if (closed || !idle.offer(c)) {
-            discard(c);
+    private void releaseReader(Connection c) {
+        if (closed || !idleReaders.offer(c)) {
+            discardReader(c);
         }
     }
 
-    private void discard(Connection c) {
-        open.decrementAndGet();
+    private void discardReader(Connection c) {
+        openReaders.decrementAndGet();
+        discard(c);
+    }
+
+    /** One transaction led on a write connection, which it replaces when the server went away. */
+    private final class Transaction {
+
+        Connection connection;
+
+        Transaction(Connection connection) {
+            this.connection = connection;
+        }
+
+        private Connection connection() {
+            if (connection == null) {
+                connection = connect();
+            }
+            return connection;
+        }
+
+        /** All of {@code group} in one transaction; on a failure each unit again on its own. */
+        private void commitGroup(List<Pending<?>> group) {
+            List<Pending<?>> todo = new ArrayList<>(group);
+            List<SQLException> earlier = new ArrayList<>();
+            for (int attempt = 1; !todo.isEmpty(); attempt++) {
+                Object[] results = new Object[todo.size()];
+                boolean committing = false;
+                Connection c;
+                try {
+                    c = connection();
+                } catch (LedgerException e) {
+                    connection = null;
+                    try {
+                        c = connection = reconnect(e.getCause() instanceof SQLException s ? s : null);
+                    } catch (LedgerException unreachable) {
+                        todo.forEach(p -> p.result.completeExceptionally(unreachable));
+                        return;
+                    }
+                }
+                try {
+                    for (int i = 0; i < todo.size(); i++) {
+                        results[i] = todo.get(i).work.apply(c);
+                    }
+                    committing = true;
+                    c.commit();
+                    commits.incrementAndGet();
+                    committed.addAndGet(todo.size());
+                    for (int i = 0; i < todo.size(); i++) {
+                        complete(todo.get(i), results[i]);
+                    }
+                    return;
+                } catch (SQLException | RuntimeException e) {
+                    SQLException sql = e instanceof SQLException s ? s : null;
+                    if (sql != null && isConnectionLost(sql, c)) {
+                        discard(c);
+                        connection = null;
+                        log.warn("ledger connection to {} lost ({}{}); {} unit(s) wait for the server",
+                                redacted(), sql.getMessage(), committing ? ", during COMMIT" : "", todo.size());
+                        if (committing) {
+                            todo = rerunnableAfterLostCommit(todo, sql);
+                        }
+                        try {
+                            connection = reconnect(sql);
+                        } catch (LedgerException unreachable) {
+                            todo.forEach(p -> p.result.completeExceptionally(unreachable));
+                            return;
+                        }
+                        continue;
+                    }
+                    rollbackQuietly(c);
+                    if (todo.size() > 1) {
+                        for (Pending<?> p : todo) {
+                            commitGroup(List.of(p)); // the failing unit fails alone
+                        }
+                        return;
+                    }
+                    if (sql != null && isRetryable(sql) && attempt < MAX_ATTEMPTS) {
+                        earlier.add(sql);
+                        continue;
+                    }
+                    RuntimeException failure = sql == null ? (RuntimeException) e
+                            : new LedgerException("ledger write failed on " + redacted() + " after " + attempt
+                                    + " attempt(s) (sqlstate=" + sql.getSQLState() + "; nothing of this event was"
+                                    + " kept): " + sql.getMessage(), sql);
+                    earlier.forEach(failure::addSuppressed);
+                    todo.get(0).result.completeExceptionally(failure);
+                    return;
+                }
+            }
+        }
+    }
+
+    /**
+     * The connection died while COMMIT was on its way: the transaction may or may not have landed. Job
+     * events run again (their key makes a repeat return the stored outcome); other work is answered
+     * unavailable, so that its caller retries with the same request id rather than apply it twice.
+     */
+    private List<Pending<?>> rerunnableAfterLostCommit(List<Pending<?>> todo, SQLException cause) {
+        List<Pending<?>> again = new ArrayList<>();
+        for (Pending<?> p : todo) {
+            if (p.event) {
+                again.add(p);
+            } else {
+                p.result.completeExceptionally(new LedgerUnavailableException("the connection to PostgreSQL ledger "
+                        + redacted() + " was lost during COMMIT: whether this write was kept is unknown; retry it"
+                        + " with the same request id: " + cause.getMessage(), cause));
+            }
+        }
+        return again;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> void complete(Pending<T> p, Object result) {
+        p.result.complete((T) result);
+    }
+
+    private static void rollbackQuietly(Connection c) {
+        try {
+            c.rollback();
+        } catch (SQLException e) {
+            log.debug("rollback: {}", e.getMessage());
+        }
+    }
+
+    private static void discard(Connection c) {
         try {
             c.close();
         } catch (SQLException e) {
             log.debug("closing a ledger connection: {}", e.getMessage());
-        }
-    }
-
-    @Override
-    public <T> T write(Tx<T> work) {
-        return run(work, false);
-    }
-
-    @Override
-    public <T> T read(Tx<T> work) {
-        return run(work, true);
-    }
-
-    private <T> T run(Tx<T> work, boolean readOnly) {
-        if (closed) {
-            throw new LedgerException("ledger " + redacted() + " is closed");
-        }
-        List<SQLException> earlier = new ArrayList<>();
-        for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-            Connection c = acquire();
-            boolean healthy = true;
-            try {
-                T result = work.apply(c);
-                if (readOnly) {
-                    c.rollback();
-                } else {
-                    c.commit();
-                }
-                return result;
-            } catch (SQLException e) {
-                healthy = rollback(c) && !isConnectionError(e);
-                if (isRetryable(e) && attempt < MAX_ATTEMPTS) {
-                    earlier.add(e);
-                    continue;
-                }
-                LedgerException failure = new LedgerException("ledger " + (readOnly ? "read" : "write")
-                        + " failed on " + redacted() + " after " + attempt + " attempt(s) (sqlstate="
-                        + e.getSQLState() + "; nothing of this event was kept): " + e.getMessage(), e);
-                earlier.forEach(failure::addSuppressed);
-                throw failure;
-            } catch (RuntimeException e) {
-                healthy = rollback(c);
-                throw e;
-            } finally {
-                if (healthy) {
-                    release(c);
-                } else {
-                    discard(c);
-                }
-            }
-        }
-        throw new IllegalStateException("unreachable");
-    }
-
-    private boolean rollback(Connection c) {
-        try {
-            c.rollback();
-            return true;
-        } catch (SQLException e) {
-            return false;
         }
     }
 
@@ -160,8 +458,21 @@ final class PostgresExecutor implements Executor {
         return false;
     }
 
-    private static boolean isConnectionError(SQLException e) {
-        return e.getSQLState() != null && e.getSQLState().startsWith("08");
+    /**
+     * The server went away: a connection exception (class 08), an administrator or crash shutdown
+     * (57P01–57P03), or a server that is now read-only (25006: a restarted primary still recovering, or
+     * a demoted one), or a connection the driver has closed.
+     */
+    static boolean isConnectionLost(SQLException e, Connection c) {
+        String state = e.getSQLState();
+        if (state != null && (state.startsWith("08") || state.startsWith("57P0") || state.equals("25006"))) {
+            return true;
+        }
+        try {
+            return c.isClosed();
+        } catch (SQLException closed) {
+            return true;
+        }
     }
 
     private String redacted() {
@@ -170,9 +481,25 @@ final class PostgresExecutor implements Executor {
 
     @Override
     public void close() {
-        closed = true;
+        synchronized (queue) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            while (leaders > 0 || !queue.isEmpty()) { // the work already submitted completes
+                try {
+                    queue.wait();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+        }
         Connection c;
-        while ((c = idle.poll()) != null) {
+        while ((c = idleWriters.poll()) != null) {
+            discard(c);
+        }
+        while ((c = idleReaders.poll()) != null) {
             discard(c);
         }
     }

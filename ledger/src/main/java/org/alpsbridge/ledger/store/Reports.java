@@ -81,12 +81,14 @@ final class Reports {
 
     List<Usage> usage(String project) {
         return executor.read(c -> Sql.list(c, "SELECT r.project, a.resource, r.owner, COUNT(*),"
-                + " SUM(CASE WHEN r.state IN ('HELD', 'CONFIRMED') THEN r.hold ELSE 0 END), SUM(r.charge)"
+                + " SUM(CASE WHEN r.state IN ('HELD', 'CONFIRMED') THEN r.hold ELSE 0 END), SUM(r.charge),"
+                + " r.cluster, r.allocation_id"
                 + " FROM reservation r JOIN allocation a ON a.id = r.allocation_id WHERE r.state <> 'DENIED'"
                 + (project == null ? "" : " AND r.project = ?")
-                + " GROUP BY r.project, a.resource, r.owner ORDER BY r.project, a.resource, r.owner",
+                + " GROUP BY r.project, a.resource, r.owner, r.cluster, r.allocation_id"
+                + " ORDER BY r.project, a.resource, r.owner, r.cluster, r.allocation_id",
                 rs -> new Usage(rs.getString(1), Resource.valueOf(rs.getString(2)), rs.getString(3), rs.getLong(4),
-                        rs.getLong(5), rs.getLong(6)),
+                        rs.getLong(5), rs.getLong(6), rs.getString(7), rs.getLong(8)),
                 project == null ? new Object[0] : new Object[] {project}));
     }
 

@@ -49,6 +49,24 @@ class LedgerCommandTest {
     }
 
     @Test
+    void balanceAndUsageSplitByClusterAddUpToTheOneBalance() {
+        for (String cluster : new String[] {"alps", "lisa"}) { // the same job and reservation ids on both
+            assertEquals(0, run("reserve", "--cluster", cluster, "--id", "7", "--batch-id", "42", "--project", "chem",
+                    "--user", "alice", "--nodes", "1", "--cores-per-node", "32", "--time-limit", "60"), err);
+            assertEquals(0, run("release", "--cluster", cluster, "--id", "7", "--elapsed",
+                    cluster.equals("alps") ? "600" : "1200"), err);
+        }
+        assertEquals(0, run("balance", "chem", "--json", "--by-cluster"), err);
+        assertTrue(out.contains("\"used\":960"), out); // 320 + 640, one number
+        assertTrue(out.contains("\"clusters\":[{\"cluster\":\"alps\",\"held\":0,\"used\":320},"
+                + "{\"cluster\":\"lisa\",\"held\":0,\"used\":640}]"), out);
+        assertEquals(0, run("usage", "chem", "--by-cluster"), err);
+        assertTrue(out.matches("(?s).*alice\\s+alps\\s+1\\s+0\\s+320\\s.*alice\\s+lisa\\s+1\\s+0\\s+640\\s.*"), out);
+        assertEquals(0, run("usage", "chem", "--json"), err);
+        assertTrue(out.contains("\"user\":\"alice\",\"jobs\":2,\"held\":0,\"charged\":960"), out);
+    }
+
+    @Test
     void balanceJsonShowsGrantedHeldUsedAvailableInCoreMinutes() {
         assertEquals(0, run("balance", "chem", "--json"), err);
         assertTrue(out.contains("\"granted\":6000"), out);

@@ -130,7 +130,16 @@ public final class Requests {
     public record SignInLink(String path, String url, Instant expires, String user, String role) {
     }
 
-    /** Every refusal and failure: {@code rule} names the access rule for a 403, else null. */
-    public record Problem(String error, String rule) {
+    /**
+     * Every refusal and failure: {@code rule} names the access rule for a 403, else null; {@code transient}
+     * is true on a 503 (the ledger's store is unreachable, e.g. during a database failover): the same request
+     * may be sent again after the {@code Retry-After} seconds and is applied once.
+     */
+    public record Problem(String error, String rule,
+                          @com.fasterxml.jackson.annotation.JsonProperty("transient") boolean isTransient) {
+
+        public Problem(String error, String rule) {
+            this(error, rule, false);
+        }
     }
 }

@@ -72,7 +72,10 @@ public enum Route {
     WEB_LOGIN("POST", "/v1/web-login", "A short-lived, single-use sign-in link to the web console for the caller",
             null, Requests.SignInLink.class, false, List.of(), Access.READ),
     OPENAPI("GET", "/openapi.json", "This description (no credential needed: it holds no ledger data)", null,
-            Object.class, false, List.of(), Access.ANYONE);
+            Object.class, false, List.of(), Access.ANYONE),
+    METRICS("GET", "/metrics", "Ledger call latency by operation and refusals by reason and class (transient,"
+            + " permanent), in the Prometheus text format (no credential needed: no ledger data)", null,
+            String.class, false, List.of(), Access.ANYONE);
 
     /** Who may call a route, before the per-project and per-job rules of reads and job events. */
     public enum Access {

@@ -23,6 +23,7 @@ import org.alpsbridge.ledger.Balance;
 import org.alpsbridge.ledger.JournalEntry;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.LedgerException;
+import org.alpsbridge.ledger.LedgerUnavailableException;
 import org.alpsbridge.ledger.Lookup;
 import org.alpsbridge.ledger.Outcome;
 import org.alpsbridge.ledger.Project;
@@ -109,7 +110,7 @@ final class RemoteLedger implements Ledger {
         try {
             response = http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
         } catch (IOException e) {
-            throw new LedgerException("ledger service " + base + " cannot be reached: " + e);
+            throw new LedgerUnavailableException("ledger service " + base + " cannot be reached: " + e, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new LedgerException("interrupted while waiting for the ledger service " + base);
@@ -120,6 +121,9 @@ final class RemoteLedger implements Ledger {
             }
             if (response.statusCode() != 200) {
                 Requests.Problem p = json.readValue(response.body(), Requests.Problem.class);
+                if (response.statusCode() == 503 || p.isTransient()) {
+                    throw new LedgerUnavailableException(base + ": " + p.error(), null);
+                }
                 throw new LedgerException((response.statusCode() == 403 ? "refused by " + base + ": "
                         : response.statusCode() == 401 ? base + ": " : "") + p.error());
             }

@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.Set;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.LedgerException;
+import org.alpsbridge.ledger.LedgerUnavailableException;
 import org.alpsbridge.ledger.Lookup;
 import org.alpsbridge.ledger.ReleaseRequest;
 import org.alpsbridge.ledger.Reservation;
@@ -34,13 +35,20 @@ final class Dispatcher {
     private final ObjectMapper json;
     private final byte[] openApi;
     private final SignIns signIns;
+    /** The Prometheus text of the ledger's figures, for {@code /metrics}. */
+    private final java.util.function.Supplier<String> metrics;
 
     Dispatcher(Ledger ledger, Policy policy, ObjectMapper json, String version) {
-        this(ledger, policy, json, version, null);
+        this(ledger, policy, json, version, null, () -> "");
     }
 
-    /** @param signIns issues the web console's sign-in links; null: the console is off */
-    Dispatcher(Ledger ledger, Policy policy, ObjectMapper json, String version, SignIns signIns) {
+    /**
+     * @param signIns issues the web console's sign-in links; null: the console is off
+     * @param metrics the Prometheus text of the ledger's figures, for {@code /metrics}
+     */
+    Dispatcher(Ledger ledger, Policy policy, ObjectMapper json, String version, SignIns signIns,
+               java.util.function.Supplier<String> metrics) {
+        this.metrics = metrics;
         this.ledger = ledger;
         this.signIns = signIns;
         this.policy = policy;
@@ -53,11 +61,19 @@ final class Dispatcher {
     }
 
     ApiResponse handle(ApiRequest q) {
+        if (q.route() == org.alpsbridge.ledger.service.api.Route.METRICS) {
+            return new ApiResponse(200, metrics.get().getBytes(java.nio.charset.StandardCharsets.UTF_8), q.keepAlive(),
+                    "text/plain; version=0.0.4; charset=utf-8");
+        }
         try {
             return new ApiResponse(200, answer(q), q.keepAlive());
         } catch (Refusal e) {
             log.info("refused {} {} for {}: {}", q.route().method(), q.pathAndQuery(), q.caller(), e.getMessage());
             return problem(q, e.status(), e.getMessage(), e.rule());
+        } catch (LedgerUnavailableException e) {
+            log.warn("{} {}: ledger store unavailable, answered 503: {}", q.route().method(), q.pathAndQuery(),
+                    e.getMessage());
+            return problem(q, 503, e.getMessage(), null);
         } catch (LedgerException e) {
             return problem(q, 422, e.getMessage(), null);
         } catch (RuntimeException e) {
@@ -68,7 +84,8 @@ final class Dispatcher {
 
     private ApiResponse problem(ApiRequest q, int status, String message, String rule) {
         try {
-            return new ApiResponse(status, json.writeValueAsBytes(new Requests.Problem(message, rule)), q.keepAlive());
+            return new ApiResponse(status, json.writeValueAsBytes(new Requests.Problem(message, rule, status == 503)),
+                    q.keepAlive());
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
@@ -206,7 +223,7 @@ final class Dispatcher {
                 }
                 yield signIns.issue(c.uid(), c.gid(), c.user(), c.role().name().toLowerCase());
             }
-            case OPENAPI -> throw new IllegalStateException("answered above");
+            case OPENAPI, METRICS -> throw new IllegalStateException("answered above");
         };
         try {
             return json.writeValueAsBytes(result);

@@ -37,6 +37,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.alpsbridge.ledger.Ledger;
+import org.alpsbridge.ledger.metrics.LedgerMetrics;
 import org.alpsbridge.ledger.service.api.ApiJson;
 import org.alpsbridge.ledger.service.console.Console;
 import org.alpsbridge.proxy.auth.Munge;
@@ -104,8 +105,11 @@ public final class LedgerServer implements AutoCloseable {
         LedgerServer server = new LedgerServer(io, workers);
         Console console = Console.of(settings);
         server.signIns = console;
-        Dispatcher dispatcher = new Dispatcher(ledger, new Policy(ledger, settings.standardJobEvents()),
-                ApiJson.mapper(true), version, console);
+        // every ledger call the service makes is timed and its refusals counted, for GET /metrics
+        LedgerMetrics metrics = new LedgerMetrics("alpsbridge_ledger_service_ledger");
+        Ledger measured = metrics.wrap(ledger);
+        Dispatcher dispatcher = new Dispatcher(measured, new Policy(measured, settings.standardJobEvents()),
+                ApiJson.mapper(true), version, console, metrics::prometheus);
         Directory directory = new Directory(settings.number(ServiceSettings.Key.GROUP_CACHE_SECONDS));
         Roles roles = new Roles(settings);
         LocalApi api = new LocalApi(dispatcher, directory, roles, munge != null);

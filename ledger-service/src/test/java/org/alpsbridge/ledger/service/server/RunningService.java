@@ -23,10 +23,15 @@ public final class RunningService implements AutoCloseable {
     }
 
     public static RunningService start(Path dir, Map<String, String> settings) throws Exception {
+        return start("sqlite:" + dir.resolve("service.db"), settings);
+    }
+
+    /** The service on the ledger at {@code db} (e.g. a replicated PostgreSQL's multi-host URL). */
+    public static RunningService start(String db, Map<String, String> settings) throws Exception {
         MungeDaemon munged = MungeDaemon.start();
         Ledger ledger = null;
         try {
-            ledger = Ledger.open("sqlite:" + dir.resolve("service.db"));
+            ledger = Ledger.open(db);
             ServiceSettings s = ServiceSettings.defaults().with(ServiceSettings.Key.LISTEN, "127.0.0.1:0")
                     .with(ServiceSettings.Key.MUNGE_SOCKET, munged.socket().toString());
             for (Map.Entry<String, String> e : settings.entrySet()) {

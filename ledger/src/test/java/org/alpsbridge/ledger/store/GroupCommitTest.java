@@ -1,0 +1,91 @@
+package org.alpsbridge.ledger.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.alpsbridge.ledger.Balance;
+import org.alpsbridge.ledger.LedgerException;
+import org.alpsbridge.ledger.Outcome;
+import org.alpsbridge.ledger.ReleaseRequest;
+import org.alpsbridge.ledger.ReserveRequest;
+import org.alpsbridge.ledger.Resource;
+import org.alpsbridge.ledger.cost.NodeShape;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Group commit, on both stores: 32 threads charge one allocation, so events share commits; every fifth
+ * RESERVE names a partition the ledger does not know and fails inside the shared transaction. It fails
+ * alone: every other event of its group is committed and acknowledged once, and the ledger checks clean.
+ */
+class GroupCommitTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aFailingEventFailsAloneOnPostgresql() throws Exception {
+        hotWithFailures(PostgresServer.get().newDatabase());
+    }
+
+    @Test
+    void aFailingEventFailsAloneOnSqlite() throws Exception {
+        hotWithFailures("sqlite:" + dir.resolve("group.db"));
+    }
+
+    private static void hotWithFailures(String url) throws Exception {
+        int threads = 32;
+        int perThread = 15;
+        try (JdbcLedger ledger = (JdbcLedger) ConcurrencyTest.fresh(url, 10_000_000)) {
+            AtomicLong charged = new AtomicLong();
+            AtomicLong refused = new AtomicLong();
+            CyclicBarrier start = new CyclicBarrier(threads);
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            List<Future<?>> futures = new ArrayList<>();
+            for (int th = 0; th < threads; th++) {
+                int id = th;
+                futures.add(pool.submit(() -> {
+                    start.await();
+                    for (int i = 0; i < perThread; i++) {
+                        long resId = id * 1_000L + i + 1;
+                        boolean bad = i % 5 == 4;
+                        ReserveRequest q = new ReserveRequest(null, "j" + resId, resId, null, "hot", "u", bad ? "nosuch"
+                                : null, Resource.CPU, 1, NodeShape.cores(32), 600, ConcurrencyTest.T);
+                        if (bad) {
+                            LedgerException e = assertThrows(LedgerException.class, () -> ledger.reserve(q));
+                            assertTrue(e.getMessage().contains("unknown partition 'nosuch'"), e.getMessage());
+                            refused.incrementAndGet();
+                            continue;
+                        }
+                        assertTrue(ledger.reserve(q).ok());
+                        Outcome r = ledger.release(ReleaseRequest.of(resId, 300, ConcurrencyTest.T.plusSeconds(300)));
+                        assertEquals(160, r.charge());
+                        charged.addAndGet(r.charge());
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : futures) {
+                f.get(5, TimeUnit.MINUTES);
+            }
+            pool.shutdown();
+            assertEquals(threads * (perThread / 5), refused.get());
+            Balance b = ledger.balances("hot").get(0);
+            assertEquals(0, b.held());
+            assertEquals(charged.get(), b.used(), "every acknowledged charge, once");
+            assertEquals(List.of(), ledger.check());
+            assertTrue(ledger.eventsPerCommit() > 1.0, "events shared commits: " + ledger.eventsPerCommit());
+            assertTrue(ledger.failures("hot", 10).isEmpty(), "a failed event leaves no trace");
+        }
+    }
+}
