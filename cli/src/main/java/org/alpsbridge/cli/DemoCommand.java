@@ -3,6 +3,7 @@ package org.alpsbridge.cli;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import org.alpsbridge.basil.emulator.LatencyProfile;
 import org.alpsbridge.demo.Demo;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -19,7 +20,9 @@ import picocli.CommandLine.Spec;
                 "(straight into ALPS) and off-system (through the daemon, as the drop-in apbasil does). Along the way it",
                 "plants orphan reservations, loses a RELEASE, fails nodes and runs one project out of budget.",
                 "Prints per-method timings side by side, what the proxy spared ALPS, the orphans planted and found,",
-                "the ledger's balances and denials, and writes an SVG chart."},
+                "the ledger's balances and denials, and writes an SVG chart. ALPS's latencies are MODELLED by a named",
+                "profile (default: a 2,256-node XC30; --latency-profile none for an ALPS answering at once); the output",
+                "names the profile and its seed."},
         footer = {"", "Exit codes: 0 every check passed, 1 a check failed or the demo could not run, 2 usage error."})
 public final class DemoCommand implements Callable<Integer> {
 
@@ -47,15 +50,40 @@ public final class DemoCommand implements Callable<Integer> {
             description = "Calls of the drop-in bin/apbasil process to time, each a JVM start (default: ${DEFAULT-VALUE}; 0 skips).")
     int processCalls;
 
+    @Option(names = "--latency-profile", paramLabel = "NAME", defaultValue = "xc30-2256",
+            description = {"How long the emulated ALPS takes per BASIL method: " + LatencyProfile.NAMES
+                    + " (default: ${DEFAULT-VALUE}). The figures of ALPS are then modelled, not measured; README"
+                    + " \"The latency model\" gives the numbers and their sources."})
+    String latencyProfile;
+
+    @Option(names = "--latency-seed", paramLabel = "N", defaultValue = "2256",
+            description = "Seed of the latency profile's draws; the same seed repeats the same latencies (default: ${DEFAULT-VALUE}).")
+    long latencySeed;
+
+    @Option(names = "--latency-sleep", paramLabel = "SHARE", defaultValue = "0",
+            description = {"Share (0 to 1) of each modelled latency the demo really waits; the rest is added to the call's"
+                    + " timing without waiting (default: ${DEFAULT-VALUE}: the demo takes minutes, not the hours a real"
+                    + " ALPS would; 1 waits it all)."})
+    double latencySleep;
+
     @Override
     public Integer call() throws Exception {
         if (jobs < 1 || maxNodes < 1 || processCalls < 0) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--jobs and --max-nodes must be positive, --process-calls not negative");
         }
+        if (!(latencySleep >= 0 && latencySleep <= 1)) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--latency-sleep must be within 0 and 1, not " + latencySleep);
+        }
+        LatencyProfile profile;
+        try {
+            profile = LatencyProfile.named(latencyProfile);
+        } catch (IllegalArgumentException e) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--latency-profile: " + e.getMessage());
+        }
         Path where = dir != null ? dir : Files.createTempDirectory("alpsbridge-demo-");
         String home = System.getenv("ALPSBRIDGE_HOME");
         Demo.Settings settings = new Demo.Settings(machine, jobs, seed, maxNodes, where,
-                home == null ? null : Path.of(home), processCalls);
+                home == null ? null : Path.of(home), processCalls, profile, latencySeed, latencySleep);
         return new Demo(settings, spec.commandLine().getOut(), spec.commandLine().getErr()).run();
     }
 }

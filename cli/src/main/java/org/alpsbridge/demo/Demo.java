@@ -20,6 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntConsumer;
 import org.alpsbridge.basil.emulator.Emulator;
+import org.alpsbridge.basil.emulator.LatencyProfile;
 import org.alpsbridge.ledger.Balance;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.Reservation;
@@ -62,8 +63,13 @@ public final class Demo {
      * @param dir where the ledger, the chart and the state go
      * @param home the project root, for {@code bin/apbasil}; null skips the per-process sample
      * @param processCalls calls of each per-process sample
+     * @param latency the emulated ALPS's latency profile ({@code none}: it answers in microseconds)
+     * @param latencySeed seed of the profile's draws
+     * @param latencySleep the share of each modelled latency really waited (0 to 1); the rest is added to
+     *     the call's timing without waiting, so the demo's runtime stays short
      */
-    public record Settings(String machine, int jobs, long seed, int maxNodes, Path dir, Path home, int processCalls) {
+    public record Settings(String machine, int jobs, long seed, int maxNodes, Path dir, Path home, int processCalls,
+                           LatencyProfile latency, long latencySeed, double latencySleep) {
     }
 
     /** One thing the demo promises, checked. */
@@ -100,17 +106,19 @@ public final class Demo {
 
         out.printf(Locale.ROOT, "alpsbridge demo: %d jobs (seed %d) on an emulated %s, in %s%n%n",
                 jobs.size(), settings.seed(), settings.machine(), settings.dir());
-        out.flush();
-
         Recorder direct = new Recorder("on-system (straight into ALPS)");
         Replay.Outcome directOutcome;
         Emulator onSystem = Emulator.create(settings.machine());
-        try (Target target = Targets.of(direct.label(), onSystem)) {
+        describeLatency(onSystem.computeNodes());
+        out.flush();
+        modelLatency(onSystem);
+        try (Target target = modelled(Targets.of(direct.label(), onSystem), onSystem)) {
             directOutcome = timed("on-system replay", () -> replay.run(target, jobs, direct, progress("on-system", jobs.size())));
         }
 
         AtomicLong workloadSecond = new AtomicLong();
         Emulator alps = Emulator.create(settings.machine(), () -> EPOCH.getEpochSecond() + workloadSecond.get());
+        modelLatency(alps);
         DemoScenario scenario = new DemoScenario(alps.control(), alps.computeNodes(), EPOCH, workloadSecond);
         Stats stats = new Stats();
         Path apkill = apkillShim();
@@ -151,12 +159,13 @@ public final class Demo {
             System.setProperty("apbasil.auth", "none");
             out.printf(Locale.ROOT, "proxy daemon on %s (auth none, loopback), SQLite ledger %s%n%n", address,
                     settings.dir().resolve("ledger.db"));
-            try (Target target = Targets.proxy(proxied.label(), address, Duration.ofSeconds(60))) {
+            alps.control().takeModelledNanos(); // what the daemon's start cost belongs to no timed call
+            try (Target target = modelled(Targets.proxy(proxied.label(), address, Duration.ofSeconds(60)), alps)) {
                 proxiedOutcome = timed("off-system replay", () -> replay.run(target, jobs, proxied,
                         progress("off-system", jobs.size()), scenario));
             }
             scenario.heal();
-            processes.putAll(processSamples(address));
+            processes.putAll(processSamples(address, alps));
             found = orphansAfterRefresh(policy, orphans, scenario);
             released = orphans.release(found.stream().map(Orphan::reservationId).toList());
             killRecordedApplications(alps, apkill);
@@ -166,11 +175,49 @@ public final class Demo {
             reportLedger(ledger, proxiedOutcome);
         }
         Path chart = settings.dir().resolve("basil-latency.svg");
+        String alpsLatency = settings.latency().isNone() ? "ALPS answering at once" : "ALPS latency modelled (" + settings.latency().name() + ")";
         Chart.writeSvg(new Report(List.of(direct, proxied)), "BASIL calls, " + jobs.size() + " jobs, " + settings.machine()
-                + ": on-system vs off-system", chart);
+                + ", " + alpsLatency + ": on-system vs off-system", chart);
         out.println("chart: " + chart.toAbsolutePath());
         out.println();
         return reportChecks();
+    }
+
+    private void modelLatency(Emulator emulator) {
+        emulator.control().latencyProfile(settings.latency(), settings.latencySeed(), settings.latencySleep());
+    }
+
+    private static Target modelled(Target target, Emulator emulator) {
+        return Targets.withModelledLatency(target, emulator.control()::takeModelledNanos);
+    }
+
+    /** Says, before any figure, whether the ALPS behind the figures answers as a real one would or at once. */
+    private void describeLatency(int computeNodes) {
+        LatencyProfile p = settings.latency();
+        if (p.isNone()) {
+            out.println("ALPS latency: none (--latency-profile none): the emulated ALPS answers in microseconds, so the");
+            out.println("  off/on ratios below compare the proxy with an in-memory emulator, not with a real ALPS.");
+            out.println();
+            return;
+        }
+        out.printf(Locale.ROOT, "ALPS latency: MODELLED, profile %s, seed %d (--latency-seed). Each emulated ALPS call takes a%n",
+                p.name(), settings.latencySeed());
+        out.println("  latency drawn from the profile (per method: a median from the machine's size and reservations, and a");
+        out.printf(Locale.ROOT, "  log-normal tail); %.0f%% of it is waited (--latency-sleep), the rest added to the call's timing, so%n",
+                settings.latencySleep() * 100);
+        out.println("  ALPS figures below are modelled, not measured; the proxy's own share is measured on this machine.");
+        out.println("  Model medians at this machine, idle (ms; sources and assumptions: README, \"The latency model\"):");
+        LatencyProfile.Load idle = new LatencyProfile.Load(computeNodes, 0, 0);
+        List<String> parts = new ArrayList<>();
+        for (String m : List.of("QUERY/SUMMARY", "QUERY/INVENTORY", "RESERVE", "CONFIRM", "RELEASE")) {
+            LatencyProfile.Term t = p.term(m);
+            parts.add(String.format(Locale.ROOT, "%s %.0f%s%s", m, t.medianMillis(idle),
+                    t.perReservation() > 0 ? String.format(Locale.ROOT, " +%.1f/reservation", t.perReservation()) : "",
+                    t.perReservedNode() > 0 ? String.format(Locale.ROOT, " +%.1f/node reserved", t.perReservedNode()) : ""));
+        }
+        out.println("    " + String.join(", ", parts.subList(0, 3)) + ",");
+        out.println("    " + String.join(", ", parts.subList(3, parts.size())));
+        out.println();
     }
 
     private interface Step<T> {
@@ -237,7 +284,7 @@ public final class Demo {
      * Times a few calls of the per-call programs a scheduler really runs: the drop-in {@code bin/apbasil}
      * (a JVM start, then the proxy) beside the emulator as an on-system apbasil program would be.
      */
-    private Map<String, Recorder> processSamples(String address) throws IOException {
+    private Map<String, Recorder> processSamples(String address, Emulator alps) throws IOException {
         Map<String, Recorder> samples = new LinkedHashMap<>();
         if (settings.home() == null || settings.processCalls() <= 0) {
             return samples;
@@ -248,8 +295,9 @@ public final class Demo {
             return samples;
         }
         Recorder dropIn = new Recorder("bin/apbasil process (off-system)");
-        try (Target target = Targets.exec(dropIn.label(), List.of(apbasil.toString()),
-                Map.of("APBASIL_PROXY", address, "APBASIL_AUTH", "none"), Duration.ofSeconds(60))) {
+        alps.control().takeModelledNanos();
+        try (Target target = modelled(Targets.exec(dropIn.label(), List.of(apbasil.toString()),
+                Map.of("APBASIL_PROXY", address, "APBASIL_AUTH", "none"), Duration.ofSeconds(60)), alps)) {
             sample(target, dropIn);
         }
         samples.put(dropIn.label(), dropIn);
@@ -263,10 +311,10 @@ public final class Demo {
             long start = System.nanoTime();
             try {
                 byte[] answer = target.call(engine);
-                recorder.record("QUERY/ENGINE", System.nanoTime() - start, answer.length,
+                recorder.record("QUERY/ENGINE", System.nanoTime() - start + target.takeModelledNanos(), answer.length,
                         !new String(answer, StandardCharsets.US_ASCII).contains("status=\"SUCCESS\""));
             } catch (IOException e) {
-                recorder.record("QUERY/ENGINE", System.nanoTime() - start, 0, true);
+                recorder.record("QUERY/ENGINE", System.nanoTime() - start + target.takeModelledNanos(), 0, true);
             }
         }
     }

@@ -159,10 +159,10 @@ public final class Replay {
         try {
             response = target.call(request);
         } catch (IOException e) {
-            recorder.record(methodKey, System.nanoTime() - start, 0, true);
+            recorder.record(methodKey, System.nanoTime() - start + target.takeModelledNanos(), 0, true);
             return new Answer(false, true, null, e.getMessage());
         }
-        long elapsed = System.nanoTime() - start;
+        long elapsed = System.nanoTime() - start + target.takeModelledNanos();
         Answer answer = Answer.of(response);
         recorder.record(methodKey, elapsed, response.length, !answer.success());
         return answer;
@@ -170,7 +170,9 @@ public final class Replay {
 
     private static byte[] call(Target target, byte[] request) {
         try {
-            return target.call(request);
+            byte[] answer = target.call(request);
+            target.takeModelledNanos(); // untimed: its modelled time must not land on the next timed call
+            return answer;
         } catch (IOException e) {
             return new byte[0];
         }

@@ -1,5 +1,6 @@
 package org.alpsbridge.timing;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +19,35 @@ public final class Targets {
     /** A target over an emulator the caller already holds (the demo plants faults in it). */
     public static Target of(String name, Emulator emulator) {
         return new EmulatorTarget(name, emulator);
+    }
+
+    /**
+     * {@code target} with the modelled latency of the emulator behind it: each call's timing gains what
+     * {@code takeModelledNanos} books (see {@link org.alpsbridge.basil.emulator.Control#takeModelledNanos()}).
+     * Exact while calls are timed one at a time, as the replay does.
+     */
+    public static Target withModelledLatency(Target target, java.util.function.LongSupplier takeModelledNanos) {
+        return new Target() {
+            @Override
+            public String name() {
+                return target.name();
+            }
+
+            @Override
+            public byte[] call(byte[] request) throws IOException {
+                return target.call(request);
+            }
+
+            @Override
+            public long takeModelledNanos() {
+                return takeModelledNanos.getAsLong();
+            }
+
+            @Override
+            public void close() {
+                target.close();
+            }
+        };
     }
 
     /** A target that calls the proxy at {@code address} through the drop-in client's code path. */

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import org.alpsbridge.basil.emulator.LatencyProfile;
 import org.alpsbridge.basil.emulator.StateDirectory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -45,6 +46,16 @@ public final class EmulateCommand implements Callable<Integer> {
             description = "Required. Directory holding the machine's state between invocations (created if missing).")
     Path state;
 
+    @Option(names = "--latency-profile", paramLabel = "NAME", defaultValue = "none",
+            description = {"How long each call takes, as a real ALPS would: " + LatencyProfile.NAMES + " (default: ${DEFAULT-VALUE}).",
+                "The modelled latency is waited before answering; a method with a fault set (control) is not modelled."})
+    String latencyProfile;
+
+    @Option(names = "--latency-seed", paramLabel = "N", defaultValue = "2256",
+            description = {"Seed of the profile's draws, mixed with the request and the machine's state, so one request on",
+                "one state always waits the same time (default: ${DEFAULT-VALUE})."})
+    long latencySeed;
+
     @Spec
     CommandSpec spec;
 
@@ -67,9 +78,15 @@ public final class EmulateCommand implements Callable<Integer> {
             // Not required by picocli itself, so that `emulate control --state DIR` needs it only once.
             throw new ParameterException(spec.commandLine(), "Missing required option: '--state=DIR'");
         }
+        LatencyProfile profile;
+        try {
+            profile = LatencyProfile.named(latencyProfile);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--latency-profile: " + e.getMessage());
+        }
         byte[] request = System.in.readAllBytes();
         OutputStream out = new BufferedOutputStream(System.out, 1 << 16);
-        new StateDirectory(state).apbasil(machine, request, out);
+        new StateDirectory(state).apbasil(machine, request, out, profile, latencySeed);
         out.flush();
         return 0;
     }

@@ -81,6 +81,38 @@ public final class Control {
         set(method, new Faults.Fault(Faults.Kind.SLOW, null, null, millis, jitterMillis));
     }
 
+    /**
+     * Switches a named latency profile on (or off, with {@link LatencyProfile#named(String) none}): every call
+     * of a method the profile models, and that has no fault set, takes the profile's drawn latency. The draws
+     * come from {@code seed}, so a run repeats. {@code sleepShare} (0 to 1) is the part of each latency the
+     * call really waits; the rest is booked as modelled time for {@link #takeModelledNanos()}, so a long
+     * replay can show a real machine's latencies without taking a real machine's time.
+     *
+     * @throws IllegalArgumentException if {@code sleepShare} is not within 0 and 1
+     */
+    public void latencyProfile(LatencyProfile profile, long seed, double sleepShare) {
+        Objects.requireNonNull(profile, "profile");
+        if (!(sleepShare >= 0 && sleepShare <= 1)) {
+            throw new IllegalArgumentException("the slept share of modelled latency must be within 0 and 1, not " + sleepShare);
+        }
+        emulator.latency(profile.isNone() ? null : new ModelledLatency(profile, seed, sleepShare));
+    }
+
+    /** The latency profile switched on, {@code none} if there is none. */
+    public LatencyProfile latencyProfile() {
+        ModelledLatency l = emulator.latency();
+        return l == null ? LatencyProfile.named("none") : l.profile();
+    }
+
+    /**
+     * The modelled latency the calls since the last take did not sleep, in nanoseconds; 0 without a profile.
+     * A caller that times one call at a time adds it to what it measured for that call.
+     */
+    public long takeModelledNanos() {
+        ModelledLatency l = emulator.latency();
+        return l == null ? 0 : l.takeUnslept();
+    }
+
     /** Makes every call of {@code method} block until the fault is cleared (or the calling thread is interrupted). */
     public void hang(Method method) {
         set(method, new Faults.Fault(Faults.Kind.HANG, null, null, 0, 0));

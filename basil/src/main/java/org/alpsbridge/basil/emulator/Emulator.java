@@ -52,6 +52,8 @@ public final class Emulator {
     private final Control control;
     private final List<String> supported;
     private final Queries queries;
+    /** The latency profile switched on through {@link Control#latencyProfile}, or null (answer at once). */
+    private volatile ModelledLatency latency;
 
     Emulator(Apsched apsched, Faults faults) {
         this.apsched = apsched;
@@ -153,6 +155,9 @@ public final class Emulator {
         if (fault != null && !beforeAnswer(fault, req, out, delays)) {
             return;
         }
+        if (fault == null && delays && !modelLatency(req, out)) {
+            return;
+        }
         if (fault != null && fault.kind() == Faults.Kind.TRUNCATE) {
             ByteArrayOutputStream whole = new ByteArrayOutputStream();
             answer(req, whole);
@@ -191,6 +196,46 @@ public final class Emulator {
             return false;
         }
         return true;
+    }
+
+    /** Waits out (or books) the latency profile's time for this call; false if interrupted (answered TRANSIENT). */
+    private boolean modelLatency(BasilRequest req, OutputStream out) throws IOException {
+        ModelledLatency l = latency;
+        if (l == null) {
+            return true;
+        }
+        try {
+            l.apply(req.methodKey(), reading(() -> load(req)));
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            out.write(Failures.failure(req.protocol(), req.method(), ErrorClass.TRANSIENT, "SYSTEM", "ALPS error: interrupted"));
+            return false;
+        }
+    }
+
+    /** What the latency profile's terms depend on: the machine, the reservations, the reservation concerned. */
+    LatencyProfile.Load load(BasilRequest req) {
+        int reservedNodes = 0;
+        if (req.method() == Method.RESERVE) {
+            for (ReserveParam p : req.reserveParams()) {
+                long width = p.width() == null ? 1 : p.width();
+                long perNode = p.nppn() == null || p.nppn() < 1 ? 1 : p.nppn();
+                reservedNodes += (int) Math.min(Integer.MAX_VALUE, (width + perNode - 1) / perNode);
+            }
+        } else if (req.reservationId() != null) {
+            Reservation r = apsched.reservation(req.reservationId());
+            reservedNodes = r == null ? 0 : r.nodes().length;
+        }
+        return new LatencyProfile.Load(apsched.machine().size(), apsched.reservationIds().length, reservedNodes);
+    }
+
+    void latency(ModelledLatency latency) {
+        this.latency = latency;
+    }
+
+    ModelledLatency latency() {
+        return latency;
     }
 
     /** What a broken apbasil might print instead of XML: a stray diagnostic and bytes no XML parser takes. */

@@ -16,14 +16,18 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import org.alpsbridge.basil.codec.BasilCodec;
 import org.alpsbridge.basil.codec.BasilException;
 import org.alpsbridge.basil.codec.Probe;
+import org.alpsbridge.basil.model.BasilRequest;
 import org.alpsbridge.basil.model.Method;
 
 /**
@@ -88,6 +92,46 @@ public final class StateDirectory {
             return null;
         });
         answer.writeTo(out);
+    }
+
+    /**
+     * As {@link #apbasil(String, byte[], OutputStream)}, first waiting the latency {@code profile} models for
+     * this call (unless a fault is set for its method). Each invocation is a new process, so the draw comes
+     * from {@code seed} mixed with the request's bytes and the machine's reservations and change counter:
+     * the same request on the same state waits the same time, and successive calls differ.
+     */
+    public void apbasil(String spec, byte[] request, OutputStream out, LatencyProfile profile, long seed) throws IOException {
+        if (!profile.isNone()) {
+            long nanos = modelledNanos(spec, request, profile, seed);
+            try {
+                Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        apbasil(spec, request, out);
+    }
+
+    private long modelledNanos(String spec, byte[] request, LatencyProfile profile, long seed) throws IOException {
+        BasilRequest req;
+        try {
+            req = BasilCodec.standard().readRequest(request);
+        } catch (BasilException e) {
+            return 0; // answered at once with a FAILURE, as apbasil refuses what it cannot read
+        }
+        if (req.method() == null || req.method() == Method.UNDEFINED) {
+            return 0;
+        }
+        return locked(false, () -> {
+            Emulator e = load(spec);
+            if (e.faults().get(req.method()) != null) {
+                return 0L;
+            }
+            LatencyProfile.Load l = e.load(req);
+            long mix = seed ^ 31L * Arrays.hashCode(request) ^ 0x9E3779B97F4A7C15L * (l.reservations() + 1)
+                    ^ 0xC2B2AE3D27D4EB4FL * (e.apsched().changeCount() + 1);
+            return profile.drawNanos(req.methodKey(), l, new Random(mix));
+        });
     }
 
     /** Runs {@code change} on the stored emulator (a new one of {@code spec} if there is none) and stores the result. */

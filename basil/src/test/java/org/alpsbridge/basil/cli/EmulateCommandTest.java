@@ -69,6 +69,34 @@ class EmulateCommandTest {
     }
 
     @Test
+    void theLatencyProfileKnobTakesANamedProfileAndRefusesAnUnknownOneAsAUsageError() throws Exception {
+        BasilCodec codec = BasilCodec.standard();
+        int[] code = new int[1];
+        byte[] engine = codec.write(BasilRequest.query("1.3", "ENGINE"));
+        long start = System.nanoTime();
+        byte[] answer = run(engine, new StringWriter(), code, "--machine", "xc30:4", "--state", dir.toString(),
+                "--latency-profile", "xc30-2256", "--latency-seed", "5");
+        long elapsed = System.nanoTime() - start;
+        assertEquals(0, code[0]);
+        assertTrue(codec.readResponse(answer).responseData().isSuccess());
+        // ENGINE's modelled median is 25 ms; no draw is below a third of it.
+        assertTrue(elapsed >= 8_000_000, "waited " + elapsed + " ns");
+
+        StringWriter err = new StringWriter();
+        CommandLine cmd = new CommandLine(new BasilCommand());
+        cmd.setErr(new PrintWriter(err));
+        InputStream oldIn = System.in;
+        try {
+            System.setIn(new ByteArrayInputStream(engine));
+            code[0] = cmd.execute("emulate", "--machine", "xc30:4", "--state", dir.toString(), "--latency-profile", "xc40");
+        } finally {
+            System.setIn(oldIn);
+        }
+        assertEquals(2, code[0]);
+        assertTrue(err.toString().contains("unknown latency profile 'xc40'") && err.toString().contains("xc30-2256"), err.toString());
+    }
+
+    @Test
     void aBadActionOrAForeignMachineFailsWithExitOne() {
         int[] code = new int[1];
         run(new byte[0], new StringWriter(), code, "control", "--state", dir.toString(), "--machine", "xc30:4", "explode:1");
