@@ -3,6 +3,7 @@ package org.alpsbridge.proxy.ledger;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.timelimit.TimeLimits;
@@ -60,6 +61,24 @@ public final class LedgerOptions {
                     + " full hold and flagged (default ${DEFAULT-VALUE}).")
     long confirmedGraceSeconds;
 
+    @Option(names = "--ledger-job-accounts", defaultValue = "squeue", paramLabel = "squeue|qstat|none",
+            description = "Whom to charge a RESERVE without account_name (Slurm 18.08 and OpenPBS send none): the"
+                    + " job's account from squeue (squeue -h -j ID -o %%a) or qstat (qstat -f ID: Account_Name), else"
+                    + " the project of the job owner's primary Unix group; none: the group only (default ${DEFAULT-VALUE}).")
+    String jobAccounts;
+
+    @Option(names = "--ledger-denial-memory", defaultValue = "300", paramLabel = "SECONDS",
+            description = "How long a batch id the ledger refused is refused again without asking the ledger, so a"
+                    + " scheduler that retries every pass (Slurm 18.08) does not load it; 0 forgets at once"
+                    + " (default ${DEFAULT-VALUE}).")
+    long denialMemorySeconds;
+
+    @Option(names = "--ledger-on-deny", paramLabel = "COMMAND",
+            description = "Run once when the ledger refuses a job, {job} and {reason} replaced in each word, after the"
+                    + " refusal has been answered, e.g. 'scontrol update JobId={job} Priority=0 Comment={reason}' to"
+                    + " hold a Slurm job with its reason in squeue (default: none; OpenPBS fails the job itself).")
+    String onDeny;
+
     /** Adds the ledger decorator (outermost, so a denial never reaches the policy or ALPS) when --ledger is set. */
     public void decorate(ProxyDaemon.Builder daemon) {
         decorate(daemon, null);
@@ -90,7 +109,9 @@ public final class LedgerOptions {
         partitionLimits.forEach((p, m) -> seconds.put(p, Math.multiplyExact(m, 60L)));
         LedgerBackend.Settings settings = new LedgerBackend.Settings(cluster, coresPerNode, partition,
                 new TimeLimits(source, seconds, Math.multiplyExact(defaultLimitMinutes, 60L)),
-                LedgerBackend.WhenUnavailable.valueOf(whenUnavailable.toUpperCase(java.util.Locale.ROOT)));
+                LedgerBackend.WhenUnavailable.valueOf(whenUnavailable.toUpperCase(java.util.Locale.ROOT)))
+                .withDenials(JobAccounts.named(jobAccounts), Duration.ofSeconds(denialMemorySeconds),
+                        onDeny == null || onDeny.isBlank() ? List.of() : List.of(onDeny.strip().split("\\s+")));
         Ledger ledger = Ledger.open(url);
         daemon.decorate(next -> new LedgerBackend(next, ledger, settings, java.time.Clock.systemUTC(), true));
         if (inventory != null) {
