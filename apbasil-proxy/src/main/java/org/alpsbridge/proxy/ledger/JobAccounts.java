@@ -14,8 +14,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Whom to charge a RESERVE that names no {@code account_name} — neither Slurm 18.08's select/alps nor OpenPBS's
- * pbs_mom ever fills it. First the account the scheduler knows for the job (Slurm: {@code squeue -h -j ID -o %a};
- * OpenPBS: {@code Account_Name} of {@code qstat -f ID}), else the job owner's primary Unix group ({@code id -g
+ * pbs_mom ever fills it. First the account the scheduler knows for the job (Slurm: {@code %a} of squeue, read in
+ * the background by {@link SlurmJobTable}, since slurmctld holds its locks while it waits for RESERVE; OpenPBS:
+ * {@code Account_Name} of {@code qstat -f ID}), else the job owner's primary Unix group ({@code id -g
  * USER}, through the host's name service), whose project the ledger knows by gid (as HADM ties a workgroup to
  * its gid). A lookup that fails, times out or prints nothing means "unknown", never an error.
  */
@@ -50,10 +51,17 @@ public final class JobAccounts {
      * @throws IllegalArgumentException for any other name
      */
     public static JobAccounts named(String source) {
+        return named(source, null);
+    }
+
+    /** As {@link #named(String)}, {@code squeue} reading the given table (a new one when null). */
+    static JobAccounts named(String source, SlurmJobTable table) {
         Lookup groups = user -> run(List.of("id", "-g", "--", user));
         return switch (source) {
-            case "squeue" -> new JobAccounts("squeue", job -> run(List.of("squeue", "-h", "-j", job, "-o", "%a"))
-                    .filter(a -> !a.equals("(null)")), groups);
+            case "squeue" -> {
+                SlurmJobTable jobs = table != null ? table : SlurmJobTable.squeue();
+                yield new JobAccounts("squeue", jobs::account, groups);
+            }
             case "qstat" -> new JobAccounts("qstat", job -> run(List.of("qstat", "-f", job)).flatMap(out -> {
                 Matcher m = QSTAT_ACCOUNT.matcher(out);
                 return m.find() ? Optional.of(m.group(1)) : Optional.empty();

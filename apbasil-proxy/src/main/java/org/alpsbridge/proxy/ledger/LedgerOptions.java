@@ -30,7 +30,8 @@ public final class LedgerOptions {
     String partition;
 
     @Option(names = "--ledger-time-limits", defaultValue = "squeue", paramLabel = "SOURCE",
-            description = "Where job time limits come from: squeue (squeue -h -j ID -o %%l), file:PATH"
+            description = "Where job time limits come from: squeue (%%l of squeue, read every 2 s in the background,"
+                    + " never during a RESERVE: slurmctld holds its locks meanwhile), file:PATH"
                     + " (lines 'JOBID LIMIT') or none (default ${DEFAULT-VALUE}).")
     String limits;
 
@@ -63,7 +64,8 @@ public final class LedgerOptions {
 
     @Option(names = "--ledger-job-accounts", defaultValue = "squeue", paramLabel = "squeue|qstat|none",
             description = "Whom to charge a RESERVE without account_name (Slurm 18.08 and OpenPBS send none): the"
-                    + " job's account from squeue (squeue -h -j ID -o %%a) or qstat (qstat -f ID: Account_Name), else"
+                    + " job's account from squeue (squeue -h -o %%i|%%a|%%l, read every 2 s in the background: slurmctld"
+                    + " holds its locks during RESERVE) or qstat (qstat -f ID: Account_Name), else"
                     + " the project of the job owner's primary Unix group; none: the group only (default ${DEFAULT-VALUE}).")
     String jobAccounts;
 
@@ -95,8 +97,10 @@ public final class LedgerOptions {
         if (sweepSeconds < 0 || unconfirmedGraceSeconds < 0 || confirmedGraceSeconds < 0) {
             throw new IllegalArgumentException("--ledger-sweep-interval and the --ledger-*-grace options must not be negative");
         }
+        // one background reading of squeue for accounts and limits: never squeue inside a RESERVE (SlurmJobTable)
+        SlurmJobTable table = limits.equals("squeue") || jobAccounts.equals("squeue") ? SlurmJobTable.squeue() : null;
         TimeLimits.Source source = switch (limits) {
-            case "squeue" -> TimeLimits.squeue();
+            case "squeue" -> table.limits();
             case "none" -> null;
             default -> {
                 if (!limits.startsWith("file:")) {
@@ -110,7 +114,7 @@ public final class LedgerOptions {
         LedgerBackend.Settings settings = new LedgerBackend.Settings(cluster, coresPerNode, partition,
                 new TimeLimits(source, seconds, Math.multiplyExact(defaultLimitMinutes, 60L)),
                 LedgerBackend.WhenUnavailable.valueOf(whenUnavailable.toUpperCase(java.util.Locale.ROOT)))
-                .withDenials(JobAccounts.named(jobAccounts), Duration.ofSeconds(denialMemorySeconds),
+                .withDenials(JobAccounts.named(jobAccounts, table), Duration.ofSeconds(denialMemorySeconds),
                         onDeny == null || onDeny.isBlank() ? List.of() : List.of(onDeny.strip().split("\\s+")));
         Ledger ledger = Ledger.open(url);
         daemon.decorate(next -> new LedgerBackend(next, ledger, settings, java.time.Clock.systemUTC(), true));
