@@ -154,9 +154,17 @@ final class Bridge implements AutoCloseable {
         return Host.run(Map.of(), Duration.ofSeconds(120), List.of("sh", "-c", apbasil() + " < " + file)).ok().out();
     }
 
-    /** The emulated machine's 1.3 inventory, asked the way the schedulers ask it. */
+    /** The emulated machine's inventory in BASIL 1.3, or 1.2 from an ALPS of engine 5.0 (which knows no 1.3). */
     String inventory() throws IOException {
-        return basil("<?xml version=\"1.0\"?>\n<BasilRequest protocol=\"1.3\" method=\"QUERY\" type=\"INVENTORY\"/>\n");
+        String answer = "";
+        for (String protocol : List.of("1.3", "1.2")) {
+            answer = basil("<?xml version=\"1.0\"?>\n<BasilRequest protocol=\"" + protocol
+                    + "\" method=\"QUERY\" type=\"INVENTORY\"/>\n");
+            if (answer.contains("status=\"SUCCESS\"")) {
+                return answer;
+            }
+        }
+        return answer;
     }
 
     /** Makes ALPS answer nothing (the emulator's program fails) until {@link #alpsUp()}. */
