@@ -45,8 +45,19 @@ final class Sdb implements AutoCloseable {
                 .redirectErrorStream(true).redirectOutput(dir.resolve("sdb.out").toFile()).start();
         Sdb sdb = new Sdb(dir, port, -1);
         if (!Host.await(Duration.ofSeconds(60), () -> sdb.sql("SELECT 1").exit() == 0)) {
+            sdb.close();
             throw new IllegalStateException("MariaDB did not start: " + Files.readString(dir.resolve("sdb.log")));
         }
+        try {
+            fill(sdb, inventoryXml);
+        } catch (RuntimeException e) {
+            sdb.close(); // by its pid file
+            throw e;
+        }
+        return new Sdb(dir, port, Host.pidFrom(pidFile));
+    }
+
+    private static void fill(Sdb sdb, String inventoryXml) {
         StringBuilder rows = new StringBuilder();
         Matcher m = NODE.matcher(inventoryXml);
         while (m.find()) {
@@ -63,7 +74,6 @@ final class Sdb implements AutoCloseable {
         sdb.sql("CREATE DATABASE XTAdmin; CREATE TABLE XTAdmin.processor (processor_id INT PRIMARY KEY,"
                 + " x_coord INT, y_coord INT, z_coord INT, processor_type VARCHAR(16));"
                 + " INSERT INTO XTAdmin.processor VALUES " + rows + ";").ok();
-        return new Sdb(dir, port, Host.pidFrom(pidFile));
     }
 
     Host.Result sql(String statements) {
