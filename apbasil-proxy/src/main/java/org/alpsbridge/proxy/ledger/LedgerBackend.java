@@ -1,9 +1,17 @@
 package org.alpsbridge.proxy.ledger;
 
+import java.io.IOException;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.UUID;
 import java.util.function.UnaryOperator;
 import org.alpsbridge.basil.codec.BasilCodec;
@@ -20,6 +28,7 @@ import org.alpsbridge.ledger.LedgerException;
 import org.alpsbridge.ledger.LedgerUnavailableException;
 import org.alpsbridge.ledger.Lookup;
 import org.alpsbridge.ledger.Outcome;
+import org.alpsbridge.ledger.Project;
 import org.alpsbridge.ledger.ReleaseRequest;
 import org.alpsbridge.ledger.ReserveRequest;
 import org.alpsbridge.ledger.Resource;
@@ -47,8 +56,19 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>The project is the RESERVE's {@code account_name} (a project name or Slurm account in the
- * ledger); the time limit comes from {@link TimeLimits} (BASIL carries none); nodes are
- * {@code ceil(width / nppn)} per ReserveParam, whole nodes of {@link Settings#coresPerNode} cores.
+ * ledger); when the RESERVE names none (Slurm 18.08 and OpenPBS never do), the account the scheduler knows for
+ * the job, else the project of the job owner's primary Unix group ({@link JobAccounts}). The time limit comes
+ * from {@link TimeLimits} (BASIL carries none); nodes are {@code ceil(width / nppn)} per ReserveParam, whole
+ * nodes of {@link Settings#coresPerNode} cores.
+ *
+ * <p>A refusal must end the scheduler's attempts, which each scheduler reads differently. It is a FAILURE
+ * PERMANENT with {@code error_source="SYSTEM"}: OpenPBS's pbs_mom takes any RESERVE error whose source is
+ * BACKEND as TRANSIENT (alps.c, "a node being changed from batch to interactive") and requeues the job for
+ * ever, while a PERMANENT error from another source fails the job. Slurm 18.08 fails a job on no BASIL answer
+ * (node_scheduler.c leaves it queued and tries again on the next pass), so the refusal of a batch id is
+ * remembered for {@link Settings#denialMemory} and answered again without asking the ledger, and the
+ * {@link Settings#onDeny} command (e.g. {@code scontrol update JobId={job} Priority=0 Comment={reason}}) is
+ * run once, after the answer has gone back, so the job is held with its reason visible in {@code squeue}.
  */
 public final class LedgerBackend implements Backend {
 
@@ -70,7 +90,20 @@ public final class LedgerBackend implements Backend {
      * @param whenUnavailable fail closed or open when the ledger is down (default REFUSE)
      */
     public record Settings(String cluster, int coresPerNode, String partition, TimeLimits limits,
-                           WhenUnavailable whenUnavailable) {
+                           WhenUnavailable whenUnavailable, JobAccounts accounts, Duration denialMemory,
+                           List<String> onDeny) {
+
+        /**
+         * @param accounts whom to charge a RESERVE without account_name (default {@code JobAccounts.named("none")}:
+         *        the owner's primary group)
+         * @param denialMemory how long a refused batch id is refused again without asking the ledger (default 300 s)
+         * @param onDeny command run once per refusal of a batch id, {@code {job}} and {@code {reason}} replaced
+         *        within each argument (default none)
+         */
+        public Settings(String cluster, int coresPerNode, String partition, TimeLimits limits,
+                        WhenUnavailable whenUnavailable) {
+            this(cluster, coresPerNode, partition, limits, whenUnavailable, null, null, null);
+        }
 
         public Settings {
             cluster = cluster == null ? Ledger.DEFAULT_CLUSTER : cluster;
@@ -80,6 +113,17 @@ public final class LedgerBackend implements Backend {
             }
             limits = limits == null ? new TimeLimits(TimeLimits.squeue(), Map.of(), 3_600) : limits;
             whenUnavailable = whenUnavailable == null ? WhenUnavailable.REFUSE : whenUnavailable;
+            accounts = accounts == null ? JobAccounts.named("none") : accounts;
+            denialMemory = denialMemory == null ? Duration.ofSeconds(300) : denialMemory;
+            if (denialMemory.isNegative()) {
+                throw new IllegalArgumentException("denial memory must not be negative, got " + denialMemory);
+            }
+            onDeny = onDeny == null ? List.of() : List.copyOf(onDeny);
+        }
+
+        /** These settings with whom to charge, how long a denial is remembered and what runs on one. */
+        public Settings withDenials(JobAccounts accounts, Duration denialMemory, List<String> onDeny) {
+            return new Settings(cluster, coresPerNode, partition, limits, whenUnavailable, accounts, denialMemory, onDeny);
         }
 
         public static Settings defaults() {
@@ -93,6 +137,16 @@ public final class LedgerBackend implements Backend {
     private final Clock clock;
     private final boolean ownsLedger;
     private final BasilCodec codec = BasilCodec.standard();
+    /** Refused batch ids: the refusal's message and until when it is answered without asking the ledger. */
+    private final Map<String, Denial> denials = new ConcurrentHashMap<>();
+    private final ExecutorService denyRunner = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "ledger-on-deny");
+        t.setDaemon(true);
+        return t;
+    });
+
+    private record Denial(String message, Instant until) {
+    }
 
     /**
      * @param ownsLedger close the ledger when this backend is closed (the daemon's shutdown)
@@ -122,12 +176,21 @@ public final class LedgerBackend implements Backend {
 
     private byte[] reserve(Call call) throws BackendException {
         BasilRequest request;
-        ReserveRequest hold;
         try {
             request = codec.readRequest(call.request());
-            hold = holdFor(request, call);
-        } catch (BasilException | LedgerException e) {
+        } catch (BasilException e) {
             return refuse(call, ErrorClass.PERMANENT, "ledger cannot price this RESERVE: " + e.getMessage());
+        }
+        String batchId = request.batchId();
+        Denial earlier = batchId == null ? null : denials.get(batchId);
+        if (earlier != null && earlier.until().isAfter(Instant.now(clock))) {
+            return Failures.failure(call.protocol(), Method.RESERVE, ErrorClass.PERMANENT, "SYSTEM", earlier.message());
+        }
+        ReserveRequest hold;
+        try {
+            hold = holdFor(request, call);
+        } catch (LedgerException e) {
+            return deny(call, batchId, "ledger cannot price this RESERVE: " + e.getMessage());
         }
         Outcome outcome;
         try {
@@ -141,9 +204,11 @@ public final class LedgerBackend implements Backend {
             return refuse(call, ErrorClass.TRANSIENT, "allocation ledger unavailable, try again: " + e.getMessage());
         }
         if (!outcome.ok()) {
-            return refuse(call, ErrorClass.PERMANENT, outcome.decision() == Outcome.Decision.CONFLICT
-                    ? "ledger: reservation attempt " + outcome.key() + " was already made with other parameters"
-                    : "ledger: " + outcome.message());
+            if (outcome.decision() == Outcome.Decision.CONFLICT) {
+                return refuse(call, ErrorClass.PERMANENT, "ledger: reservation attempt " + outcome.key()
+                        + " was already made with other parameters");
+            }
+            return deny(call, batchId, "ledger: " + outcome.message());
         }
         byte[] response;
         try {
@@ -172,9 +237,10 @@ public final class LedgerBackend implements Backend {
 
     private ReserveRequest holdFor(BasilRequest request, Call call) {
         String batchId = request.batchId();
+        String user = request.user() == null ? Integer.toString(call.caller().uid()) : request.user();
         String account = request.account();
         if (account == null || account.isBlank()) {
-            throw new LedgerException("RESERVE of job " + batchId + " names no account_name to charge");
+            account = accountOf(batchId, user);
         }
         long nodes = 0;
         for (ReserveParam p : request.reserveParams()) {
@@ -186,8 +252,32 @@ public final class LedgerBackend implements Backend {
         TimeLimit limit = settings.limits().resolve(batchId, settings.partition());
         String token = call.exchangeId() != null ? call.exchangeId() : UUID.randomUUID().toString();
         return new ReserveRequest(settings.cluster(), batchId, 0, token, account,
-                request.user() == null ? Integer.toString(call.caller().uid()) : request.user(), settings.partition(),
+                user, settings.partition(),
                 Resource.CPU, (int) nodes, NodeShape.cores(settings.coresPerNode()), limit.seconds(), Instant.now(clock));
+    }
+
+    /** The scheduler's account for the job, else the project of the owner's primary group. */
+    private String accountOf(String batchId, String user) {
+        Optional<String> known = settings.accounts().schedulerAccount(batchId);
+        if (known.isPresent()) {
+            log.info("job {} names no account_name: charged to {}, its account in {}", batchId, known.get(),
+                    settings.accounts());
+            return known.get();
+        }
+        OptionalInt gid = settings.accounts().primaryGid(user);
+        if (gid.isEmpty()) {
+            throw new LedgerException("RESERVE of job " + batchId + " names no account_name, the scheduler knows"
+                    + " none, and user " + user + " has no primary group here");
+        }
+        for (Project p : ledger.projects()) {
+            if (p.gid() == gid.getAsInt() && p.active()) {
+                log.info("job {} names no account_name: charged to project {} of user {}'s group {}", batchId,
+                        p.name(), user, gid.getAsInt());
+                return p.name();
+            }
+        }
+        throw new LedgerException("RESERVE of job " + batchId + " names no account_name, the scheduler knows none,"
+                + " and no active project has user " + user + "'s group " + gid.getAsInt());
     }
 
     /** Whole nodes a ReserveParam takes: {@code ceil(width / nppn)}, nppn defaulting to what fits. */
@@ -264,9 +354,56 @@ public final class LedgerBackend implements Backend {
         }
     }
 
+    /**
+     * A PERMANENT refusal remembered for the batch id, and the site's {@code onDeny} command run once for it
+     * once this answer has gone back (slurmctld holds its job lock while it waits for RESERVE, so an
+     * {@code scontrol} run now would wait for that very answer).
+     */
+    private byte[] deny(Call call, String batchId, String message) {
+        if (batchId != null && !batchId.isBlank() && !settings.denialMemory().isZero()) {
+            Instant now = Instant.now(clock);
+            Denial before = denials.put(batchId, new Denial(message, now.plus(settings.denialMemory())));
+            if ((before == null || !before.until().isAfter(now)) && !settings.onDeny().isEmpty()) {
+                denyRunner.execute(() -> runOnDeny(batchId, message));
+            }
+            denials.values().removeIf(d -> d.until().isBefore(now));
+        }
+        return refuse(call, ErrorClass.PERMANENT, message);
+    }
+
+    private void runOnDeny(String batchId, String message) {
+        if (!batchId.matches("[0-9A-Za-z_.\\-\\[\\]@]+")) {
+            log.warn("job id '{}' not handed to the on-deny command", batchId);
+            return;
+        }
+        List<String> command = settings.onDeny().stream()
+                .map(a -> a.replace("{job}", batchId).replace("{reason}", message)).toList();
+        try {
+            Process p = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            p.getOutputStream().close();
+            if (!p.waitFor(60, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                log.warn("on-deny command for job {} took longer than 60 s", batchId);
+            } else if (p.exitValue() != 0) {
+                log.warn("on-deny command for job {} exited {}", batchId, p.exitValue());
+            } else {
+                log.info("on-deny command ran for job {}", batchId);
+            }
+        } catch (IOException e) {
+            log.warn("cannot run the on-deny command for job {}: {}", batchId, e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * A RESERVE refused before ALPS. Source SYSTEM, never BACKEND: pbs_mom turns a BACKEND error on RESERVE into
+     * TRANSIENT and would requeue the job for ever (OpenPBS alps.c, the error_source handler).
+     */
     private byte[] refuse(Call call, ErrorClass errorClass, String message) {
         log.info("RESERVE refused by the ledger: {}", message);
-        return Failures.failure(call.protocol(), Method.RESERVE, errorClass, "BACKEND", message);
+        return Failures.failure(call.protocol(), Method.RESERVE, errorClass, "SYSTEM", message);
     }
 
     @Override
@@ -276,6 +413,7 @@ public final class LedgerBackend implements Backend {
 
     @Override
     public void close() {
+        denyRunner.shutdown();
         try {
             next.close();
         } finally {

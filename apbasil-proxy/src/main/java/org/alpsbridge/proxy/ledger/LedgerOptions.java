@@ -3,6 +3,7 @@ package org.alpsbridge.proxy.ledger;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.metrics.LedgerMetrics;
@@ -31,7 +32,8 @@ public final class LedgerOptions {
     String partition;
 
     @Option(names = "--ledger-time-limits", defaultValue = "squeue", paramLabel = "SOURCE",
-            description = "Where job time limits come from: squeue (squeue -h -j ID -o %%l), file:PATH"
+            description = "Where job time limits come from: squeue (%%l of squeue, read every 2 s in the background,"
+                    + " never during a RESERVE: slurmctld holds its locks meanwhile), file:PATH"
                     + " (lines 'JOBID LIMIT') or none (default ${DEFAULT-VALUE}).")
     String limits;
 
@@ -62,6 +64,25 @@ public final class LedgerOptions {
                     + " full hold and flagged (default ${DEFAULT-VALUE}).")
     long confirmedGraceSeconds;
 
+    @Option(names = "--ledger-job-accounts", defaultValue = "squeue", paramLabel = "squeue|qstat|none",
+            description = "Whom to charge a RESERVE without account_name (Slurm 18.08 and OpenPBS send none): the"
+                    + " job's account from squeue (squeue -h -o %%i|%%a|%%l, read every 2 s in the background: slurmctld"
+                    + " holds its locks during RESERVE) or qstat (qstat -f ID: Account_Name), else"
+                    + " the project of the job owner's primary Unix group; none: the group only (default ${DEFAULT-VALUE}).")
+    String jobAccounts;
+
+    @Option(names = "--ledger-denial-memory", defaultValue = "300", paramLabel = "SECONDS",
+            description = "How long a batch id the ledger refused is refused again without asking the ledger, so a"
+                    + " scheduler that retries every pass (Slurm 18.08) does not load it; 0 forgets at once"
+                    + " (default ${DEFAULT-VALUE}).")
+    long denialMemorySeconds;
+
+    @Option(names = "--ledger-on-deny", paramLabel = "COMMAND",
+            description = "Run once when the ledger refuses a job, {job} and {reason} replaced in each word, after the"
+                    + " refusal has been answered, e.g. 'scontrol update JobId={job} Priority=0 Comment={reason}' to"
+                    + " hold a Slurm job with its reason in squeue (default: none; OpenPBS fails the job itself).")
+    String onDeny;
+
     /** Adds the ledger decorator (outermost, so a denial never reaches the policy or ALPS) when --ledger is set. */
     public void decorate(ProxyDaemon.Builder daemon) {
         decorate(daemon, null);
@@ -86,8 +107,10 @@ public final class LedgerOptions {
         if (sweepSeconds < 0 || unconfirmedGraceSeconds < 0 || confirmedGraceSeconds < 0) {
             throw new IllegalArgumentException("--ledger-sweep-interval and the --ledger-*-grace options must not be negative");
         }
+        // one background reading of squeue for accounts and limits: never squeue inside a RESERVE (SlurmJobTable)
+        SlurmJobTable table = limits.equals("squeue") || jobAccounts.equals("squeue") ? SlurmJobTable.squeue() : null;
         TimeLimits.Source source = switch (limits) {
-            case "squeue" -> TimeLimits.squeue();
+            case "squeue" -> table.limits();
             case "none" -> null;
             default -> {
                 if (!limits.startsWith("file:")) {
@@ -100,7 +123,9 @@ public final class LedgerOptions {
         partitionLimits.forEach((p, m) -> seconds.put(p, Math.multiplyExact(m, 60L)));
         LedgerBackend.Settings settings = new LedgerBackend.Settings(cluster, coresPerNode, partition,
                 new TimeLimits(source, seconds, Math.multiplyExact(defaultLimitMinutes, 60L)),
-                LedgerBackend.WhenUnavailable.valueOf(whenUnavailable.toUpperCase(java.util.Locale.ROOT)));
+                LedgerBackend.WhenUnavailable.valueOf(whenUnavailable.toUpperCase(java.util.Locale.ROOT)))
+                .withDenials(JobAccounts.named(jobAccounts, table), Duration.ofSeconds(denialMemorySeconds),
+                        onDeny == null || onDeny.isBlank() ? List.of() : List.of(onDeny.strip().split("\\s+")));
         Ledger ledger = Ledger.open(url);
         if (stats != null) {
             LedgerMetrics metrics = new LedgerMetrics("alpsbridge_proxy_ledger");

@@ -241,6 +241,11 @@ final class CachedInventory {
         return true;
     }
 
+    /** Whether this inventory shows the reservation. */
+    boolean holds(long id) {
+        return reservations.containsKey(id);
+    }
+
     /** Removes a reservation ALPS released (claims 0) and its allocations. */
     void applyRelease(long id) {
         if (reservations.remove(id) == null) {

@@ -480,7 +480,15 @@ public final class InventoryPolicy implements AutoCloseable {
             }
             case "RELEASE" -> {
                 if (!answer.isSuccess()) {
-                    staleAll("release-failed");
+                    // "No entry for resId" of a reservation no cache holds changes nothing: Slurm 18.08's stepd
+                    // repeats such RELEASEs for minutes, each of which used to cost a full inventory
+                    Long id = request.reservationId();
+                    String text = answer.messageText() == null ? "" : answer.messageText();
+                    boolean noEntry = text.contains("No entry for resId") && id != null && entries.values().stream()
+                            .noneMatch(e -> e.cache != null && e.cache.holds(id));
+                    if (!noEntry) {
+                        staleAll("release-failed");
+                    }
                     return;
                 }
                 Long claims = answer.content(Released.class).map(Released::claims).orElse(null);

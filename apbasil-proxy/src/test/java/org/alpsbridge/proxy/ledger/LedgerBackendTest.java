@@ -7,11 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.alpsbridge.basil.codec.BasilCodec;
 import org.alpsbridge.basil.codec.Failures;
@@ -116,8 +118,18 @@ class LedgerBackendTest {
         alps = new FakeAlps();
         clock = new MutableClock();
         TimeLimits limits = new TimeLimits(job -> java.util.Optional.empty(), Map.of("default", 7_200L), 3_600);
-        chain = new LedgerBackend(alps, ledger, new LedgerBackend.Settings("xc", 32, null, limits, null), clock, false);
+        chain = new LedgerBackend(alps, ledger, new LedgerBackend.Settings("xc", 32, null, limits, null)
+                .withDenials(ACCOUNTS, Duration.ofSeconds(300), null), clock, false);
     }
+
+    /** The scheduler knows job 7001's account; alice's primary group is chem's gid, bob's is no project's. */
+    static final JobAccounts ACCOUNTS = new JobAccounts("test",
+            job -> job.equals("7001") ? Optional.of("chem_acct") : Optional.empty(),
+            user -> switch (user) {
+                case "alice" -> Optional.of("5001");
+                case "bob" -> Optional.of("6000");
+                default -> Optional.empty();
+            });
 
     @AfterEach
     void tearDown() {
@@ -135,7 +147,11 @@ class LedgerBackendTest {
     }
 
     static BasilRequest reserve(String account, long width) {
-        return BasilRequest.reserve("1.3", "alice", "4242", account,
+        return reserve("alice", "4242", account, width);
+    }
+
+    static BasilRequest reserve(String user, String batchId, String account, long width) {
+        return BasilRequest.reserve("1.3", user, batchId, account,
                 List.of(ReserveParam.builder().architecture("XT").width(width).nppn(32).build()));
     }
 
@@ -191,13 +207,67 @@ class LedgerBackendTest {
     }
 
     @Test
-    void aReserveWithoutAnAccountOrWidthIsRefusedWithAReason() throws Exception {
-        ResponseData noAccount = answer(send(reserve(null, 64), "ex-1"));
-        assertFalse(noAccount.isSuccess());
-        assertTrue(noAccount.messageText().contains("account"), noAccount.messageText());
-        ResponseData unknown = answer(send(reserve("nobody", 64), "ex-2"));
+    void aReserveOfAnUnknownAccountOrAnOwnerWithoutProjectIsRefusedWithAReason() throws Exception {
+        ResponseData noProject = answer(send(reserve("bob", "1", null, 64), "ex-1"));
+        assertFalse(noProject.isSuccess());
+        assertTrue(noProject.messageText().contains("account_name") && noProject.messageText().contains("6000"),
+                noProject.messageText());
+        ResponseData noUser = answer(send(reserve("carol", "2", null, 64), "ex-2"));
+        assertTrue(noUser.messageText().contains("carol has no primary group"), noUser.messageText());
+        ResponseData unknown = answer(send(reserve("alice", "3", "nobody", 64), "ex-3"));
         assertTrue(unknown.messageText().contains("nobody"), unknown.messageText());
         assertEquals(0, alps.calls.get());
+    }
+
+    @Test
+    void aReserveWithoutAccountIsChargedToTheSchedulersAccountElseToTheProjectOfTheOwnersGroup() throws Exception {
+        assertTrue(answer(send(reserve("bob", "7001", null, 32), "ex-1")).isSuccess(), "squeue/qstat names chem_acct");
+        assertEquals(3_840, chem().held());
+        assertTrue(answer(send(reserve("alice", "7002", null, 32), "ex-2")).isSuccess(), "alice's group is chem's");
+        assertEquals(7_680, chem().held());
+        assertEquals(2, alps.calls.get());
+    }
+
+    @Test
+    void aRefusalIsPermanentWithASourceOtherThanBackendSoOpenPbsFailsTheJobInsteadOfRequeueingIt() throws Exception {
+        byte[] denied = send(reserve("chem_acct", 32 * 10), "ex-1");
+        String xml = new String(denied, java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(xml.contains("error_class=\"PERMANENT\"") && xml.contains("error_source=\"SYSTEM\""), xml);
+        ledger.close();
+        String transientXml = new String(send(reserve("alice", "9", "chem_acct", 32), "ex-2"),
+                java.nio.charset.StandardCharsets.UTF_8);
+        ledger = Ledger.open("sqlite:" + dir.resolve("ledger.db"));
+        assertTrue(transientXml.contains("error_class=\"TRANSIENT\"") && !transientXml.contains("BACKEND"), transientXml);
+    }
+
+    @Test
+    void aRefusedJobIsRefusedFromMemoryUntilItExpiresAndTheOnDenyCommandRunsOnceWithTheReason() throws Exception {
+        Path seen = dir.resolve("on-deny.txt");
+        Backend remembering = new LedgerBackend(alps, ledger, new LedgerBackend.Settings("xc", 32, null,
+                new TimeLimits(job -> Optional.empty(), Map.of("default", 7_200L), 3_600), null)
+                .withDenials(ACCOUNTS, Duration.ofSeconds(300),
+                        List.of("sh", "-c", "printf '%s|%s\\n' \"$1\" \"$2\" >> " + seen, "on-deny", "{job}", "{reason}")),
+                clock, false);
+        byte[] request = codec.write(reserve("alice", "555", null, 32 * 10));
+        for (int pass = 0; pass < 5; pass++) { // slurmctld's scheduling passes
+            ResponseData r = answer(remembering.call(new Call(request, "1.3", "RESERVE", null, Caller.UNAUTHENTICATED,
+                    "pass-" + pass)));
+            assertEquals(ErrorClass.PERMANENT, r.errorClass());
+            assertTrue(r.messageText().contains("chem"), r.messageText());
+        }
+        assertEquals(1, ledger.failures("chem", 10).size(), "the ledger was asked once");
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!java.nio.file.Files.exists(seen) && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        List<String> lines = java.nio.file.Files.readAllLines(seen);
+        assertEquals(1, lines.size(), "run once: " + lines);
+        assertTrue(lines.get(0).startsWith("555|ledger: ") && lines.get(0).contains("chem"), lines.get(0));
+        clock.now = T.plusSeconds(301);
+        remembering.call(new Call(request, "1.3", "RESERVE", null, Caller.UNAUTHENTICATED, "later"));
+        assertEquals(2, ledger.failures("chem", 10).size(), "asked again once the memory expired");
+        assertEquals(0, alps.calls.get());
+        remembering.close();
     }
 
     @Test

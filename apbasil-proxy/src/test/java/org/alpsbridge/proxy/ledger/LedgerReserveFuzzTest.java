@@ -31,7 +31,10 @@ import org.alpsbridge.proxy.backend.Caller;
  * RESERVE (it reads the document before the ledger sees it) is either refused before ALPS with a BASIL failure
  * and nothing held, or held at exactly its worst case, {@code sum(ceil(width / nppn))} nodes of 32 cores for the
  * partition's 120 minutes (nppn defaulting to what fits at the request's depth), and settled back when ALPS
- * releases it. Never another exception, never a hold left behind, and the books check clean.
+ * releases it. A RESERVE without {@code account_name} (what Slurm 18.08 and OpenPBS send) is charged to the
+ * project of its owner's group: here {@code alice}'s group is chem's, every other user's is no project's.
+ * Every refusal is PERMANENT or TRANSIENT from a source other than BACKEND (pbs_mom would requeue a BACKEND
+ * refusal for ever). Never another exception, never a hold left behind, and the books check clean.
  */
 class LedgerReserveFuzzTest {
 
@@ -57,7 +60,11 @@ class LedgerReserveFuzzTest {
         alps = new LedgerBackendTest.FakeAlps();
         TimeLimits limits = new TimeLimits(job -> Optional.empty(), Map.of("default", 7_200L), 3_600);
         LedgerBackendTest.MutableClock clock = new LedgerBackendTest.MutableClock();
-        chain = new LedgerBackend(alps, ledger, new LedgerBackend.Settings("xc", 32, null, limits, null), clock, false);
+        // No denial memory: each input stands alone (the memory has its own test in LedgerBackendTest).
+        chain = new LedgerBackend(alps, ledger, new LedgerBackend.Settings("xc", 32, null, limits, null)
+                .withDenials(new JobAccounts("fuzz", job -> Optional.empty(),
+                        user -> user.equals("alice") ? Optional.of("5001") : Optional.of("6000")),
+                        java.time.Duration.ZERO, null), clock, false);
     }
 
     @FuzzTest
@@ -89,8 +96,8 @@ class LedgerReserveFuzzTest {
             assertEquals(heldBefore, chem().held(), "a refused RESERVE holds nothing: " + answer.messageText());
             assertTrue(answer.messageText() != null && !answer.messageText().isBlank(), "a refusal says why");
             if (alps.calls.get() == alpsCallsBefore) {
-                assertTrue(worstCase.isEmpty() || !"chem_acct".equals(request.account())
-                        || worstCase.get() > chem().available(),
+                assertTrue(!"BACKEND".equals(answer.errorSource()), "the ledger's refusal names no BACKEND source");
+                assertTrue(worstCase.isEmpty() || worstCase.get() > chem().available(),
                         "a RESERVE the books could take was refused: " + answer.messageText());
             }
             return;
@@ -108,9 +115,10 @@ class LedgerReserveFuzzTest {
 
     /** The rule, stated independently of the ledger's code: empty when it cannot be priced. */
     private static Optional<Long> worstCase(BasilRequest r) {
-        if (!"chem_acct".equals(r.account()) || r.batchId() == null || r.batchId().isBlank()
-                || (r.user() != null && r.user().isBlank())) {
-            return Optional.empty(); // a job of a known account, run by a named user (the caller when none)
+        boolean chem = "chem_acct".equals(r.account()) || "chem".equals(r.account())
+                || ((r.account() == null || r.account().isBlank()) && "alice".equals(r.user()));
+        if (!chem || r.batchId() == null || r.batchId().isBlank() || (r.user() != null && r.user().isBlank())) {
+            return Optional.empty(); // a job of chem's account or alice's, run by a named user (the caller when none)
         }
         long nodes = 0;
         for (ReserveParam p : r.reserveParams()) {

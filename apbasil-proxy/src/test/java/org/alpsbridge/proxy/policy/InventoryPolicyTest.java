@@ -178,12 +178,26 @@ class InventoryPolicyTest {
 
     @Test
     void aFailedReleaseMakesTheNextInventoryAFullOne() throws Exception {
+        alps.reservations.add(reservation(77));
         Backend b = chain(PolicySettings.DEFAULTS);
         b.call(query("1.3", "INVENTORY"));
+        alps.reservations.clear(); // gone behind the proxy's back: the cache shows what ALPS no longer has
         b.call(call(BasilRequest.release("1.3", 77)));
         b.call(query("1.3", "INVENTORY"));
         assertEquals(2, alps.calls("QUERY/INVENTORY"));
         assertEquals(1, stats.snapshot().counters().get("policy_refreshes").values().get("release-failed"));
+    }
+
+    @Test
+    void aReleaseAnsweredNoEntryForAReservationTheCacheDoesNotShowChangesNothing() throws Exception {
+        Backend b = chain(PolicySettings.DEFAULTS);
+        b.call(query("1.3", "INVENTORY"));
+        for (int i = 0; i < 6; i++) { // Slurm 18.08's stepd retrying after slurmctld released the job
+            b.call(call(BasilRequest.release("1.3", 77)));
+            b.call(query("1.3", "INVENTORY"));
+        }
+        assertEquals(1, alps.calls("QUERY/INVENTORY"));
+        assertEquals(null, stats.snapshot().counters().get("policy_refreshes").values().get("release-failed"));
     }
 
     @Test

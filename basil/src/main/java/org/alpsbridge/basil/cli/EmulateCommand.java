@@ -56,6 +56,12 @@ public final class EmulateCommand implements Callable<Integer> {
                 "one state always waits the same time (default: ${DEFAULT-VALUE})."})
     long latencySeed;
 
+    @Option(names = "--paggs", defaultValue = "none", paramLabel = "none|host",
+            description = "host: a confirmed reservation's pagg_id is a claim while a process on this host has it as its"
+                    + " process group or session (as ALPS counted the job container), so a RELEASE sent while the job"
+                    + " still runs leaves the reservation until it ends (default ${DEFAULT-VALUE}: no pagg is a claim).")
+    String paggs;
+
     @Spec
     CommandSpec spec;
 
@@ -86,7 +92,13 @@ public final class EmulateCommand implements Callable<Integer> {
         }
         byte[] request = System.in.readAllBytes();
         OutputStream out = new BufferedOutputStream(System.out, 1 << 16);
-        new StateDirectory(state).apbasil(machine, request, out, profile, latencySeed);
+        StateDirectory dir = new StateDirectory(state);
+        switch (paggs) {
+            case "host" -> dir.watchingPaggs(org.alpsbridge.basil.emulator.Control.HOST_PAGGS);
+            case "none" -> { }
+            default -> throw new ParameterException(spec.commandLine(), "--paggs is none or host, not '" + paggs + "'");
+        }
+        dir.apbasil(machine, request, out, profile, latencySeed);
         out.flush();
         return 0;
     }

@@ -31,7 +31,8 @@ import picocli.CommandLine.Spec;
             "  state:STATE:NIDS                UP, DOWN, UNAVAILABLE, ROUTING, SUSPECT, ADMIN or UNKNOWN",
             "  role:ROLE:NIDS                  BATCH or INTERACTIVE",
             "  labels:NIDS[:L1,L2...]          replace the nodes' labels (none: remove them)",
-            "  fail:METHOD:CLASS:MESSAGE       every METHOD call fails, CLASS PERMANENT or TRANSIENT",
+            "  fail:METHOD:CLASS[/SOURCE]:MSG  every METHOD call fails, CLASS PERMANENT or TRANSIENT, error_source",
+            "                                  BACKEND (default), SYSTEM, SYNTAX, PARSER or INTERNAL",
             "  garbage:METHOD | truncate:METHOD | hang:METHOD",
             "  slow:METHOD:MILLIS              answer after a delay",
             "  latency:METHOD:MILLIS:JITTER    delay plus a random extra of up to JITTER ms (latency model)",
@@ -79,8 +80,11 @@ public final class EmulateControlCommand implements Callable<Integer> {
                 case "state" -> c.setState(nids(arg(f, 2, action)), arg(f, 1, action));
                 case "role" -> c.setRole(nids(arg(f, 2, action)), arg(f, 1, action));
                 case "labels" -> c.setLabels(nids(arg(f, 1, action)), f.length > 2 && !f[2].isEmpty() ? f[2].split(",") : new String[0]);
-                case "fail" -> c.fail(method(arg(f, 1, action)), ErrorClass.valueOf(arg(f, 2, action).toUpperCase(Locale.ROOT)),
-                        arg(f, 3, action));
+                case "fail" -> {
+                    String[] cls = arg(f, 2, action).toUpperCase(Locale.ROOT).split("/", 2);
+                    c.fail(method(arg(f, 1, action)), ErrorClass.valueOf(cls[0]), cls.length > 1 ? cls[1] : "BACKEND",
+                            arg(f, 3, action));
+                }
                 case "garbage" -> c.garbage(method(arg(f, 1, action)));
                 case "truncate" -> c.truncate(method(arg(f, 1, action)));
                 case "hang" -> c.hang(method(arg(f, 1, action)));

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.IntConsumer;
 import java.util.function.IntPredicate;
+import java.util.function.LongPredicate;
 import java.util.function.LongSupplier;
 
 /**
@@ -39,6 +40,9 @@ final class Apsched {
     private final TreeMap<Long, Reservation> reservations = new TreeMap<>();
     private long nextReservationId = 1;
     private long nextApid = 1_000_001;
+    /** Whether a process aggregate still exists; never, unless the emulator watches this host's (see Control). */
+    private LongPredicate paggAlive = pagg -> false;
+    private boolean watchingPaggs;
     private long changeCount = 1;
     private long schedChangeCount = 1;
 
@@ -636,8 +640,12 @@ final class Apsched {
     }
 
     /**
-     * Releases a reservation. While applications still run it stays, marked releasing, and the answer's
-     * claims count them; it goes when the last one ends.
+     * Releases a reservation. While claims are outstanding it stays, marked releasing, and the answer counts them;
+     * it goes when the last one ends. The claims are its running applications and, when the emulator watches
+     * process aggregates, the confirming pagg while it lives: a batch job's RELEASE sent while its job container
+     * still runs (slurmctld's, at scancel) leaves the reservation until the container ends, so the second RELEASE
+     * (slurmstepd's, once the script is gone) still finds it and is answered {@code claims="0"} instead of
+     * "No entry for resId", which Slurm 18.08's stepd retries for 500 s.
      *
      * @return the claims still outstanding (0: the reservation is gone)
      */
@@ -646,12 +654,35 @@ final class Apsched {
         if (r == null) {
             throw Rejection.permanent("ALPS error: apsched: No entry for resId " + id);
         }
-        if (r.applications.isEmpty()) {
+        int claims = r.applications.size() + (r.confirmed() && paggAlive.test(r.pagg) ? 1 : 0);
+        if (claims == 0) {
             unhold(r);
             return 0;
         }
         r.releasing = true;
-        return r.applications.size();
+        return claims;
+    }
+
+    /** Watches process aggregates with {@code alive} (see {@link #release}). */
+    void watchPaggs(LongPredicate alive) {
+        paggAlive = alive;
+        watchingPaggs = true;
+    }
+
+    boolean watchingPaggs() {
+        return watchingPaggs;
+    }
+
+    /** Removes releasing reservations whose last claim has ended (the emulator does it at each RESERVE); true if one went. */
+    boolean sweepReleased() {
+        boolean any = false;
+        for (Reservation r : List.copyOf(reservations.values())) {
+            if (r.releasing && r.applications.isEmpty() && !(r.confirmed() && paggAlive.test(r.pagg))) {
+                unhold(r);
+                any = true;
+            }
+        }
+        return any;
     }
 
     /** Suspends ({@code out}) or resumes a reservation; false if there is no such reservation. */

@@ -50,8 +50,63 @@ public final class Control {
 
     /** Makes every call of {@code method} fail with this class and message (error_source BACKEND). */
     public void fail(Method method, ErrorClass errorClass, String message) {
+        fail(method, errorClass, "BACKEND", message);
+    }
+
+    /**
+     * Makes every call of {@code method} fail with this class, error_source and message. The source matters to
+     * OpenPBS: pbs_mom takes a RESERVE failure from BACKEND as TRANSIENT whatever its class (the job is requeued);
+     * PERMANENT from {@code SYSTEM}, {@code SYNTAX}, {@code PARSER} or {@code INTERNAL} fails the job.
+     */
+    public void fail(Method method, ErrorClass errorClass, String source, String message) {
+        if (!java.util.Set.of("BACKEND", "SYSTEM", "SYNTAX", "PARSER", "INTERNAL").contains(source)) {
+            throw new IllegalArgumentException("error_source is BACKEND, SYSTEM, SYNTAX, PARSER or INTERNAL, not '"
+                    + source + "'");
+        }
         set(method, new Faults.Fault(Faults.Kind.FAIL, Objects.requireNonNull(errorClass, "errorClass"),
-                Objects.requireNonNull(message, "message"), 0, 0));
+                Objects.requireNonNull(message, "message"), 0, 0, source));
+    }
+
+    /**
+     * Counts a confirmed reservation's process aggregate as a claim while {@code alive} says it exists, as ALPS
+     * did through the kernel's job module: a RELEASE then leaves the reservation (claims 1) until the pagg ends.
+     * Off by default: the emulator cannot know a pagg on another host. {@link #HOST_PAGGS} looks on this one.
+     */
+    public void watchPaggs(java.util.function.LongPredicate alive) {
+        emulator.changing(() -> {
+            emulator.apsched().watchPaggs(Objects.requireNonNull(alive, "alive"));
+            return null;
+        });
+    }
+
+    /**
+     * A pagg is alive while a process on this host has it as its process group or session id: what the
+     * schedulers confirm with when there is no Cray job module (Slurm's proctrack/pgid, OpenPBS's session id).
+     */
+    public static final java.util.function.LongPredicate HOST_PAGGS = Control::hostHasProcessGroupOrSession;
+
+    private static boolean hostHasProcessGroupOrSession(long pagg) {
+        if (pagg <= 1) {
+            return false;
+        }
+        try (var dirs = java.nio.file.Files.newDirectoryStream(java.nio.file.Path.of("/proc"), "[0-9]*")) {
+            for (java.nio.file.Path d : dirs) {
+                String stat;
+                try {
+                    stat = java.nio.file.Files.readString(d.resolve("stat"));
+                } catch (java.io.IOException gone) {
+                    continue; // the process ended while we looked
+                }
+                // pid (comm) state ppid pgrp session ...; comm may hold spaces and parentheses
+                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                if (f.length > 3 && (Long.parseLong(f[2]) == pagg || Long.parseLong(f[3]) == pagg)) {
+                    return true;
+                }
+            }
+        } catch (java.io.IOException e) {
+            return false;
+        }
+        return false;
     }
 
     /** Makes every call of {@code method} answer bytes that are not XML. */

@@ -179,7 +179,7 @@ public final class Emulator {
                     }
                 }
                 case FAIL -> {
-                    out.write(Failures.failure(req.protocol(), req.method(), fault.errorClass(), "BACKEND", fault.message()));
+                    out.write(Failures.failure(req.protocol(), req.method(), fault.errorClass(), fault.source(), fault.message()));
                     return false;
                 }
                 case GARBAGE -> {
@@ -262,6 +262,11 @@ public final class Emulator {
         var l = write ? lock.writeLock() : lock.readLock();
         l.lock();
         try {
+            if (req.method() == Method.RESERVE && apsched.watchingPaggs()) {
+                // Job containers that ended since their RELEASE drop their claim before new nodes are placed. Not at
+                // every call: the RELEASE that follows the container's end (slurmstepd's) must still find it.
+                apsched.sweepReleased();
+            }
             Object content = switch (req.method()) {
                 case QUERY -> query(req, out);
                 case RESERVE -> reserve(req);

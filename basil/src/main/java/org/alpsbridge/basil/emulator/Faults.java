@@ -16,9 +16,14 @@ final class Faults {
 
     /**
      * One fault. {@code millis}/{@code jitterMillis} are the delay of SLOW (a uniformly drawn extra of up
-     * to {@code jitterMillis}); {@code errorClass}/{@code message} the FAILURE of FAIL.
+     * to {@code jitterMillis}); {@code errorClass}/{@code message}/{@code source} the FAILURE of FAIL.
      */
-    record Fault(Kind kind, ErrorClass errorClass, String message, long millis, long jitterMillis) {
+    record Fault(Kind kind, ErrorClass errorClass, String message, long millis, long jitterMillis, String source) {
+
+        /** A fault whose FAILURE, if any, has error_source BACKEND. */
+        Fault(Kind kind, ErrorClass errorClass, String message, long millis, long jitterMillis) {
+            this(kind, errorClass, message, millis, jitterMillis, "BACKEND");
+        }
     }
 
     private final Map<Method, Fault> byMethod = new EnumMap<>(Method.class);

@@ -74,7 +74,7 @@ final class Snapshot {
         for (Map.Entry<Method, Faults.Fault> f : e.faults().all().entrySet()) {
             Faults.Fault v = f.getValue();
             lines.add("fault " + f.getKey() + " " + v.kind() + " " + enc(v.errorClass() == null ? null : v.errorClass().name()) + " "
-                    + enc(v.message()) + " " + v.millis() + " " + v.jitterMillis());
+                    + enc(v.message()) + " " + v.millis() + " " + v.jitterMillis() + " " + enc(v.source()));
         }
         lines.add("lose-next-release " + bit(e.faults().loseNextRelease()));
         for (String line : lines) {
@@ -165,7 +165,8 @@ final class Snapshot {
                     case "fault" -> {
                         String cls = dec(f[3]);
                         e.faults().set(Method.valueOf(f[1]), new Faults.Fault(Faults.Kind.valueOf(f[2]),
-                                cls == null ? null : ErrorClass.valueOf(cls), dec(f[4]), Long.parseLong(f[5]), Long.parseLong(f[6])));
+                                cls == null ? null : ErrorClass.valueOf(cls), dec(f[4]), Long.parseLong(f[5]), Long.parseLong(f[6]),
+                                f.length > 7 ? dec(f[7]) : "BACKEND")); // states written before the source was kept
                     }
                     case "lose-next-release" -> e.faults().loseNextRelease(f[1].equals("1"));
                     default -> throw new IllegalArgumentException("unknown record '" + f[0] + "'");

@@ -49,6 +49,8 @@ public final class StateDirectory {
     private final Path state;
     private final LongSupplier clock;
 
+    private java.util.function.LongPredicate paggs;
+
     public StateDirectory(Path dir) {
         this(dir, () -> System.currentTimeMillis() / 1000);
     }
@@ -186,14 +188,25 @@ public final class StateDirectory {
     }
 
     private Emulator load(String spec) throws IOException {
+        Emulator e;
         try (BufferedReader in = Files.newBufferedReader(state, StandardCharsets.UTF_8)) {
-            return Snapshot.read(in, spec, clock);
-        } catch (NoSuchFileException e) {
+            e = Snapshot.read(in, spec, clock);
+        } catch (NoSuchFileException missing) {
             if (spec == null) {
                 throw new IllegalArgumentException("state directory " + dir + " holds no emulator yet; name the machine (--machine)");
             }
-            return new Emulator(new Apsched(Machine.parse(spec), clock), new Faults());
+            e = new Emulator(new Apsched(Machine.parse(spec), clock), new Faults());
         }
+        if (paggs != null) {
+            e.control().watchPaggs(paggs);
+        }
+        return e;
+    }
+
+    /** Counts confirmed reservations' process aggregates as claims ({@link Control#watchPaggs}). */
+    public StateDirectory watchingPaggs(java.util.function.LongPredicate alive) {
+        this.paggs = alive;
+        return this;
     }
 
     /** Writes the state anew; the caller holds the exclusive lock, so any other temporary file is a dead writer's. */

@@ -64,8 +64,11 @@ final class Views {
             accels.add(new NodeView.Accelerator(0, "GPU", "UP", a.family(), a.memoryMb(), a.clockMhz(), holding));
         }
         int nid = m.nid(node);
-        // Gemini routers serve two nodes each; Aries nodes carry no router_id.
-        Long router = hw.aries() ? null : (long) (nid / 2);
+        // A Gemini router serves two nodes, an Aries router the four of a blade. The writer emits router_id only in
+        // BASIL 1.1 and 1.2, where ALPS wrote it on every Node: Slurm 18.08's parser for those versions
+        // (libalps/parser_basil_3.1.c, eh_node_3_1) requires it and fatal()s without it, also on an XC30 whose
+        // ALPS answers 5.0.x (BASIL 1.2).
+        Long router = (long) (hw.aries() ? nid / 4 : nid / 2);
         return new NodeView(nid, m.name(node), "XT", apsched.role(node).name(), apsched.state(node).name(), router,
                 sockets, nodeMemory, labels, accels);
     }

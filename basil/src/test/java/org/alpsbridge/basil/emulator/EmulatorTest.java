@@ -98,6 +98,36 @@ class EmulatorTest {
     }
 
     @Test
+    void aJobsLivingContainerIsAClaimSoTheReleaseAfterScancelAndTheStepdsReleaseBothSucceed() throws BasilException {
+        Emulator e = Emulator.create("xc30:8");
+        java.util.Set<Long> alive = new java.util.HashSet<>(List.of(4242L));
+        e.control().watchPaggs(alive::contains);
+        long id = call(e, reserve("1.3", ReserveParam.builder().architecture("XT").width(64).nppn(32).build()))
+                .content(Reserved.class).orElseThrow().reservationId();
+        assertTrue(call(e, BasilRequest.confirm("1.0", id, 4242, "1234")).isSuccess());
+        // slurmctld at scancel: the batch script still runs in its container
+        assertEquals(1L, call(e, BasilRequest.release("1.3", id)).content(Released.class).orElseThrow().claims());
+        assertEquals(1, e.control().reservationIds().length, "kept while its container lives");
+        assertTrue(call(e, BasilRequest.query("1.3", "INVENTORY")).isSuccess());
+        alive.clear(); // the script is gone
+        assertTrue(call(e, BasilRequest.query("1.3", "INVENTORY")).isSuccess());
+        // slurmstepd's RELEASE at batch end: the claim has ended, the reservation goes now
+        assertEquals(0L, call(e, BasilRequest.release("1.3", id)).content(Released.class).orElseThrow().claims());
+        assertEquals(0, e.control().reservationIds().length);
+        assertTrue(call(e, BasilRequest.release("1.3", id)).messageText().contains("No entry for resId"),
+                "a third RELEASE finds nothing, as ALPS answered");
+        // a released reservation no second RELEASE ever comes for goes at the next RESERVE
+        long other = call(e, reserve("1.3", ReserveParam.builder().architecture("XT").width(64).nppn(32).build()))
+                .content(Reserved.class).orElseThrow().reservationId();
+        alive.add(77L);
+        call(e, BasilRequest.confirm("1.0", other, 77, "1235"));
+        call(e, BasilRequest.release("1.3", other));
+        alive.clear();
+        assertTrue(call(e, reserve("1.3", ReserveParam.builder().architecture("XT").width(32).nppn(32).build())).isSuccess());
+        assertEquals(1, e.control().reservationIds().length, "only the new one");
+    }
+
+    @Test
     void confirmAfterOnePointOneEchoesReservationAndPagg() throws BasilException {
         Emulator e = Emulator.create("xc30:2");
         long id = call(e, reserve("1.2", ReserveParam.builder().width(1).build())).content(Reserved.class).orElseThrow().reservationId();
@@ -161,9 +191,20 @@ class EmulatorTest {
         ResponseData d = call(e, reserve("1.3", ReserveParam.builder().width(1).build()));
         assertEquals(ErrorClass.TRANSIENT, d.errorClass());
         assertEquals("ALPS error: apsched: busy", d.messageText());
+        assertEquals("BACKEND", d.errorSource(), "ALPS's own refusals come from its backend");
         assertTrue(call(e, BasilRequest.query("1.3", "ENGINE")).isSuccess(), "other methods are unaffected");
         e.control().clearFaults();
         assertTrue(call(e, reserve("1.3", ReserveParam.builder().width(1).build())).isSuccess());
+    }
+
+    @Test
+    void aFailFaultCanNameAnotherSourceSoOpenPbsSeesAPermanentRefusal() throws BasilException {
+        Emulator e = Emulator.create("xc30:2");
+        e.control().fail(Method.RESERVE, ErrorClass.PERMANENT, "SYSTEM", "ALPS error: no allocation");
+        ResponseData d = call(e, reserve("1.3", ReserveParam.builder().width(1).build()));
+        assertEquals(ErrorClass.PERMANENT, d.errorClass());
+        assertEquals("SYSTEM", d.errorSource());
+        assertThrows(IllegalArgumentException.class, () -> e.control().fail(Method.RESERVE, ErrorClass.PERMANENT, "ALPS", "x"));
     }
 
     @Test

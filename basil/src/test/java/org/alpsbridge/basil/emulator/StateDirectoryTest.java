@@ -77,6 +77,7 @@ class StateDirectoryTest {
         long wide = reserveWhole(e, ReserveParam.builder().width(4 * 32).nppn(32));
         long listed = reserveWhole(e, ReserveParam.builder().width(3 * 32).nppn(32).nodes("15,14,13"));
         e.control().fail(Method.RESERVE, ErrorClass.TRANSIENT, "ALPS error: try later");
+        e.control().fail(Method.CONFIRM, ErrorClass.PERMANENT, "SYSTEM", "ALPS error: no");
         e.control().loseNextRelease();
         String text = snapshot(e);
         assertTrue(text.contains("\nshares 6-8 0-31 "), "consecutive whole nodes take one line: " + text);

@@ -6,8 +6,10 @@ import static org.alpsbridge.ledger.service.console.Html.hours;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import org.alpsbridge.ledger.Alert;
 import org.alpsbridge.ledger.Balance;
@@ -203,7 +205,7 @@ final class Reports {
             journal(out, history);
         }
 
-        List<Usage> usage = api.list(Route.USAGE, Usage.class, "project", name);
+        List<Usage> usage = perUser(api.list(Route.USAGE, Usage.class, "project", name));
         out.append("<h2>Usage by user</h2>");
         if (usage.isEmpty()) {
             out.append("<p>No job has been charged or held yet.</p>");
@@ -225,6 +227,19 @@ final class Reports {
         out.append("<h2>Recent failures</h2>").append(reservations(api.list(Route.FAILURES, Reservation.class,
                 "project", name, "limit", "20"), true));
         return Html.page("Project " + name, frame, out.toString());
+    }
+
+    /**
+     * The ledger answers per user, cluster and allocation; this page shows one row per user and resource, as
+     * {@code ledger usage} does without {@code --by-cluster}.
+     */
+    private static List<Usage> perUser(List<Usage> rows) {
+        Map<List<Object>, Usage> sums = new LinkedHashMap<>();
+        for (Usage u : rows) {
+            sums.merge(List.of(u.owner(), u.resource()), u, (a, b) -> new Usage(a.project(), a.resource(),
+                    a.owner(), a.jobs() + b.jobs(), a.held() + b.held(), a.charged() + b.charged(), null, 0));
+        }
+        return List.copyOf(sums.values());
     }
 
     /** The allocation asked for, else the active one (cpu first), else the latest. */

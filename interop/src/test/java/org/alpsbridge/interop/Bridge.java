@@ -1,0 +1,217 @@
+package org.alpsbridge.interop;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.alpsbridge.proxy.auth.MungeDaemon;
+
+/**
+ * The bridge the real clients call, as a site runs it: a private {@code munged}; the ALPS emulator as a drop-in
+ * program ({@code basil emulate --state DIR}, so the tests change its state behind everyone's back with
+ * {@code basil emulate control}); {@code alpsbridge proxy serve} in its own JVM with {@code auth=munge} and the
+ * emulator as its {@code exec:} backend; and the {@code apbasil} the clients run: a wrapper that sets the drop-in
+ * client's settings and runs {@code bin/apbasil}. Everything is on loopback in a directory under
+ * {@code interop/target/} (pbs_mom refuses an {@code $alps_client} under a world-writable directory such as /tmp).
+ * The proxy starts with {@link #startProxy()}, once the scheduler's environment for its commands is known.
+ */
+final class Bridge implements AutoCloseable {
+
+    private final Path dir;
+    private final Path jar;
+    private final MungeDaemon munge;
+    private final String machine;
+    private final int port;
+    private final List<String> proxyOptions = new ArrayList<>();
+    private final Map<String, String> proxyEnvironment = new HashMap<>();
+    private Process proxy;
+
+    /**
+     * @param machine the emulator's machine spec, e.g. {@code xc30:16,engine=5.2.44}
+     * @param proxyOptions extra {@code proxy serve} flags (ledger, orphan job source, ...)
+     */
+    Bridge(String name, String machine, List<String> proxyOptions) throws IOException, InterruptedException {
+        Path repo = Host.repository();
+        this.jar = repo.resolve("cli/target/alpsbridge.jar");
+        if (!Files.exists(jar)) {
+            throw new IllegalStateException(jar + " is missing: run the tests with mvn verify (cli is packaged first)");
+        }
+        Path target = repo.resolve("interop/target");
+        Files.createDirectories(target);
+        this.dir = Files.createTempDirectory(target, name + "-");
+        // the jobs' users read their scripts below it (Slurm's spool) and pbs_mom checks its $alps_client's path
+        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        this.munge = MungeDaemon.start();
+        this.machine = machine;
+        this.port = Host.freePort();
+        this.proxyOptions.addAll(proxyOptions);
+        Files.createDirectories(dir.resolve("alps"));
+        Files.createDirectories(dir.resolve("capture"));
+        // The drop-in's own main (no launcher) with a class-data archive: a JVM per ALPS call, kept short
+        String emulate = java() + " -XX:TieredStopAtLevel=1 -Xshare:auto -cp " + jar
+                + " org.alpsbridge.basil.cli.EmulateCommand --machine " + machine + " --state " + dir.resolve("alps");
+        Path jsa = dir.resolve("emulator.jsa");
+        Host.run(Map.of(), Duration.ofMinutes(2), List.of("sh", "-c", "echo '<BasilRequest protocol=\"1.0\" method=\"QUERY\""
+                + " type=\"ENGINE\"/>' | " + emulate.replace(" -Xshare:auto", " -XX:ArchiveClassesAtExit=" + jsa) + " >/dev/null"));
+        Host.script(dir.resolve("emulator"), "#!/bin/sh\n"
+                + "# ALPS for the proxy: the emulator's drop-in; 'down' in its directory plays an ALPS that answers nothing\n"
+                + "[ -e " + dir.resolve("alps/down") + " ] && exit 1\n"
+                + "# each exchange kept in capture/ (the clients' exact requests and the answers they accepted)\n"
+                + "n=" + dir.resolve("capture") + "/$(date +%s%N)-$$\n"
+                + "tee $n-request.xml | " + emulate.replace(" -Xshare:auto", " -Xshare:auto -XX:SharedArchiveFile=" + jsa)
+                + " | tee $n-response.xml\n");
+        Host.script(dir.resolve("apkill"), "#!/bin/sh\n"
+                + "# apkill -SIGNAL APID: ends the application in the emulator\n"
+                + "for a; do case $a in -*) ;; *) apid=$a;; esac; done\n"
+                + "exec " + java() + " -jar " + jar + " basil emulate control --state " + dir.resolve("alps") + " kill:$apid\n");
+        Host.script(dir.resolve("apbasil"), "#!/bin/sh\n"
+                + "# The scheduler's apbasil: bin/apbasil to the proxy, with MUNGE\n"
+                + "export APBASIL_PROXY=127.0.0.1:" + port + " APBASIL_AUTH=munge APBASIL_MUNGE_SOCKET=" + munge.socket()
+                + " JAVA=" + java() + " APBASIL_JAR=" + jar + "\n"
+                + "exec " + repo.resolve("bin/apbasil") + "\n");
+    }
+
+    private static String java() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    /** Starts (or restarts) the proxy daemon and waits until it answers. */
+    void startProxy() throws IOException {
+        List<String> argv = new ArrayList<>(List.of(java(), "-jar", jar.toString(), "proxy", "serve",
+                "--listen", "127.0.0.1:" + port, "--backend", "exec:" + dir.resolve("emulator"), "--auth", "munge",
+                "--set", "munge_socket=" + munge.socket(), "--set", "allow_reserve=root",
+                "--set", "exchange_journal=" + dir.resolve("exchanges.journal"),
+                "--user-ids", "learn", "--apkill", dir.resolve("apkill").toString()));
+        argv.addAll(proxyOptions);
+        ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("proxy.log").toFile()));
+        pb.environment().put("ALPSBRIDGE_LOG_LEVEL", "INFO");
+        pb.environment().putAll(proxyEnvironment);
+        proxy = pb.start();
+        if (!Host.await(Duration.ofSeconds(60), () -> stats().exit() == 0)) {
+            throw new IllegalStateException("the proxy did not start: " + log());
+        }
+    }
+
+    /** More {@code proxy serve} flags, for the next start. */
+    void proxyOptions(List<String> more) {
+        proxyOptions.addAll(more);
+    }
+
+    /** Environment for the proxy's own commands (squeue/qstat of the orphan watch and the ledger); before the start. */
+    void proxyEnvironment(Map<String, String> env) {
+        proxyEnvironment.putAll(env);
+    }
+
+    void stopProxy() {
+        if (proxy != null) {
+            Host.stop(proxy.pid());
+            proxy = null;
+        }
+    }
+
+    /** {@code alpsbridge proxy stats [args]} against the daemon, with MUNGE. */
+    Host.Result stats(String... args) {
+        List<String> argv = new ArrayList<>(List.of(java(), "-jar", jar.toString(), "proxy", "stats",
+                "--connect", "127.0.0.1:" + port, "--timeout", "20"));
+        argv.addAll(List.of(args));
+        return Host.run(clientEnvironment(), Duration.ofSeconds(60), argv);
+    }
+
+    /** How many calls of a method ({@code RESERVE}, {@code CONFIRM}, ...) clients made, from {@code proxy stats --json}. */
+    long requests(String method) {
+        String json = stats("--json").ok().out();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"" + java.util.regex.Pattern.quote(method)
+                + "\"\\s*:\\s*\\{[^}]*?\"requests\"\\s*:\\s*(\\d+)").matcher(json);
+        return m.find() ? Long.parseLong(m.group(1)) : 0;
+    }
+
+    /** {@code alpsbridge ARGS} (e.g. ledger commands), with the drop-in client's settings. */
+    Host.Result alpsbridge(String... args) {
+        List<String> argv = new ArrayList<>(List.of(java(), "-jar", jar.toString()));
+        argv.addAll(List.of(args));
+        return Host.run(clientEnvironment(), Duration.ofSeconds(120), argv);
+    }
+
+    /** {@code basil emulate control} actions on the emulator's state; returns what they print. */
+    String control(String... actions) {
+        List<String> argv = new ArrayList<>(List.of(java(), "-jar", jar.toString(), "basil", "emulate", "control",
+                "--machine", machine, "--state", dir.resolve("alps").toString()));
+        argv.addAll(List.of(actions));
+        return Host.run(Map.of(), Duration.ofSeconds(60), argv).ok().out();
+    }
+
+    /** One BASIL request through the clients' {@code apbasil} (proxy, MUNGE, emulator); the answer's text. */
+    String basil(String request) throws IOException {
+        Path file = Files.createTempFile(dir, "request", ".xml");
+        Files.writeString(file, request);
+        return Host.run(Map.of(), Duration.ofSeconds(120), List.of("sh", "-c", apbasil() + " < " + file)).ok().out();
+    }
+
+    /** The emulated machine's inventory in BASIL 1.3, or 1.2 from an ALPS of engine 5.0 (which knows no 1.3). */
+    String inventory() throws IOException {
+        String answer = "";
+        for (String protocol : List.of("1.3", "1.2")) {
+            answer = basil("<?xml version=\"1.0\"?>\n<BasilRequest protocol=\"" + protocol
+                    + "\" method=\"QUERY\" type=\"INVENTORY\"/>\n");
+            if (answer.contains("status=\"SUCCESS\"")) {
+                return answer;
+            }
+        }
+        return answer;
+    }
+
+    /** Makes ALPS answer nothing (the emulator's program fails) until {@link #alpsUp()}. */
+    void alpsDown() throws IOException {
+        Files.writeString(dir.resolve("alps/down"), "down\n");
+    }
+
+    void alpsUp() throws IOException {
+        Files.deleteIfExists(dir.resolve("alps/down"));
+    }
+
+    Map<String, String> clientEnvironment() {
+        return Map.of("APBASIL_AUTH", "munge", "APBASIL_MUNGE_SOCKET", munge.socket().toString(),
+                "APBASIL_PROXY", "127.0.0.1:" + port);
+    }
+
+    Path apbasil() {
+        return dir.resolve("apbasil");
+    }
+
+    Path apkill() {
+        return dir.resolve("apkill");
+    }
+
+    Path dir() {
+        return dir;
+    }
+
+    Path mungeSocket() {
+        return munge.socket();
+    }
+
+    String machine() {
+        return machine;
+    }
+
+    String log() {
+        try {
+            return Files.readString(dir.resolve("proxy.log"), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        stopProxy();
+        munge.close();
+    }
+}

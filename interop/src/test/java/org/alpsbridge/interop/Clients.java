@@ -1,0 +1,88 @@
+package org.alpsbridge.interop;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * Where {@code .ci/build-clients} left the real clients: {@code $ALPSBRIDGE_CLIENTS_CACHE} (default
+ * {@code /var/cache/alpsbridge/clients}) {@code /slurm-<sha256>} and {@code /openpbs-<sha256>}, keyed by the tarball
+ * in {@code ../shared/clients} ({@code $ALPSBRIDGE_CLIENTS_SRC}). A missing build is made by the script when
+ * ALPSBRIDGE_REQUIRE_SERVICES=1 (CI on a machine whose cache is cold), else the test is skipped with the reason.
+ */
+final class Clients {
+
+    private Clients() {
+    }
+
+    static Path slurm() {
+        return find("slurm", "slurm-18.08.");
+    }
+
+    static Path openpbs() {
+        return find("openpbs", "openpbs-");
+    }
+
+    private static synchronized Path find(String name, String tarballPrefix) {
+        Path src = source();
+        Path tarball = null;
+        if (src != null) {
+            try (Stream<Path> files = Files.list(src)) {
+                tarball = files.filter(f -> f.getFileName().toString().startsWith(tarballPrefix)
+                        && f.getFileName().toString().contains(".tar")).findFirst().orElse(null);
+            } catch (IOException e) {
+                tarball = null;
+            }
+        }
+        if (tarball == null) {
+            Host.skip("no " + tarballPrefix + "*.tar.* in " + src + " (set ALPSBRIDGE_CLIENTS_SRC)");
+        }
+        Path dir = cache().resolve(name + "-" + sha256(tarball));
+        if (!Files.exists(dir.resolve(".built"))) {
+            if (!"1".equals(System.getenv("ALPSBRIDGE_REQUIRE_SERVICES"))) {
+                Host.skip(name + " is not built in " + dir + "; run .ci/build-clients " + name);
+            }
+            Host.Result r = Host.run(Map.of(), Duration.ofMinutes(50),
+                    List.of("bash", Host.repository().resolve(".ci/build-clients").toString(), name));
+            if (r.exit() != 0 || !Files.exists(dir.resolve(".built"))) {
+                throw new IllegalStateException(".ci/build-clients " + name + " failed: " + r.out());
+            }
+        }
+        return dir;
+    }
+
+    private static Path source() {
+        String env = System.getenv("ALPSBRIDGE_CLIENTS_SRC");
+        if (env != null && !env.isBlank()) {
+            return Path.of(env);
+        }
+        Path beside = Host.repository().getParent().resolve("shared/clients");
+        return Files.isDirectory(beside) ? beside : Path.of("/work/shared/clients");
+    }
+
+    private static Path cache() {
+        String env = System.getenv("ALPSBRIDGE_CLIENTS_CACHE");
+        return Path.of(env != null && !env.isBlank() ? env : "/var/cache/alpsbridge/clients");
+    }
+
+    private static String sha256(Path file) {
+        try (InputStream in = Files.newInputStream(file)) {
+            MessageDigest d = MessageDigest.getInstance("SHA-256");
+            byte[] buf = new byte[1 << 16];
+            for (int n; (n = in.read(buf)) > 0; ) {
+                d.update(buf, 0, n);
+            }
+            return HexFormat.of().formatHex(d.digest());
+        } catch (IOException | NoSuchAlgorithmException e) {
+            throw new IllegalStateException("cannot hash " + file, e);
+        }
+    }
+}
