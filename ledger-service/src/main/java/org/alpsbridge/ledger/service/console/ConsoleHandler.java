@@ -23,7 +23,7 @@ import java.util.Map;
 
 /**
  * Takes the console's requests out of a connection's pipeline: every path but the API's ({@code /v1/...},
- * {@code /openapi.json}) is the console's. The request is read on the I/O thread and answered on one worker
+ * {@code /openapi.json}, {@code /metrics}) is the console's. The request is read on the I/O thread and answered on one worker
  * thread per connection (pages call the ledger, which blocks; one thread keeps a connection's answers in order).
  * Every answer carries the headers that keep a page to itself: a Content-Security-Policy allowing no script
  * and only this origin's style sheet, no framing, no referrer to other sites, no caching.
@@ -46,7 +46,8 @@ final class ConsoleHandler extends ChannelInboundHandlerAdapter {
     static boolean owns(String uri) {
         int q = uri.indexOf('?');
         String path = q < 0 ? uri : uri.substring(0, q);
-        return !path.startsWith("/v1/") && !path.equals("/v1") && !path.equals("/openapi.json");
+        return !path.startsWith("/v1/") && !path.equals("/v1") && !path.equals("/openapi.json")
+                && !path.equals("/metrics");
     }
 
     @Override

@@ -127,6 +127,11 @@ class ConsoleHttpTest {
         HttpResponse<String> api = send(HttpRequest.newBuilder(URI.create(service.url() + "/v1/nothing")));
         assertEquals(404, api.statusCode());
         assertTrue(api.body().startsWith("{\"error\""), api.body());
+        // the service's own paths outside /v1 stay the service's: an operator's scrape, the API description
+        HttpResponse<String> metrics = send(HttpRequest.newBuilder(URI.create(service.url() + "/metrics")));
+        assertEquals(200, metrics.statusCode(), metrics.body());
+        assertTrue(metrics.headers().firstValue("Content-Type").orElseThrow().startsWith("text/plain"));
+        assertEquals(200, send(HttpRequest.newBuilder(URI.create(service.url() + "/openapi.json"))).statusCode());
     }
 
     @Test
