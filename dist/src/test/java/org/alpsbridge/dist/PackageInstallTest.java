@@ -220,7 +220,9 @@ class PackageInstallTest {
                 "apbasil", "raa-exec", "ledger-prolog", "ledger-epilog")) {
             Shell.Result r = Shell.run("man", "-w", page);
             assertEquals(0, r.status(), page + ": " + r.err());
-            assertTrue(r.out().strip().startsWith("/usr/share/man/man1/" + page + ".1"), r.out());
+            // ledger-epilog's page is a .so of ledger-prolog's (one page documents both hooks): man follows it
+            String shown = page.equals("ledger-epilog") ? "ledger-prolog" : page;
+            assertTrue(r.out().strip().startsWith("/usr/share/man/man1/" + shown + ".1"), page + ": " + r.out());
         }
         Shell.Result lint = Shell.run("bash", "-c", "LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=100 man --warnings "
                 + "/usr/share/man/man1/alpsbridge-proxy-serve.1.gz 2>&1 >/dev/null");
