@@ -14,7 +14,7 @@ import java.util.stream.Stream;
 
 /**
  * Where {@code .ci/build-clients} left the real clients: {@code $ALPSBRIDGE_CLIENTS_CACHE} (default
- * {@code /var/cache/alpsbridge/clients}) {@code /slurm-<sha256>} and {@code /openpbs-<sha256>}, keyed by the tarball
+ * {@code /var/cache/alpsbridge-clients}) {@code /slurm-<sha256>} and {@code /openpbs-<sha256>}, keyed by the tarball
  * in {@code ../shared/clients} ({@code $ALPSBRIDGE_CLIENTS_SRC}). A missing build is made by the script when
  * ALPSBRIDGE_REQUIRE_SERVICES=1 (CI on a machine whose cache is cold), else the test is skipped with the reason.
  */
@@ -70,7 +70,7 @@ final class Clients {
 
     private static Path cache() {
         String env = System.getenv("ALPSBRIDGE_CLIENTS_CACHE");
-        return Path.of(env != null && !env.isBlank() ? env : "/var/cache/alpsbridge/clients");
+        return Path.of(env != null && !env.isBlank() ? env : "/var/cache/alpsbridge-clients");
     }
 
     private static String sha256(Path file) {
