@@ -267,6 +267,13 @@ class LedgerBackendTest {
         remembering.call(new Call(request, "1.3", "RESERVE", null, Caller.UNAUTHENTICATED, "later"));
         assertEquals(2, ledger.failures("chem", 10).size(), "asked again once the memory expired");
         assertEquals(0, alps.calls.get());
+        // the new denial runs the command again, after the answer: wait for it, so it does not write into the
+        // temporary directory while JUnit removes it
+        deadline = System.nanoTime() + 10_000_000_000L;
+        while (java.nio.file.Files.readAllLines(seen).size() < 2 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertEquals(2, java.nio.file.Files.readAllLines(seen).size(), "run again for the new denial");
         remembering.close();
     }
 
