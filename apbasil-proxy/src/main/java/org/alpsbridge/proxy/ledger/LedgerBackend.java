@@ -86,7 +86,7 @@ public final class LedgerBackend implements Backend {
      * @param cluster the cluster name in reservation keys (default {@code default})
      * @param coresPerNode cores of one compute node: ALPS allocates whole nodes (default 32)
      * @param partition the billing partition whose weights apply (default {@code default})
-     * @param limits where time limits come from
+     * @param limits where time limits come from (default: 1 h for every job, no scheduler source)
      * @param whenUnavailable fail closed or open when the ledger is down (default REFUSE)
      */
     public record Settings(String cluster, int coresPerNode, String partition, TimeLimits limits,
@@ -111,7 +111,8 @@ public final class LedgerBackend implements Backend {
             if (coresPerNode < 1) {
                 throw new IllegalArgumentException("cores per node must be at least 1, got " + coresPerNode);
             }
-            limits = limits == null ? new TimeLimits(TimeLimits.squeue(), Map.of(), 3_600) : limits;
+            // no scheduler source unless one is given: never a squeue inside a RESERVE (see TimeLimits)
+            limits = limits == null ? new TimeLimits(null, Map.of(), 3_600) : limits;
             whenUnavailable = whenUnavailable == null ? WhenUnavailable.REFUSE : whenUnavailable;
             accounts = accounts == null ? JobAccounts.named("none") : accounts;
             denialMemory = denialMemory == null ? Duration.ofSeconds(300) : denialMemory;
@@ -124,10 +125,6 @@ public final class LedgerBackend implements Backend {
         /** These settings with whom to charge, how long a denial is remembered and what runs on one. */
         public Settings withDenials(JobAccounts accounts, Duration denialMemory, List<String> onDeny) {
             return new Settings(cluster, coresPerNode, partition, limits, whenUnavailable, accounts, denialMemory, onDeny);
-        }
-
-        public static Settings defaults() {
-            return new Settings(null, 32, null, null, null);
         }
     }
 

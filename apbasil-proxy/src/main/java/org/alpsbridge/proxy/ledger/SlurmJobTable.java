@@ -13,6 +13,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.alpsbridge.ledger.timelimit.TimeLimit;
+import org.alpsbridge.ledger.timelimit.SlurmTime;
 import org.alpsbridge.ledger.timelimit.TimeLimits;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -74,7 +75,7 @@ final class SlurmJobTable implements AutoCloseable {
             }
             Long limit;
             try {
-                limit = TimeLimits.parseSlurmTime(f[2]).orElse(null);
+                limit = SlurmTime.parse(f[2]).orElse(null);
             } catch (RuntimeException e) {
                 limit = null;
             }

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.alpsbridge.ledger.LedgerException;
@@ -19,16 +18,16 @@ class TimeLimitsTest {
 
     @Test
     void slurmTimesInEveryFormSqueuePrints() {
-        assertEquals(Optional.of(5_400L), TimeLimits.parseSlurmTime("90"));
-        assertEquals(Optional.of(5_430L), TimeLimits.parseSlurmTime("90:30"));
-        assertEquals(Optional.of(7_200L), TimeLimits.parseSlurmTime("2:00:00"));
-        assertEquals(Optional.of(93_600L), TimeLimits.parseSlurmTime("1-02"));
-        assertEquals(Optional.of(93_780L), TimeLimits.parseSlurmTime("1-02:03"));
-        assertEquals(Optional.of(93_784L), TimeLimits.parseSlurmTime("1-02:03:04"));
-        assertEquals(Optional.empty(), TimeLimits.parseSlurmTime("UNLIMITED"));
-        assertThrows(LedgerException.class, () -> TimeLimits.parseSlurmTime("1:2:3:4"));
-        assertThrows(LedgerException.class, () -> TimeLimits.parseSlurmTime("soon"));
-        assertThrows(LedgerException.class, () -> TimeLimits.parseSlurmTime("-5"));
+        assertEquals(Optional.of(5_400L), SlurmTime.parse("90"));
+        assertEquals(Optional.of(5_430L), SlurmTime.parse("90:30"));
+        assertEquals(Optional.of(7_200L), SlurmTime.parse("2:00:00"));
+        assertEquals(Optional.of(93_600L), SlurmTime.parse("1-02"));
+        assertEquals(Optional.of(93_780L), SlurmTime.parse("1-02:03"));
+        assertEquals(Optional.of(93_784L), SlurmTime.parse("1-02:03:04"));
+        assertEquals(Optional.empty(), SlurmTime.parse("UNLIMITED"));
+        assertThrows(LedgerException.class, () -> SlurmTime.parse("1:2:3:4"));
+        assertThrows(LedgerException.class, () -> SlurmTime.parse("soon"));
+        assertThrows(LedgerException.class, () -> SlurmTime.parse("-5"));
     }
 
     @Test
@@ -42,14 +41,5 @@ class TimeLimitsTest {
         assertEquals(1_800, fallback.seconds());
         assertEquals("partition debug default", fallback.source());
         assertEquals("site default", limits.resolve("9", "other").source());
-    }
-
-    @Test
-    void aCommandSourceReadsTheFirstLineAndTreatsFailureAsUnknown() {
-        TimeLimits.Source echo = TimeLimits.command(List.of("echo", "2:00:00"), 5_000);
-        assertEquals(7_200, echo.of("5").orElseThrow().seconds());
-        assertEquals(Optional.empty(), TimeLimits.command(List.of("false"), 5_000).of("5"));
-        assertEquals(Optional.empty(), TimeLimits.command(List.of("/nonexistent/squeue"), 5_000).of("5"));
-        assertEquals(Optional.empty(), echo.of("5; rm -rf /"), "odd ids never reach a command line");
     }
 }

@@ -43,8 +43,10 @@ public final class OpenApi {
             Map<String, Object> item = r.answer() == Object.class ? Map.of("type", "object") : schema(r.answer(), schemas);
             Object answer = r.answersList() ? Map.of("type", "array", "items", item) : item;
             Map<String, Object> responses = new LinkedHashMap<>();
-            responses.put("200", Map.of("description", "done", "content", Map.of("application/json",
-                    Map.of("schema", answer))));
+            // a String answer is text (the metrics' Prometheus exposition format), everything else JSON
+            responses.put("200", Map.of("description", "done", "content", r.answer() == String.class
+                    ? Map.of("text/plain; version=0.0.4", Map.of("schema", Map.of("type", "string")))
+                    : Map.of("application/json", Map.of("schema", answer))));
             if (r.access() != Route.Access.ANYONE) {
                 Object problem = Map.of("application/json", Map.of("schema", schema(Requests.Problem.class, schemas)));
                 responses.put("400", Map.of("description", "malformed request", "content", problem));

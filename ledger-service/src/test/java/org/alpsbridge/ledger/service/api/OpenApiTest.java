@@ -38,4 +38,13 @@ class OpenApiTest {
         Map<String, Object> grant = map(map(map(OpenApi.document("t").get("paths")).get("/v1/grant")).get("post"));
         assertTrue(((String) grant.get("description")).contains("Idempotent by requestId"), grant.toString());
     }
+
+    @Test
+    void theMetricsAreDescribedAsPrometheusTextAndTheRestAsJson() {
+        Map<String, Object> paths = map(OpenApi.document("t").get("paths"));
+        Map<String, Object> metrics = map(map(map(map(paths.get("/metrics")).get("get")).get("responses")).get("200"));
+        assertEquals(java.util.Set.of("text/plain; version=0.0.4"), map(metrics.get("content")).keySet());
+        Map<String, Object> whoami = map(map(map(map(paths.get(Route.WHOAMI.path())).get("get")).get("responses")).get("200"));
+        assertEquals(java.util.Set.of("application/json"), map(whoami.get("content")).keySet());
+    }
 }
