@@ -62,6 +62,8 @@ public final class HookAgent implements AutoCloseable {
         this.service = new ServiceCall(settings.service(), settings.timeoutMillis());
         this.slurm = new Slurm(settings.slurmConf());
         this.logFile = HookLog.resolve(settings.logFile(), settings.slurmConf(), env.get("SLURM_CONF"));
+        log.println("ledger hook-agent: the hooks' lines go to " + (logFile == null ? "the callers' stderr only"
+                + " (log_file=" + settings.logFile() + "; for slurmctld: no SlurmctldLogFile in slurm.conf)" : logFile));
         this.squeue = new SqueueBatch(slurm);
         this.spool = new EpilogSpool(settings.spool(), settings.agentWorkers(), this::settle, log);
         this.server = bind(socket);
