@@ -40,6 +40,8 @@ public final class HookAgent implements AutoCloseable {
 
     /** How long a caller may take to send its request before the agent hangs up on it. */
     private static final long REQUEST_SECONDS = 30;
+    /** How often the journal gets a line of what the agent did (when it did something). */
+    private static final long REPORT_SECONDS = 10;
 
     private final HookSettings settings;
     private final Path socket;
@@ -54,6 +56,8 @@ public final class HookAgent implements AutoCloseable {
     private final PrintStream log;
     private final String self = System.getProperty("user.name");
     private final Thread acceptor;
+    private final AgentStats stats = new AgentStats();
+    private final ScheduledFuture<?> reports;
 
     private HookAgent(HookSettings settings, Map<String, String> env, PrintStream log) throws IOException {
         this.settings = settings;
@@ -64,13 +68,15 @@ public final class HookAgent implements AutoCloseable {
         this.logFile = HookLog.resolve(settings.logFile(), settings.slurmConf(), env.get("SLURM_CONF"));
         log.println("ledger hook-agent: the hooks' lines go to " + (logFile == null ? "the callers' stderr only"
                 + " (log_file=" + settings.logFile() + "; for slurmctld: no SlurmctldLogFile in slurm.conf)" : logFile));
-        this.squeue = new SqueueBatch(slurm);
+        this.squeue = new SqueueBatch(slurm, stats.squeues);
         this.spool = new EpilogSpool(settings.spool(), settings.agentWorkers(), this::settle, log);
         this.server = bind(socket);
         this.calls = new ThreadPoolExecutor(settings.agentThreads(), settings.agentThreads(), 60, TimeUnit.SECONDS,
                 new LinkedBlockingQueue<>());
         calls.allowCoreThreadTimeOut(true);
         this.timer = Executors.newSingleThreadScheduledExecutor();
+        this.reports = timer.scheduleWithFixedDelay(() -> stats.report(log), REPORT_SECONDS,
+                REPORT_SECONDS, TimeUnit.SECONDS);
         this.acceptor = new Thread(this::accept, "ledger-hook-agent-accept");
         acceptor.start();
     }
@@ -179,6 +185,7 @@ public final class HookAgent implements AutoCloseable {
     }
 
     AgentReply handle(AgentRequest request) {
+        long start = System.nanoTime();
         ByteArrayOutputStream said = new ByteArrayOutputStream();
         PrintStream err = new PrintStream(said, true, StandardCharsets.UTF_8);
         String name = "ledger " + request.mode();
@@ -199,11 +206,13 @@ public final class HookAgent implements AutoCloseable {
         int exit;
         if (request.prolog()) {
             exit = new Hook(job, squeue, slurm, svc, new HookLog(err, logFile), s.prologRetryMillis()).prolog(s.allow());
+            stats.prologs.add(start, 1);
         } else {
             try {
                 Path file = spool.put(job, request.at(Instant.now()));
                 err.println(name + ": job " + job.jobId() + " run " + job.resId() + ": spooled for settlement (" + file + ")");
                 exit = SlurmHook.OK;
+                stats.epilogsSpooled.add(start, 1);
             } catch (IOException e) {
                 new HookLog(err, logFile).say(name + ": job " + job.jobId() + " run " + job.resId()
                         + ": cannot write the spool (" + e + "); NOT settled: the hold stays until `alpsbridge ledger sweep`");
@@ -225,7 +234,10 @@ public final class HookAgent implements AutoCloseable {
             return SlurmHook.NO_JOB;
         }
         ServiceCall svc = request.options().isEmpty() ? service : new ServiceCall(s.service(), s.timeoutMillis());
-        return new Hook(job, squeue, slurm, svc, new HookLog(log, logFile), Hook.FOREVER).epilog(request.at());
+        long start = System.nanoTime();
+        int exit = new Hook(job, squeue, slurm, svc, new HookLog(log, logFile), Hook.FOREVER).epilog(request.at());
+        stats.settlements.add(start, 1);
+        return exit;
     }
 
     private static void answer(SocketChannel c, AgentReply reply) throws IOException {
@@ -257,6 +269,8 @@ public final class HookAgent implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        reports.cancel(false);
+        stats.report(log);
         timer.shutdownNow();
         spool.close();
         squeue.close();

@@ -22,12 +22,14 @@ final class SqueueBatch implements Hook.JobRecords, AutoCloseable {
     private static final long WAIT_SECONDS = 60;
 
     private final Slurm slurm;
+    private final AgentStats.Timer timer;
     private final Map<String, List<CompletableFuture<Map<String, String>>>> waiting = new LinkedHashMap<>();
     private final Thread runner;
     private volatile boolean closed;
 
-    SqueueBatch(Slurm slurm) {
+    SqueueBatch(Slurm slurm, AgentStats.Timer timer) {
         this.slurm = slurm;
+        this.timer = timer;
         this.runner = new Thread(this::loop, "ledger-hook-squeue");
         runner.setDaemon(true);
         runner.start();
@@ -72,8 +74,10 @@ final class SqueueBatch implements Hook.JobRecords, AutoCloseable {
                 batch = new LinkedHashMap<>(waiting);
                 waiting.clear();
             }
+            long start = System.nanoTime();
             try {
                 Map<String, Map<String, String>> records = slurm.jobs(batch.keySet());
+                timer.add(start, batch.size());
                 batch.forEach((id, fs) -> fs.forEach(f -> f.complete(records.getOrDefault(id, Map.of()))));
             } catch (IOException | RuntimeException e) {
                 batch.values().forEach(fs -> fs.forEach(f -> f.completeExceptionally(e)));

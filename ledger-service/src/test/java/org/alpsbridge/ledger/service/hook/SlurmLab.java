@@ -134,65 +134,65 @@ final class SlurmLab implements AutoCloseable {
 
     /** Starts the service process and waits until it listens. */
     void startService() throws IOException, InterruptedException {
-        Path log = dir.resolve("service.log");
-        ProcessBuilder pb = new ProcessBuilder(javaBin(), "-cp", System.getProperty("java.class.path"),
-                "org.alpsbridge.ledger.service.server.ServiceProcess", db, dir.resolve("ledger-service.conf").toString())
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-        service = pb.start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < deadline) {
-            if (Files.readString(log).contains("READY") && Files.readString(log).lastIndexOf("READY") > lastReady) {
-                lastReady = Files.readString(log).lastIndexOf("READY");
-                return;
-            }
-            if (!service.isAlive()) {
-                throw new IOException("the ledger service stopped: " + Files.readString(log));
-            }
-            Thread.sleep(50);
-        }
-        throw new IOException("the ledger service did not start in 60 s: " + Files.readString(log));
-    }
-
-    private int lastReady = -1;
-
-    /** The agent's spool of epilogs. */
-    Path spool() {
-        return dir.resolve("hook-spool");
+        service = startJava("the ledger service", dir.resolve("service.log"), Map.of(),
+                "org.alpsbridge.ledger.service.server.ServiceProcess", db, dir.resolve("ledger-service.conf").toString());
     }
 
     /** Starts the hook agent in a process of its own, as root (the lab's SlurmUser), and waits until it listens. */
     void startAgent() throws IOException, InterruptedException {
-        Path log = dir.resolve("agent.log");
-        ProcessBuilder pb = new ProcessBuilder(javaBin(), "-cp", System.getProperty("java.class.path"),
-                HookAgent.class.getName())
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-        pb.environment().put("ALPSBRIDGE_LEDGER_HOOK_CONFIG", dir.resolve("ledger-hook.conf").toString());
+        agent = startJava("the hook agent", dir.resolve("agent.log"),
+                Map.of("ALPSBRIDGE_LEDGER_HOOK_CONFIG", dir.resolve("ledger-hook.conf").toString()), HookAgent.class.getName());
+    }
+
+    /** A JVM on the test class path, its output appended to {@code log}, once it has printed READY there. */
+    private Process startJava(String what, Path log, Map<String, String> env, String... mainAndArgs)
+            throws IOException, InterruptedException {
+        List<String> argv = new ArrayList<>(List.of(javaBin(), "-cp", System.getProperty("java.class.path")));
+        argv.addAll(List.of(mainAndArgs));
+        ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        pb.environment().putAll(env);
         int before = Files.exists(log) ? Files.readString(log).length() : 0;
-        agent = pb.start();
+        Process p = pb.start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < deadline) {
             if (Files.readString(log).indexOf("READY", before) >= 0) {
-                return;
+                return p;
             }
-            if (!agent.isAlive()) {
-                throw new IOException("the hook agent stopped: " + Files.readString(log));
+            if (!p.isAlive()) {
+                throw new IOException(what + " stopped: " + Files.readString(log));
             }
             Thread.sleep(50);
         }
-        throw new IOException("the hook agent did not start in 60 s: " + Files.readString(log));
+        throw new IOException(what + " did not start in 60 s: " + Files.readString(log));
+    }
+
+    /** kill -9 of the service (true) or a plain stop (false). */
+    void stopService(boolean kill9) throws InterruptedException {
+        stop(service, kill9);
+        service = null;
     }
 
     /** kill -9 of the agent (true) or a plain stop (false). */
     void stopAgent(boolean kill9) throws InterruptedException {
-        if (agent != null) {
+        stop(agent, kill9);
+        agent = null;
+    }
+
+    private static void stop(Process p, boolean kill9) throws InterruptedException {
+        if (p != null) {
             if (kill9) {
-                agent.destroyForcibly();
+                p.destroyForcibly();
             } else {
-                agent.destroy();
+                p.destroy();
             }
-            agent.waitFor(30, TimeUnit.SECONDS);
-            agent = null;
+            p.waitFor(30, TimeUnit.SECONDS);
         }
+    }
+
+    /** The agent's spool of epilogs. */
+    Path spool() {
+        return dir.resolve("hook-spool");
     }
 
     /** The epilogs waiting in the agent's spool. */
@@ -221,19 +221,6 @@ final class SlurmLab implements AutoCloseable {
     void awaitQuietAndSettled(Duration limit) throws IOException, InterruptedException {
         awaitQuiet(limit);
         awaitSettled(limit);
-    }
-
-    /** kill -9 of the service (true) or a plain stop (false). */
-    void stopService(boolean kill9) throws InterruptedException {
-        if (service != null) {
-            if (kill9) {
-                service.destroyForcibly();
-            } else {
-                service.destroy();
-            }
-            service.waitFor(30, TimeUnit.SECONDS);
-            service = null;
-        }
     }
 
     private void startSlurm() throws IOException, InterruptedException {

@@ -40,8 +40,11 @@ import org.junit.jupiter.api.Test;
 class SlurmStormTest {
 
     static final int JOBS = 500;
-    /** The default run's node and jobs: five waves of 100 jobs of 3 s. */
-    static final int CPUS = 100;
+    /**
+     * The default run's node and jobs: ten waves of 50 jobs of 3 s. (100 CPUs made slurmd, launching 100 jobs at
+     * once on a loaded 2-core machine, miss slurmctld's launch confirmations: "launch failed requeued held".)
+     */
+    static final int CPUS = 50;
     static final int SLEEP = 3;
 
     @Test
@@ -95,8 +98,12 @@ class SlurmStormTest {
             if (hello != null) {
                 yardstick.start();
             }
-            lab.awaitQuiet(Duration.ofMinutes(30));
+            int relaunched = awaitQuietReleasingFailedLaunches(lab, Duration.ofMinutes(30));
             double seconds = (System.nanoTime() - start) / 1e9;
+            if (relaunched > 0) {
+                System.out.printf("storm (%s): %d launches failed in slurmd under the load (Slurm requeued and held"
+                        + " them; released, they ran again)%n", hooks, relaunched);
+            }
             storming.set(false);
             if (hello != null) {
                 yardstick.join();
@@ -110,11 +117,17 @@ class SlurmStormTest {
                         assertEquals("0", f[2], mode + " failed: " + line + "; " + lab.tail("slurmctld.log"));
                         micros.add(Long.parseLong(f[1]));
                     }
-                    assertEquals(JOBS, micros.size(), mode + " calls");
+                    assertTrue(micros.size() >= JOBS, mode + " calls: " + micros.size());
                     System.out.printf("storm: %s per call, as slurmctld waits for it (n=%d): %s%n", mode, micros.size(),
                             percentiles(micros));
                 }
                 assertLedgerClean(lab);
+                if (hooks == SlurmLab.Hooks.AGENT) {
+                    // the agent's own account of its time (per 10 s): squeue calls, prologs, settlements
+                    lab.stopAgent(false);
+                    Files.readAllLines(lab.dir.resolve("agent.log")).stream().filter(l -> l.contains(" in "))
+                            .forEach(l -> System.out.println("storm: " + l));
+                }
             }
             return seconds;
         }
@@ -130,20 +143,45 @@ class SlurmStormTest {
             long charged = 0;
             long settled = 0;
             for (int i = 0; i <= JOBS + 1; i++) {
-                for (Reservation r : ledger.reservations("lab", Integer.toString(i))) {
+                List<Reservation> runs = ledger.reservations("lab", Integer.toString(i));
+                settled += runs.isEmpty() ? 0 : 1;
+                for (Reservation r : runs) {
                     assertEquals(State.SETTLED, r.state(), r.toString());
-                    assertTrue(r.charge() > 0 && r.charge() <= r.hold(), r.toString());
-                    assertEquals(1, ledger.journal(r.key()).stream().filter(e -> e.kind() == JournalEntry.Kind.SETTLE)
-                            .count(), () -> "settled once: " + r);
+                    assertTrue(r.charge() <= r.hold(), r.toString());
+                    assertEquals(r.charge() > 0 ? 1 : 0, ledger.journal(r.key()).stream()
+                            .filter(e -> e.kind() == JournalEntry.Kind.SETTLE).count(), () -> "settled once: " + r);
                     charged += r.charge();
-                    settled++;
                 }
             }
-            assertEquals(JOBS + 1, settled, "every run settled once (the warm-up job too)");
+            assertEquals(JOBS + 1, settled, "every job's runs settled, each once (the warm-up job too)");
             assertEquals(charged, b.used(), "used is the sum of the charges");
             System.out.printf("storm: ledger: %d core-minutes used, %d available, check clean, nothing held%n",
                     b.used(), b.available());
         }
+    }
+
+    /**
+     * Waits until no job is queued; a job whose launch failed in slurmd (Slurm requeues it and holds it) is
+     * released to run again. How many were.
+     */
+    private static int awaitQuietReleasingFailedLaunches(SlurmLab lab, Duration limit) throws Exception {
+        java.util.Set<String> released = new java.util.HashSet<>();
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (System.nanoTime() < deadline) {
+            String queued = lab.slurm("squeue", "-h", "-o", "%i|%T|%r").out().strip();
+            if (queued.isEmpty()) {
+                return released.size();
+            }
+            for (String line : queued.split("\n")) {
+                String[] f = line.split("\\|");
+                if (f.length == 3 && f[2].contains("launch failed requeued held")) {
+                    lab.slurm("scontrol", "release", f[0]);
+                    released.add(f[0]);
+                }
+            }
+            Thread.sleep(250);
+        }
+        throw new AssertionError("jobs still queued after " + limit.toSeconds() + " s");
     }
 
     private static String loadAverage() {
