@@ -3,12 +3,15 @@ package org.alpsbridge.ledger.service.cli;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.alpsbridge.ledger.cli.LedgerCommand;
 import org.alpsbridge.ledger.service.hook.HookAgent;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /** {@code alpsbridge ledger hook-agent}: the resident half of slurmctld's ledger hooks. */
@@ -23,7 +26,8 @@ import picocli.CommandLine.Spec;
                 "the agent: what it holds is settled at the next start, once. Run it as SlurmUser on the",
                 "slurmctld host (the systemd unit alpsbridge-ledger-hook-agent does); only SlurmUser and root",
                 "may use the socket (checked with SO_PEERCRED; others are refused and logged).",
-                "Settings: /etc/alpsbridge/ledger-hook.conf (see ledger-prolog --help for every key), or --config.",
+                "Settings: /etc/alpsbridge/ledger-hook.conf (see ledger-prolog --help for every key), or --config;",
+                "the ledger's --db (alpsbridge ledger --db http://HOST:PORT hook-agent) wins over its db=.",
                 "Stops on SIGTERM/SIGINT (settlements not yet sent stay in the spool)."},
         footer = {"", "Keys of the agent (with their defaults):",
                 "  agent_socket=/run/alpsbridge/ledger-hook.sock  spool=/var/spool/alpsbridge/ledger-hook",
@@ -33,6 +37,9 @@ import picocli.CommandLine.Spec;
                 "", "Exit codes: 0 stopped cleanly; 1 could not start (reason on stderr: a bad setting, the socket",
                 "held by another agent, an unusable spool)."})
 public final class HookAgentCommand implements Callable<Integer> {
+
+    @ParentCommand
+    LedgerCommand ledgerCommand;
 
     @Spec
     CommandSpec spec;
@@ -49,7 +56,8 @@ public final class HookAgentCommand implements Callable<Integer> {
         }
         HookAgent agent;
         try {
-            agent = HookAgent.start(env, System.err);
+            String db = ledgerCommand.dbOption();
+            agent = HookAgent.start(env, db == null ? List.of() : List.of("--db", db), System.err);
         } catch (IllegalArgumentException | IOException e) {
             spec.commandLine().getErr().println("ledger hook-agent: " + e.getMessage());
             return 1;

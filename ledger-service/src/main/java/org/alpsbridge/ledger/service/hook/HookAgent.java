@@ -90,7 +90,15 @@ public final class HookAgent implements AutoCloseable {
      * @throws IOException when the socket cannot be bound (another agent holds it) or the spool is unusable
      */
     public static HookAgent start(Map<String, String> env, PrintStream log) throws IOException {
-        HookSettings settings = HookSettings.read(env);
+        return start(env, List.of(), log);
+    }
+
+    /**
+     * {@link #start(Map, PrintStream)} with options over the file's settings, as a call's would be
+     * ({@code --db URL}, {@code --when-unavailable}, {@code --timeout}).
+     */
+    public static HookAgent start(Map<String, String> env, List<String> options, PrintStream log) throws IOException {
+        HookSettings settings = HookSettings.read(env).withOptions(true, options);
         // Keep-alive connections to the service: the JDK keeps up to this many per host (default 5).
         System.setProperty("http.maxConnections", Integer.toString(settings.agentThreads() + settings.agentWorkers()));
         return new HookAgent(settings, env, log);

@@ -80,6 +80,18 @@ class HookAgentTest {
     }
 
     @Test
+    void optionsWinOverTheFileAndABadSettingStopsTheStartNamingIt() throws Exception {
+        PrintStream quiet = new PrintStream(new ByteArrayOutputStream(), true);
+        String m = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> HookAgent.start(env(), List.of("--db", "sqlite:/tmp/x.db"), quiet)).getMessage();
+        assertTrue(m.contains("'sqlite:/tmp/x.db' is not a ledger service"), m);
+        m = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> HookAgent.start(env("agent_workers=many"), quiet)).getMessage();
+        assertTrue(m.contains("agent_workers takes a whole number, not 'many'"), m);
+        assertTrue(!Files.exists(dir.resolve("agent.sock")), "nothing bound");
+    }
+
+    @Test
     void anEpilogIsSpooledAnsweredAtOnceAndOutlivesTheAgent() throws Exception {
         Map<String, String> env = env();
         Path client = HookClient.build();
