@@ -124,6 +124,12 @@ record Hook(SlurmJob job, JobRecords records, Slurm slurm, ServiceCall service, 
                     + ("CONFLICT".equals(o.get("decision")) ? " CONFLICT: " + o.get("message") : ""));
             return OK;
         } catch (ServiceCall.Unavailable | ServiceCall.Refused e) {
+            if (retryMillis == FOREVER && e instanceof ServiceCall.Unavailable) {
+                // only a stop ends the agent's retrying: the settlement stays in its spool for the next start
+                log.say(what + ": " + e.getMessage() + "; the agent is stopping: the settlement stays in its spool"
+                        + " and is sent at its next start");
+                return UNAVAILABLE;
+            }
             log.say(what + ": " + e.getMessage() + "; NOT settled: the hold stays in the ledger until"
                     + " `alpsbridge ledger sweep` or a RELEASE by hand");
             return UNAVAILABLE;
