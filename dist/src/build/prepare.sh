@@ -21,6 +21,9 @@ install -m 0755 "$src/bin/alpsbridge" "$src/bin/apbasil" "$src/bin/raa-exec" "$t
 # The Slurm hooks: one script that the name it is run by makes the prolog or the epilog.
 install -m 0755 "$src/bin/ledger-hook" "$tree/usr/bin/ledger-prolog"
 install -m 0755 "$src/bin/ledger-hook" "$tree/usr/bin/ledger-epilog"
+# ... and the same script where the hooks' C client (ledger-service/src/main/c, built by a site with `make`; not in
+# this architecture-independent package) looks for its fallback when no hook agent listens.
+install -m 0755 "$src/bin/ledger-hook" "$tree/usr/lib/alpsbridge/ledger-hook-jvm"
 install -m 0755 "$src/lib/make-archives" "$tree/usr/lib/alpsbridge/"
 install -m 0644 "$jar" "$tree/usr/share/alpsbridge/alpsbridge.jar"
 install -m 0644 "$root"/affinity/target/affinity-*[0-9T].jar "$tree/usr/share/alpsbridge/affinity.jar"
@@ -34,7 +37,8 @@ done
 sed '1{/^#!/d}' "$target/install-files/bash-completion/alpsbridge" > "$tree/usr/share/bash-completion/completions/alpsbridge"
 install -m 0644 "$target"/install-files/etc/*.conf "$src/etc/ledger-hook.conf" "$tree/etc/alpsbridge/"
 install -m 0644 "$src/default/alpsbridge-proxy" "$src/default/alpsbridge-ledger" "$tree/etc/default/"
-install -m 0644 "$src/systemd/alpsbridge-proxy.service" "$src/systemd/alpsbridge-ledger.service" "$tree/lib/systemd/system/"
+install -m 0644 "$src/systemd/alpsbridge-proxy.service" "$src/systemd/alpsbridge-ledger.service" \
+  "$src/systemd/alpsbridge-ledger-hook-agent.service" "$tree/lib/systemd/system/"
 install -m 0644 "$src/doc/copyright" "$tree/usr/share/doc/alpsbridge/"
 install -m 0644 "$src/lintian/alpsbridge" "$tree/usr/share/lintian/overrides/"
 install -m 0644 "$root/README.md" "$tree/usr/share/doc/alpsbridge/README.md"

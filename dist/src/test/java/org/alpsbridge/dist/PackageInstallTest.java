@@ -206,7 +206,8 @@ class PackageInstallTest {
     @Test
     @Order(6)
     void systemdFindsNothingWrongWithTheUnits() throws Exception {
-        for (String unit : List.of("alpsbridge-proxy.service", "alpsbridge-ledger.service")) {
+        for (String unit : List.of("alpsbridge-proxy.service", "alpsbridge-ledger.service",
+                "alpsbridge-ledger-hook-agent.service")) {
             Shell.Result r = Shell.run("systemd-analyze", "verify", "/lib/systemd/system/" + unit);
             assertEquals(0, r.status(), unit + ": " + r.out() + r.err());
             assertEquals("", r.err().strip(), unit);
@@ -269,6 +270,7 @@ class PackageInstallTest {
                 "/usr/share/alpsbridge",
                 "/usr/lib/alpsbridge", "/etc/alpsbridge", "/etc/default/alpsbridge-proxy", "/var/cache/alpsbridge",
                 "/lib/systemd/system/alpsbridge-proxy.service", "/lib/systemd/system/alpsbridge-ledger.service",
+                "/lib/systemd/system/alpsbridge-ledger-hook-agent.service",
                 "/etc/default/alpsbridge-ledger", "/usr/share/man/man1/alpsbridge.1.gz",
                 "/usr/share/bash-completion/completions/alpsbridge", "/usr/share/doc/alpsbridge")) {
             assertFalse(Files.exists(Path.of(gone)), gone + " is gone");

@@ -107,21 +107,28 @@ public final class ServeCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("ledger serve: " + e.getMessage());
             return 1;
         }
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            server.close();
-            ledger.close();
-            stopped.countDown();
-        }, "ledger-service-shutdown"));
         spec.commandLine().getErr().println("ledger serve: listening on " + server.addresses() + ", " + ledger
                 + (s.mungeAuth() ? "" : " (auth=none: every caller is a superuser)"));
         spec.commandLine().getErr().flush();
+        untilStopped(() -> {
+            server.close();
+            ledger.close();
+        }, "ledger-service-shutdown");
+        return 0;
+    }
+
+    /** Waits for SIGTERM/SIGINT, then runs {@code close} (a resident command's last act). */
+    static void untilStopped(Runnable close, String threadName) {
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            close.run();
+            stopped.countDown();
+        }, threadName));
         try {
             stopped.await();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        return 0;
     }
 
     private static String version() {
@@ -130,7 +137,7 @@ public final class ServeCommand implements Callable<Integer> {
     }
 
     /**
-     * Adds {@code serve} (and {@code web-login}, its console's way in) to the {@code ledger} command (which lives in the ledger module, that knows no
+     * Adds {@code serve} (with {@code web-login}, its console's way in, and {@code hook-agent}, its Slurm hooks' resident half) to the {@code ledger} command (which lives in the ledger module, that knows no
      * service), its help listing every settings key with its default.
      */
     public static void install(CommandLine ledger) {
@@ -155,5 +162,6 @@ public final class ServeCommand implements Callable<Integer> {
         serve.getCommandSpec().usageMessage().footer(footer.toArray(String[]::new));
         ledger.addSubcommand("serve", serve);
         ledger.addSubcommand("web-login", new CommandLine(new WebLoginCommand()));
+        ledger.addSubcommand("hook-agent", new CommandLine(new HookAgentCommand()));
     }
 }

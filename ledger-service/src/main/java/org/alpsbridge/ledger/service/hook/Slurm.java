@@ -3,6 +3,7 @@ package org.alpsbridge.ledger.service.hook;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,7 +15,7 @@ import java.util.concurrent.TimeUnit;
  * is one RPC; none is made while slurmctld holds a lock the hook's job needs (the prolog and epilog run in
  * threads of their own).
  */
-final class Slurm {
+final class Slurm implements Hook.JobRecords {
 
     private static final long TIMEOUT_SECONDS = 20;
 
@@ -30,24 +31,47 @@ final class Slurm {
      * slurmctld no longer knows the job. The job's free-text fields (name, comment) are not asked for, so
      * nothing a user typed can be taken for a field.
      */
-    Map<String, String> job(String jobId) throws IOException {
-        String out = run(List.of("squeue", "-h", "-t", "all", "-j", jobId,
-                "-O", "TimeLimit:|,TimeUsed:|,Reason:|,RestartCnt:|,State:|"));
-        String line = out.strip();
-        Map<String, String> facts = new HashMap<>();
-        if (line.isEmpty()) {
-            return facts;
+    @Override
+    public Map<String, String> job(String jobId) throws IOException {
+        Map<String, String> facts = jobs(List.of(jobId)).get(jobId);
+        return facts == null ? new HashMap<>() : facts;
+    }
+
+    /**
+     * {@link #job} of several jobs in one squeue call (one RPC to slurmctld, however many jobs): by job id;
+     * a job slurmctld no longer knows is absent.
+     */
+    Map<String, Map<String, String>> jobs(Collection<String> jobIds) throws IOException {
+        List<String> argv = List.of("squeue", "-h", "-t", "all", "-j", String.join(",", jobIds),
+                "-O", "JobID:|,TimeLimit:|,TimeUsed:|,Reason:|,RestartCnt:|,State:|");
+        String out;
+        try {
+            out = run(argv);
+        } catch (IOException e) {
+            // squeue asked for one job id that slurmctld has forgotten answers so, not with an empty list
+            if (e.getMessage().contains("Invalid job id")) {
+                return new HashMap<>();
+            }
+            throw e;
         }
-        String[] f = line.split("\\|", -1);
-        if (f.length < 5) {
-            throw new IOException("squeue answered '" + line + "' for job " + jobId);
+        Map<String, Map<String, String>> all = new HashMap<>();
+        for (String line : out.split("\n")) {
+            if (line.isBlank()) {
+                continue;
+            }
+            String[] f = line.strip().split("\\|", -1);
+            if (f.length < 6) {
+                throw new IOException("squeue answered '" + line.strip() + "' for jobs " + String.join(",", jobIds));
+            }
+            Map<String, String> facts = new HashMap<>();
+            facts.put("limit", f[1].strip());
+            facts.put("used", f[2].strip());
+            facts.put("reason", f[3].strip());
+            facts.put("restarts", f[4].strip());
+            facts.put("state", f[5].strip());
+            all.put(f[0].strip(), facts);
         }
-        facts.put("limit", f[0].strip());
-        facts.put("used", f[1].strip());
-        facts.put("reason", f[2].strip());
-        facts.put("restarts", f[3].strip());
-        facts.put("state", f[4].strip());
-        return facts;
+        return all;
     }
 
     /** Whether any of these nodes is down or failed now ({@code sinfo -n}). */

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The hooks against a service on PostgreSQL (the ledger module's test server: initdb in a temp dir, a free
  * port on 127.0.0.1): jobs in both partitions settled on Slurm's elapsed time, a denial, and the service
- * killed -9 with a job in flight and started again, then a clean {@code ledger check}.
+ * killed -9 with a job in flight and started again, then a clean {@code ledger check}. No agent runs: the
+ * C client falls back to the JVM hook for every call and says so in slurmctld's log.
  */
 class SlurmHookPostgresTest {
 
@@ -25,7 +26,7 @@ class SlurmHookPostgresTest {
     void slurmChargesThroughAServiceOnPostgresql() throws Exception {
         long started = System.nanoTime();
         String db = PostgresServer.get().newDatabase();
-        try (SlurmLab lab = SlurmLab.start(db, 8, true, "superuser_uids=4242\ncharger_uids=0", "prolog_retry_for=40")) {
+        try (SlurmLab lab = SlurmLab.start(db, 8, SlurmLab.Hooks.CLIENT_ONLY, "superuser_uids=4242\ncharger_uids=0", "prolog_retry_for=40")) {
             Map<String, Integer> cpus = new HashMap<>();
             try (Ledger ledger = Ledger.open(lab.db)) {
                 ledger.addProject("chem", 5001, "chem");
@@ -44,6 +45,9 @@ class SlurmHookPostgresTest {
             lab.startService();
             lab.awaitQuiet(Duration.ofSeconds(120));
             assertTrue(lab.job(denied).get("_raw").contains("AdminComment=ledger denied: "), lab.job(denied).get("_raw"));
+            String log = java.nio.file.Files.readString(lab.dir.resolve("slurmctld.log"));
+            assertTrue(log.contains("ledger prolog: job " + p1 + ": no hook agent answers on "), "the fallback in slurmctld's log");
+            assertTrue(log.contains("ledger epilog: job " + p1 + ": no hook agent answers on "), "the fallback in slurmctld's log");
             try (Ledger ledger = Ledger.open(lab.db)) {
                 assertEquals(List.of(), ledger.check(), "ledger check");
                 assertEquals(List.of(), ledger.holds(null), "nothing left held");

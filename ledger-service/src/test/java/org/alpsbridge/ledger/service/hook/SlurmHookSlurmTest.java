@@ -28,7 +28,9 @@ import org.junit.jupiter.api.Test;
  * scancel of a running and a pending job, a job past its time limit, a node failure under running jobs (one
  * requeued), a slurmctld restart and a killed (-9) and restarted service with jobs in flight. At the end
  * nothing is held, every run is settled once, each charge is SPEC's formula on Slurm's own elapsed time, and
- * {@code ledger check} is clean. The hooks run as root with the least role that charges ({@code charger}).
+ * {@code ledger check} is clean. The hooks are deployed as a site deploys them: the C client and the agent
+ * (killed -9 once with settlements spooled, which are settled after its restart, once). They run as root with
+ * the least role that charges ({@code charger}).
  */
 class SlurmHookSlurmTest {
 
@@ -40,7 +42,7 @@ class SlurmHookSlurmTest {
     @Test
     void slurmChargesThroughTheHooks() throws Exception {
         long started = System.nanoTime();
-        try (SlurmLab lab = SlurmLab.start(null, 16, true, "superuser_uids=4242\ncharger_uids=0",
+        try (SlurmLab lab = SlurmLab.start(null, 16, SlurmLab.Hooks.AGENT, "superuser_uids=4242\ncharger_uids=0",
                 "prolog_retry_for=40")) {
             Map<String, Integer> cpus = new HashMap<>();
             try (Ledger ledger = Ledger.open(lab.db)) {
@@ -72,7 +74,7 @@ class SlurmHookSlurmTest {
             Thread.sleep(2_000);
             lab.slurm("scancel", c1);
             lab.slurm("scancel", c2);
-            lab.awaitQuiet(Duration.ofSeconds(120));
+            lab.awaitQuietAndSettled(Duration.ofSeconds(120));
             assertEquals("TIMEOUT", lab.job(a3).get("JobState"));
             assertEquals("CANCELLED", lab.job(c1).get("JobState"));
 
@@ -84,6 +86,7 @@ class SlurmHookSlurmTest {
             Thread.sleep(3_000);
             lab.slurm("scontrol", "update", "NodeName=" + lab.host, "State=DOWN", "Reason=lab-node-failure");
             awaitEpilogs(lab, List.of(n1, n2));
+            lab.awaitSettled(Duration.ofSeconds(60)); // settled while the node is down: no charge
             lab.slurm("scancel", n2);
             lab.slurm("scontrol", "update", "NodeName=" + lab.host, "State=RESUME");
             lab.awaitIdle();
@@ -96,7 +99,7 @@ class SlurmHookSlurmTest {
             lab.awaitState(r1, "RUNNING", Duration.ofSeconds(60));
             lab.awaitState(r2, "RUNNING", Duration.ofSeconds(60));
             lab.restartSlurmctld();
-            lab.awaitQuiet(Duration.ofSeconds(90));
+            lab.awaitQuietAndSettled(Duration.ofSeconds(90));
 
             // --- the service killed -9 and restarted, then stopped and started, with jobs in flight
             String s1 = submit(lab, cpus, 2, "-A", "chem", "-t", "3", "--wrap", "sleep 6");
@@ -111,10 +114,26 @@ class SlurmHookSlurmTest {
             lab.stopService(false);
             Thread.sleep(2_000);
             lab.startService();
-            lab.awaitQuiet(Duration.ofSeconds(120));
+            lab.awaitQuietAndSettled(Duration.ofSeconds(120));
+
+            // --- the agent killed -9 with settlements spooled (the service down), then both started again
+            String k1 = submit(lab, cpus, 1, "-A", "chem", "-t", "2", "--wrap", "sleep 3");
+            String k2 = submit(lab, cpus, 2, "-A", "phys", "-p", "big", "-t", "2", "--wrap", "sleep 4");
+            lab.awaitState(k1, "RUNNING", Duration.ofSeconds(60));
+            lab.awaitState(k2, "RUNNING", Duration.ofSeconds(60));
+            lab.stopService(true);
+            lab.awaitQuiet(Duration.ofSeconds(60));
+            awaitEpilogs(lab, List.of(k1, k2));
+            assertEquals(2, lab.spooled().size(), "spooled while the service is down: " + lab.spooled());
+            lab.stopAgent(true);
+            lab.startService();
+            lab.startAgent();
+            lab.awaitSettled(Duration.ofSeconds(60));
+            assertTrue(Files.readString(lab.dir.resolve("agent.log")).contains("2 spooled epilog(s) from before the start"),
+                    lab.tail("agent.log"));
 
             // --- the ledger agrees with Slurm
-            List<String> settled = List.of(a1, a2, a3, b1, c1, r1, r2, s1, s2, s3, s4);
+            List<String> settled = List.of(a1, a2, a3, b1, c1, r1, r2, s1, s2, s3, s4, k1, k2);
             try (Ledger ledger = Ledger.open(lab.db)) {
                 assertEquals(List.of(), ledger.check(), "ledger check");
                 assertEquals(List.of(), ledger.holds(null), "nothing left held");

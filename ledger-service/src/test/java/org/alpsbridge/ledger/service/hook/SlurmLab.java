@@ -24,31 +24,44 @@ import org.junit.jupiter.api.Assumptions;
  * loopback, for the hooks' tests: a private munged shared by both, free ports chosen at start (no fixed
  * block: other builds run Slurms of their own at the same time), everything in a temporary directory,
  * stopped by pid. One node with {@code cpus} CPUs ({@code SlurmdParameters=config_overrides}: more than the
- * machine has, jobs here sleep) in partitions {@code debug} (default) and {@code big}; the hooks are
- * {@code bin/ledger-prolog} and {@code bin/ledger-epilog} run from the test class path (or with
- * {@code withHooks false}, none). Skipped with the reason when Slurm, munged or root are missing, failing
+ * machine has, jobs here sleep) in partitions {@code debug} (default) and {@code big}; the hooks as {@link Hooks}
+ * says: the C client with the agent (as a site deploys them), the C client alone (its fallback to the JVM
+ * hook), the JVM hook alone, or none. Skipped with the reason when Slurm, munged or root are missing, failing
  * under {@code ALPSBRIDGE_REQUIRE_SERVICES=1}.
  */
 final class SlurmLab implements AutoCloseable {
+
+    /** Which hooks slurmctld runs. */
+    enum Hooks {
+        /** No PrologSlurmctld or EpilogSlurmctld. */
+        NONE,
+        /** {@code bin/ledger-prolog} and {@code bin/ledger-epilog}: a JVM per call. */
+        JVM,
+        /** The C client and the agent (a process of its own), as a site deploys them. */
+        AGENT,
+        /** The C client without an agent: it falls back to the JVM hook. */
+        CLIENT_ONLY
+    }
 
     final Path dir;
     final MungeDaemon munged;
     final String host;
     final String db;
     private final int cpus;
-    private final boolean withHooks;
+    private final Hooks hooks;
     private final int servicePort;
     private Process service;
+    private Process agent;
     private Path hookJar;
     private final List<Long> daemons = new ArrayList<>();
 
-    private SlurmLab(Path dir, MungeDaemon munged, String host, String db, int cpus, boolean withHooks) throws IOException {
+    private SlurmLab(Path dir, MungeDaemon munged, String host, String db, int cpus, Hooks hooks) throws IOException {
         this.dir = dir;
         this.munged = munged;
         this.host = host;
         this.db = db;
         this.cpus = cpus;
-        this.withHooks = withHooks;
+        this.hooks = hooks;
         this.servicePort = freePort();
     }
 
@@ -66,16 +79,16 @@ final class SlurmLab implements AutoCloseable {
      * @param serviceSettings extra lines of ledger-service.conf
      * @param hookSettings extra lines of ledger-hook.conf
      */
-    static SlurmLab start(String db, int cpus, boolean withHooks, String serviceSettings, String hookSettings)
+    static SlurmLab start(String db, int cpus, Hooks hooks, String serviceSettings, String hookSettings)
             throws Exception {
-        return start(db, cpus, withHooks, serviceSettings, hookSettings, null);
+        return start(db, cpus, hooks, serviceSettings, hookSettings, null);
     }
 
     /**
      * @param hookJar run the hooks from this jar (the shaded alpsbridge.jar) with their CDS archive, as a site
      *     would; null: from the test class path without one
      */
-    static SlurmLab start(String db, int cpus, boolean withHooks, String serviceSettings, String hookSettings,
+    static SlurmLab start(String db, int cpus, Hooks hooks, String serviceSettings, String hookSettings,
                           Path hookJar) throws Exception {
         for (String p : List.of("slurmctld", "slurmd", "sbatch", "squeue", "scontrol", "sinfo")) {
             if (program(p) == null) {
@@ -88,14 +101,22 @@ final class SlurmLab implements AutoCloseable {
         MungeDaemon munged = MungeDaemon.start();
         Path dir = Files.createTempDirectory("alpsbridge-hooks-");
         String host = run(List.of("hostname", "-s"), Duration.ofSeconds(10)).out.strip();
-        SlurmLab lab = new SlurmLab(dir, munged, host, db != null ? db : "sqlite:" + dir.resolve("ledger.db"), cpus, withHooks);
+        Path client = hooks == Hooks.AGENT || hooks == Hooks.CLIENT_ONLY ? HookClient.build() : null;
+        SlurmLab lab = new SlurmLab(dir, munged, host, db != null ? db : "sqlite:" + dir.resolve("ledger.db"), cpus, hooks);
         lab.hookJar = hookJar;
         try {
             Files.writeString(dir.resolve("ledger-service.conf"), String.join("\n",
                     "listen=127.0.0.1:" + lab.servicePort, "munge_socket=" + munged.socket(), serviceSettings, ""));
             Files.writeString(dir.resolve("ledger-hook.conf"), String.join("\n",
                     "db=" + lab.url(), "munge_socket=" + munged.socket(), "slurm_conf=" + dir.resolve("slurm.conf"),
-                    hookSettings, ""));
+                    "agent_socket=" + dir.resolve("agent/hook.sock"), "spool=" + lab.spool(), "agent_timeout=120",
+                    "jvm_hook=" + HookClient.jvmHook(), hookSettings, ""));
+            if (client != null) {
+                Files.createDirectories(dir.resolve("bin"));
+                for (String mode : List.of("prolog", "epilog")) {
+                    Files.createSymbolicLink(dir.resolve("bin/ledger-" + mode), client);
+                }
+            }
             // the schema exists before the service and the test open it side by side
             org.alpsbridge.ledger.Ledger.open(lab.db).close();
             lab.startService();
@@ -113,38 +134,93 @@ final class SlurmLab implements AutoCloseable {
 
     /** Starts the service process and waits until it listens. */
     void startService() throws IOException, InterruptedException {
-        Path log = dir.resolve("service.log");
-        ProcessBuilder pb = new ProcessBuilder(javaBin(), "-cp", System.getProperty("java.class.path"),
-                "org.alpsbridge.ledger.service.server.ServiceProcess", db, dir.resolve("ledger-service.conf").toString())
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-        service = pb.start();
+        service = startJava("the ledger service", dir.resolve("service.log"), Map.of(),
+                "org.alpsbridge.ledger.service.server.ServiceProcess", db, dir.resolve("ledger-service.conf").toString());
+    }
+
+    /** Starts the hook agent in a process of its own, as root (the lab's SlurmUser), and waits until it listens. */
+    void startAgent() throws IOException, InterruptedException {
+        agent = startJava("the hook agent", dir.resolve("agent.log"),
+                Map.of("ALPSBRIDGE_LEDGER_HOOK_CONFIG", dir.resolve("ledger-hook.conf").toString()), HookAgent.class.getName());
+    }
+
+    /** A JVM on the test class path, its output appended to {@code log}, once it has printed READY there. */
+    private Process startJava(String what, Path log, Map<String, String> env, String... mainAndArgs)
+            throws IOException, InterruptedException {
+        List<String> argv = new ArrayList<>(List.of(javaBin(), "-cp", System.getProperty("java.class.path")));
+        argv.addAll(List.of(mainAndArgs));
+        ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        pb.environment().putAll(env);
+        int before = Files.exists(log) ? Files.readString(log).length() : 0;
+        Process p = pb.start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < deadline) {
-            if (Files.readString(log).contains("READY") && Files.readString(log).lastIndexOf("READY") > lastReady) {
-                lastReady = Files.readString(log).lastIndexOf("READY");
-                return;
+            if (Files.readString(log).indexOf("READY", before) >= 0) {
+                return p;
             }
-            if (!service.isAlive()) {
-                throw new IOException("the ledger service stopped: " + Files.readString(log));
+            if (!p.isAlive()) {
+                throw new IOException(what + " stopped: " + Files.readString(log));
             }
             Thread.sleep(50);
         }
-        throw new IOException("the ledger service did not start in 60 s: " + Files.readString(log));
+        throw new IOException(what + " did not start in 60 s: " + Files.readString(log));
     }
-
-    private int lastReady = -1;
 
     /** kill -9 of the service (true) or a plain stop (false). */
     void stopService(boolean kill9) throws InterruptedException {
-        if (service != null) {
+        stop(service, kill9);
+        service = null;
+    }
+
+    /** kill -9 of the agent (true) or a plain stop (false). */
+    void stopAgent(boolean kill9) throws InterruptedException {
+        stop(agent, kill9);
+        agent = null;
+    }
+
+    private static void stop(Process p, boolean kill9) throws InterruptedException {
+        if (p != null) {
             if (kill9) {
-                service.destroyForcibly();
+                p.destroyForcibly();
             } else {
-                service.destroy();
+                p.destroy();
             }
-            service.waitFor(30, TimeUnit.SECONDS);
-            service = null;
+            p.waitFor(30, TimeUnit.SECONDS);
         }
+    }
+
+    /** The agent's spool of epilogs. */
+    Path spool() {
+        return dir.resolve("hook-spool");
+    }
+
+    /** The epilogs waiting in the agent's spool. */
+    List<Path> spooled() throws IOException {
+        if (!Files.isDirectory(spool())) {
+            return List.of();
+        }
+        try (var files = Files.list(spool())) {
+            return files.filter(f -> f.getFileName().toString().endsWith(".epilog")).toList();
+        }
+    }
+
+    /** Waits until the agent has settled every epilog it spooled (a no-op for the other hooks). */
+    void awaitSettled(Duration limit) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (spooled().isEmpty()) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        Assertions.fail("epilogs still spooled after " + limit.toSeconds() + " s: " + spooled() + "; " + tail("agent.log"));
+    }
+
+    /** Waits until no job is queued and every epilog is settled. */
+    void awaitQuietAndSettled(Duration limit) throws IOException, InterruptedException {
+        awaitQuiet(limit);
+        awaitSettled(limit);
     }
 
     private void startSlurm() throws IOException, InterruptedException {
@@ -159,7 +235,7 @@ final class SlurmLab implements AutoCloseable {
                             : "export LEDGER_HOOK_JAR=" + hookJar + " LEDGER_HOOK_CDS_ARCHIVE=" + dir.resolve("ledger-" + mode + ".jsa"),
                     "export JAVA=" + javaBin(),
                     "start=$(date +%s%N)",
-                    hookBin + "/ledger-" + mode + " \"$@\"",
+                    (hooks == Hooks.JVM ? hookBin : dir.resolve("bin").toString()) + "/ledger-" + mode + " \"$@\"",
                     "status=$?",
                     "echo \"$SLURM_JOB_ID $(( ($(date +%s%N) - start) / 1000 )) $status\" >> " + dir.resolve(mode + "-times"),
                     "exit $status", ""));
@@ -195,8 +271,8 @@ final class SlurmLab implements AutoCloseable {
                 "MaxJobCount=20000",
                 "KillWait=2",
                 "SchedulerParameters=default_queue_depth=1000,sched_min_interval=100000",
-                withHooks ? "PrologSlurmctld=" + dir.resolve("prolog.sh") : "",
-                withHooks ? "EpilogSlurmctld=" + dir.resolve("epilog.sh") : "",
+                hooks != Hooks.NONE ? "PrologSlurmctld=" + dir.resolve("prolog.sh") : "",
+                hooks != Hooks.NONE ? "EpilogSlurmctld=" + dir.resolve("epilog.sh") : "",
                 "NodeName=" + host + " NodeAddr=127.0.0.1 CPUs=" + cpus + " State=UNKNOWN",
                 "PartitionName=debug Nodes=" + host + " Default=YES MaxTime=INFINITE State=UP",
                 "PartitionName=big Nodes=" + host + " MaxTime=INFINITE State=UP",
@@ -204,6 +280,9 @@ final class SlurmLab implements AutoCloseable {
         Files.createDirectories(dir.resolve("state"));
         Files.createDirectories(dir.resolve("spool"));
         Files.writeString(dir.resolve("slurm.conf"), conf);
+        if (hooks == Hooks.AGENT) {
+            startAgent(); // before slurmctld's first prolog; after slurm.conf, where it finds slurmctld's log file
+        }
         startDaemon("slurmctld");
         startDaemon("slurmd");
         awaitIdle();
@@ -330,6 +409,7 @@ final class SlurmLab implements AutoCloseable {
                 }
             });
         }
+        stopAgent(false);
         stopService(false);
         munged.close();
         if (!"1".equals(System.getenv("ALPSBRIDGE_KEEP_LAB"))) {

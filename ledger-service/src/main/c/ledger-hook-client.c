@@ -1,0 +1,275 @@
+/*
+ * ledger-prolog / ledger-epilog: slurmctld's PrologSlurmctld and EpilogSlurmctld for the alpsbridge ledger,
+ * the per-call half. slurmctld starts one per job on its dispatch path, so this is plain C that starts in a
+ * millisecond: it sends its mode, its arguments and slurmctld's SLURM_* environment to the resident
+ * `alpsbridge ledger hook-agent` over a unix socket, prints the agent's lines on stderr and exits with the
+ * agent's exit code (the hooks' own: 0 ok, 1 denied, 2 bad options, 3 unavailable, 4 no job record).
+ *
+ * The name it is run by picks the hook (ledger-prolog, ledger-epilog; any other name takes prolog or epilog
+ * as its first argument). Settings from /etc/alpsbridge/ledger-hook.conf (env ALPSBRIDGE_LEDGER_HOOK_CONFIG
+ * names another), of which it reads three keys and leaves the rest to the agent:
+ *   agent_socket=/run/alpsbridge/ledger-hook.sock   where the agent listens
+ *   agent_timeout=60                               seconds to wait for the agent's answer; then exit 3
+ *   jvm_hook=/usr/lib/alpsbridge/ledger-hook-jvm   run instead when no agent listens (the socket is missing
+ *                                                  or refuses connections), so a site without the agent
+ *                                                  still charges; the JVM hook logs that it was the fallback
+ * The wire format (AgentCodec.java): a 4-byte big-endian length, then NUL-ended UTF-8 key=value items.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef DEFAULT_JVM_HOOK
+#define DEFAULT_JVM_HOOK "/usr/lib/alpsbridge/ledger-hook-jvm"
+#endif
+#define DEFAULT_CONFIG "/etc/alpsbridge/ledger-hook.conf"
+#define DEFAULT_SOCKET "/run/alpsbridge/ledger-hook.sock"
+#define MAX_FRAME (64 * 1024)
+
+enum { OK = 0, USAGE = 2, UNAVAILABLE = 3 };
+
+extern char **environ;
+
+static const char *name = "ledger-hook";
+static char agent_socket[sizeof(((struct sockaddr_un *)0)->sun_path)] = DEFAULT_SOCKET;
+static long agent_timeout = 60;
+static char jvm_hook[4096] = DEFAULT_JVM_HOOK;
+
+/* Reads the three keys this client needs; the agent and the JVM hook check the whole file. */
+static int read_config(void) {
+    const char *explicit = getenv("ALPSBRIDGE_LEDGER_HOOK_CONFIG");
+    const char *path = explicit && *explicit ? explicit : DEFAULT_CONFIG;
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        if (explicit && *explicit) {
+            fprintf(stderr, "%s: ALPSBRIDGE_LEDGER_HOOK_CONFIG names %s, which cannot be read: %s\n", name, path,
+                    strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    char line[8192];
+    while (fgets(line, sizeof line, f)) {
+        char *hash = strchr(line, '#');
+        if (hash) *hash = '\0';
+        char *eq = strchr(line, '=');
+        if (!eq) continue;
+        *eq = '\0';
+        char *key = line, *value = eq + 1;
+        while (isspace((unsigned char)*key)) key++;
+        for (char *e = key + strlen(key); e > key && isspace((unsigned char)e[-1]);) *--e = '\0';
+        while (isspace((unsigned char)*value)) value++;
+        for (char *e = value + strlen(value); e > value && isspace((unsigned char)e[-1]);) *--e = '\0';
+        for (char *k = key; *k; k++) *k = (char)tolower((unsigned char)*k);
+        if (strcmp(key, "agent_socket") == 0) {
+            if (strlen(value) >= sizeof agent_socket) {
+                fprintf(stderr, "%s: agent_socket %s is longer than a unix socket path may be\n", name, value);
+                fclose(f);
+                return -1;
+            }
+            strcpy(agent_socket, value);
+        } else if (strcmp(key, "agent_timeout") == 0) {
+            char *end;
+            long t = strtol(value, &end, 10);
+            if (*value == '\0' || *end != '\0' || t < 1) {
+                fprintf(stderr, "%s: agent_timeout takes whole seconds (1 or more), not '%s'\n", name, value);
+                fclose(f);
+                return -1;
+            }
+            agent_timeout = t;
+        } else if (strcmp(key, "jvm_hook") == 0 && *value) {
+            snprintf(jvm_hook, sizeof jvm_hook, "%s", value);
+        }
+    }
+    fclose(f);
+    return 0;
+}
+
+/* Runs the JVM hook in this process's place (same pid, arguments and environment), saying why. */
+static int run_jvm_hook(const char *mode, int argc, char **argv, const char *why) {
+    char note[6144];
+    if (why) {
+        snprintf(note, sizeof note, "%s; this call runs the JVM hook %s instead", why, jvm_hook);
+        fprintf(stderr, "%s: %s\n", name, note);
+        setenv("LEDGER_HOOK_FALLBACK", note, 1);
+    }
+    char **args = calloc((size_t)argc + 3, sizeof *args);
+    if (!args) return UNAVAILABLE;
+    args[0] = jvm_hook;
+    args[1] = (char *)mode;
+    for (int i = 0; i < argc; i++) args[i + 2] = argv[i];
+    execv(jvm_hook, args);
+    fprintf(stderr, "%s: cannot run the JVM hook %s: %s\n", name, jvm_hook, strerror(errno));
+    return UNAVAILABLE;
+}
+
+struct buffer {
+    char *data;
+    size_t length, capacity;
+};
+
+static int add_item(struct buffer *b, const char *key, const char *value) {
+    size_t need = strlen(key) + 1 + strlen(value) + 1;
+    if (b->length + need > 4 + MAX_FRAME) return -1;
+    if (b->length + need > b->capacity) {
+        size_t c = (b->capacity + need) * 2;
+        char *d = realloc(b->data, c);
+        if (!d) return -1;
+        b->data = d;
+        b->capacity = c;
+    }
+    b->length += (size_t)sprintf(b->data + b->length, "%s=%s", key, value) + 1; /* keeps the NUL */
+    return 0;
+}
+
+static long remaining_ms(const struct timespec *deadline) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (deadline->tv_sec - now.tv_sec) * 1000 + (deadline->tv_nsec - now.tv_nsec) / 1000000;
+}
+
+/* Waits for the socket to be ready; 0 ready, -1 the deadline passed. */
+static int await(int fd, short events, const struct timespec *deadline) {
+    for (;;) {
+        long ms = remaining_ms(deadline);
+        if (ms <= 0) return -1;
+        struct pollfd p = {.fd = fd, .events = events};
+        int r = poll(&p, 1, ms > 60000 ? 60000 : (int)ms);
+        if (r > 0) return 0;
+        if (r < 0 && errno != EINTR) return -1;
+    }
+}
+
+/* Reads exactly n bytes: 0 done, -1 the deadline passed, -2 the agent hung up. */
+static int read_all(int fd, char *into, size_t n, const struct timespec *deadline) {
+    size_t got = 0;
+    while (got < n) {
+        if (await(fd, POLLIN, deadline) < 0) return -1;
+        ssize_t r = read(fd, into + got, n - got);
+        if (r == 0) return -2;
+        if (r < 0) {
+            if (errno == EINTR || errno == EAGAIN) continue;
+            return -2;
+        }
+        got += (size_t)r;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    const char *base = strrchr(argv[0], '/');
+    base = base ? base + 1 : argv[0];
+    const char *mode = NULL;
+    if (strcmp(base, "ledger-prolog") == 0) {
+        mode = "prolog";
+    } else if (strcmp(base, "ledger-epilog") == 0) {
+        mode = "epilog";
+    } else if (argc > 1 && (strcmp(argv[1], "prolog") == 0 || strcmp(argv[1], "epilog") == 0)) {
+        mode = argv[1];
+        argv++;
+        argc--;
+    } else {
+        fprintf(stderr, "ledger-hook-client: run me as ledger-prolog or ledger-epilog, or give prolog or epilog first\n");
+        return USAGE;
+    }
+    name = strcmp(mode, "prolog") == 0 ? "ledger-prolog" : "ledger-epilog";
+    argv++;
+    argc--;
+    if (read_config() < 0) return USAGE;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            /* the whole text (options, settings, exit codes) is the JVM hook's */
+            run_jvm_hook(mode, argc, argv, NULL);
+            printf("Usage: %s [OPTIONS]   (slurm.conf: %s=/usr/bin/%s)\n"
+                   "Hands the call to `alpsbridge ledger hook-agent` on %s; see man ledger-prolog.\n"
+                   "Exit codes: 0 ok; 1 denied; 2 bad options; 3 the agent or the service cannot answer; 4 no job record.\n",
+                   name, strcmp(mode, "prolog") == 0 ? "PrologSlurmctld" : "EpilogSlurmctld", name, agent_socket);
+            return OK;
+        }
+    }
+
+    struct buffer b = {.data = malloc(4096), .length = 4 /* the length, written below */, .capacity = 4096};
+    if (!b.data) return UNAVAILABLE;
+    int too_big = add_item(&b, "v", "1") | add_item(&b, "mode", mode);
+    for (int i = 0; i < argc && !too_big; i++) too_big |= add_item(&b, "arg", argv[i]);
+    for (char **e = environ; *e && !too_big; e++) {
+        if (strncmp(*e, "SLURM_", 6) == 0) too_big |= add_item(&b, "env", *e);
+    }
+    if (too_big) {
+        fprintf(stderr, "%s: the call (arguments and SLURM_* environment) is over %d bytes, the agent's limit\n", name,
+                MAX_FRAME);
+        return USAGE;
+    }
+    uint32_t length = (uint32_t)(b.length - 4);
+    b.data[0] = (char)(length >> 24);
+    b.data[1] = (char)(length >> 16);
+    b.data[2] = (char)(length >> 8);
+    b.data[3] = (char)length;
+
+    signal(SIGPIPE, SIG_IGN); /* an agent that hangs up is an error to report, not a signal to die of */
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        fprintf(stderr, "%s: cannot make a socket: %s\n", name, strerror(errno));
+        return UNAVAILABLE;
+    }
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    strcpy(addr.sun_path, agent_socket);
+    if (connect(fd, (struct sockaddr *)&addr, sizeof addr) < 0) {
+        int e = errno;
+        char why[512];
+        snprintf(why, sizeof why, "no hook agent answers on %s (%s)", agent_socket, strerror(e));
+        close(fd);
+        if (e == ENOENT || e == ECONNREFUSED) return run_jvm_hook(mode, argc, argv, why);
+        fprintf(stderr, "%s: %s: exit 3 (unavailable)\n", name, why);
+        return UNAVAILABLE;
+    }
+    struct timespec deadline;
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    deadline.tv_sec += agent_timeout;
+    size_t sent = 0;
+    while (sent < b.length) {
+        if (await(fd, POLLOUT, &deadline) < 0) break;
+        ssize_t w = write(fd, b.data + sent, b.length - sent);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) break; /* the agent may have answered and hung up (a refusal): read its answer */
+        sent += (size_t)w;
+    }
+    shutdown(fd, SHUT_WR);
+    unsigned char head[4];
+    int r = read_all(fd, (char *)head, 4, &deadline);
+    uint32_t n = 0;
+    char *reply = NULL;
+    if (r == 0) {
+        n = (uint32_t)head[0] << 24 | (uint32_t)head[1] << 16 | (uint32_t)head[2] << 8 | head[3];
+        if (n > MAX_FRAME || !(reply = malloc(n + 1))) {
+            r = -2;
+        } else {
+            r = read_all(fd, reply, n, &deadline);
+        }
+    }
+    close(fd);
+    if (r == -1) {
+        fprintf(stderr, "%s: the hook agent on %s did not answer within %ld s (agent_timeout): exit 3 (unavailable)\n",
+                name, agent_socket, agent_timeout);
+        return UNAVAILABLE;
+    }
+    if (r < 0 || n < 7 || reply[n - 1] != '\0' || strncmp(reply, "exit=", 5) != 0) {
+        fprintf(stderr, "%s: the hook agent on %s hung up without a whole answer: exit 3 (unavailable)\n", name,
+                agent_socket);
+        return UNAVAILABLE;
+    }
+    int exit_code = atoi(reply + 5);
+    for (char *item = reply + strlen(reply) + 1; item < reply + n; item += strlen(item) + 1) {
+        if (strncmp(item, "say=", 4) == 0) fprintf(stderr, "%s\n", item + 4);
+    }
+    return exit_code;
+}

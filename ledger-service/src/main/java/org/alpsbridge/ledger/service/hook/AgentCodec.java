@@ -1,0 +1,187 @@
+package org.alpsbridge.ledger.service.hook;
+
+import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The agent's wire format, both ways (the C client {@code ledger-hook-client.c} speaks the same): a frame is a
+ * 4-byte big-endian length, then that many bytes of UTF-8 {@code key=value} items, each ended by a NUL byte
+ * (NUL cannot occur in an argument or an environment value, so nothing needs quoting).
+ *
+ * <pre>
+ * request: v=1 NUL  mode=prolog|epilog NUL  (arg=OPTION NUL)*  (env=NAME=VALUE NUL)*  [at=ISO-INSTANT NUL]
+ * reply:   exit=N NUL  (say=LINE NUL)*
+ * </pre>
+ *
+ * {@code at} is written only into the spool (the epilog's time). A frame longer than {@link #MAX_FRAME} is
+ * refused before it is read; every other fault is an {@link IllegalArgumentException} naming it.
+ */
+final class AgentCodec {
+
+    /** The largest frame (64 KiB): slurmctld's SLURM_* environment of a job is a few hundred bytes. */
+    static final int MAX_FRAME = 64 * 1024;
+
+    private AgentCodec() {
+    }
+
+    /**
+     * The next frame's payload.
+     *
+     * @throws EOFException when the stream ends before a whole frame
+     * @throws IllegalArgumentException when the frame is longer than {@link #MAX_FRAME}
+     */
+    static byte[] readFrame(InputStream in) throws IOException {
+        byte[] head = in.readNBytes(4);
+        if (head.length < 4) {
+            throw new EOFException("the stream ended after " + head.length + " of a frame's 4 length bytes");
+        }
+        long length = ((head[0] & 0xffL) << 24) | ((head[1] & 0xff) << 16) | ((head[2] & 0xff) << 8) | (head[3] & 0xff);
+        if (length > MAX_FRAME) {
+            throw new IllegalArgumentException("a frame of " + length + " bytes is over the limit of " + MAX_FRAME);
+        }
+        byte[] payload = in.readNBytes((int) length);
+        if (payload.length < length) {
+            throw new EOFException("the stream ended after " + payload.length + " of a frame's " + length + " bytes");
+        }
+        return payload;
+    }
+
+    static AgentRequest request(byte[] payload) {
+        List<String> items = items(payload);
+        if (items.isEmpty() || !items.get(0).equals("v=1")) {
+            throw new IllegalArgumentException("the request does not start with v=1 (the version this agent speaks), but '"
+                    + (items.isEmpty() ? "" : items.get(0)) + "'");
+        }
+        Boolean prolog = null;
+        List<String> options = new ArrayList<>();
+        Map<String, String> env = new LinkedHashMap<>();
+        Instant at = null;
+        for (String item : items.subList(1, items.size())) {
+            int eq = item.indexOf('=');
+            String key = eq < 0 ? item : item.substring(0, eq);
+            String value = eq < 0 ? null : item.substring(eq + 1);
+            switch (key) {
+                case "mode" -> {
+                    if (prolog != null || !("prolog".equals(value) || "epilog".equals(value))) {
+                        throw new IllegalArgumentException("mode must be given once, as prolog or epilog, not '" + item + "'");
+                    }
+                    prolog = value.equals("prolog");
+                }
+                case "arg" -> options.add(value);
+                case "env" -> {
+                    int e = value == null ? -1 : value.indexOf('=');
+                    if (e < 1) {
+                        throw new IllegalArgumentException("env item '" + item + "' is not env=NAME=VALUE");
+                    }
+                    env.put(value.substring(0, e), value.substring(e + 1));
+                }
+                case "at" -> {
+                    try {
+                        at = Instant.parse(value == null ? "" : value);
+                    } catch (DateTimeParseException ex) {
+                        throw new IllegalArgumentException("at item '" + item + "' is not an ISO instant");
+                    }
+                }
+                default -> throw new IllegalArgumentException("unknown request item '" + item
+                        + "' (v, mode, arg, env, at)");
+            }
+            if (value == null) {
+                throw new IllegalArgumentException("request item '" + item + "' is not key=value");
+            }
+        }
+        if (prolog == null) {
+            throw new IllegalArgumentException("the request names no mode (mode=prolog or mode=epilog)");
+        }
+        return new AgentRequest(prolog, options, env, at);
+    }
+
+    static byte[] frame(AgentRequest r) {
+        List<String> items = new ArrayList<>(List.of("v=1", "mode=" + r.mode()));
+        for (String o : r.options()) {
+            items.add("arg=" + o);
+        }
+        for (Map.Entry<String, String> e : r.env().entrySet()) {
+            items.add("env=" + e.getKey() + "=" + e.getValue());
+        }
+        if (r.at() != null) {
+            items.add("at=" + r.at());
+        }
+        return frame(items);
+    }
+
+    static AgentReply reply(byte[] payload) {
+        List<String> items = items(payload);
+        if (items.isEmpty() || !items.get(0).matches("exit=[0-9]{1,3}")) {
+            throw new IllegalArgumentException("the reply does not start with exit=N");
+        }
+        List<String> lines = new ArrayList<>();
+        for (String item : items.subList(1, items.size())) {
+            if (!item.startsWith("say=")) {
+                throw new IllegalArgumentException("unknown reply item '" + item + "' (exit, say)");
+            }
+            lines.add(item.substring(4));
+        }
+        return new AgentReply(Integer.parseInt(items.get(0).substring(5)), lines);
+    }
+
+    static byte[] frame(AgentReply r) {
+        List<String> items = new ArrayList<>(List.of("exit=" + r.exit()));
+        for (String line : r.lines()) {
+            items.add("say=" + line.replace('\0', ' '));
+        }
+        return frame(items);
+    }
+
+    private static byte[] frame(List<String> items) {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        b.writeBytes(new byte[4]);
+        for (String item : items) {
+            b.writeBytes(item.getBytes(StandardCharsets.UTF_8));
+            b.write(0);
+        }
+        byte[] out = b.toByteArray();
+        int length = out.length - 4;
+        if (length > MAX_FRAME) {
+            throw new IllegalArgumentException("a frame of " + length + " bytes is over the limit of " + MAX_FRAME);
+        }
+        out[0] = (byte) (length >>> 24);
+        out[1] = (byte) (length >>> 16);
+        out[2] = (byte) (length >>> 8);
+        out[3] = (byte) length;
+        return out;
+    }
+
+    /** The NUL-ended items of a payload, strictly UTF-8. */
+    private static List<String> items(byte[] payload) {
+        if (payload.length > 0 && payload[payload.length - 1] != 0) {
+            throw new IllegalArgumentException("the frame's last item is not ended by a NUL byte");
+        }
+        String text;
+        try {
+            text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(java.nio.ByteBuffer.wrap(payload)).toString();
+        } catch (CharacterCodingException e) {
+            throw new IllegalArgumentException("the frame is not UTF-8 text");
+        }
+        List<String> items = new ArrayList<>();
+        int from = 0;
+        for (int i = 0; i < text.length(); i++) {
+            if (text.charAt(i) == '\0') {
+                items.add(text.substring(from, i));
+                from = i + 1;
+            }
+        }
+        return items;
+    }
+}

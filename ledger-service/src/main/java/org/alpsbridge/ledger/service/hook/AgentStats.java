@@ -1,0 +1,67 @@
+package org.alpsbridge.ledger.service.hook;
+
+import java.io.PrintStream;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAccumulator;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Where the agent's time goes, for an operator reading its journal during a storm: per period, the prologs
+ * answered, the epilogs spooled and settled, and the squeue calls (how many jobs each asked for), with mean
+ * and longest times as the agent measured them (the client's and slurmctld's own time are outside). A line
+ * per period with calls (every 10 s, and at the stop), never one per call.
+ */
+final class AgentStats {
+
+    /** One kind of call: how many, their total and longest time. */
+    static final class Timer {
+        private final LongAdder count = new LongAdder();
+        private final LongAdder nanos = new LongAdder();
+        private final LongAccumulator longest = new LongAccumulator(Math::max, 0);
+        private final LongAdder items = new LongAdder();
+
+        void add(long startNanos, int itemCount) {
+            long t = System.nanoTime() - startNanos;
+            count.increment();
+            nanos.add(t);
+            longest.accumulate(t);
+            items.add(itemCount);
+        }
+
+        /** "N (mean X ms, longest Y ms)", and resets. */
+        String drain(String what, boolean withItems) {
+            long n = count.sumThenReset();
+            long total = nanos.sumThenReset();
+            long max = longest.getThenReset();
+            long i = items.sumThenReset();
+            if (n == 0) {
+                return "";
+            }
+            return String.format("%d %s (mean %.1f ms, longest %.1f ms%s)", n, what, total / 1e6 / n, max / 1e6,
+                    withItems ? String.format(", %.1f jobs each", (double) i / n) : "");
+        }
+    }
+
+    final Timer prologs = new Timer();
+    final Timer epilogsSpooled = new Timer();
+    final Timer settlements = new Timer();
+    final Timer squeues = new Timer();
+    private final AtomicLong lastReport = new AtomicLong(System.nanoTime());
+
+    /** The line of what happened since the last one, if anything did. */
+    void report(PrintStream log) {
+        long now = System.nanoTime();
+        double seconds = (now - lastReport.getAndSet(now)) / 1e9;
+        StringBuilder b = new StringBuilder();
+        for (String part : new String[] {prologs.drain("prologs answered", false),
+                epilogsSpooled.drain("epilogs spooled", false), settlements.drain("settled", false),
+                squeues.drain("squeue calls", true)}) {
+            if (!part.isEmpty()) {
+                b.append(b.length() == 0 ? "" : "; ").append(part);
+            }
+        }
+        if (b.length() > 0) {
+            log.printf("ledger hook-agent: in %.0f s: %s%n", seconds, b);
+        }
+    }
+}

@@ -1,0 +1,185 @@
+package org.alpsbridge.ledger.service.hook;
+
+import java.io.IOException;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import org.alpsbridge.ledger.ReleaseRequest;
+import org.alpsbridge.ledger.service.api.Route;
+import org.alpsbridge.ledger.timelimit.SlurmTime;
+
+/**
+ * One call's work on one run of a job, shared by the JVM hook ({@link SlurmHook}, a process per call) and the
+ * resident agent ({@link HookAgent}): the prolog holds the run's worst case or denies it, the epilog settles it.
+ *
+ * @param records the job's record from slurmctld (one squeue per call, or the agent's batches)
+ * @param retryMillis how long an unavailable service is tried again ({@link #FOREVER}: until it answers)
+ */
+record Hook(SlurmJob job, JobRecords records, Slurm slurm, ServiceCall service, HookLog log, long retryMillis) {
+
+    /** Exit codes, as {@link SlurmHook} documents them. */
+    static final int OK = SlurmHook.OK;
+    static final int DENIED = SlurmHook.DENIED;
+    static final int UNAVAILABLE = SlurmHook.UNAVAILABLE;
+    static final int NO_JOB = SlurmHook.NO_JOB;
+
+    /** Retry an unavailable service until it answers (the agent's spooled settlements). */
+    static final long FOREVER = Long.MAX_VALUE;
+
+    /** Where the hook reads a job's time limit, time used, reason, restart count and state. */
+    interface JobRecords {
+        /** The job's facts as {@link Slurm#job} gives them; empty when slurmctld no longer knows the job. */
+        Map<String, String> job(String jobId) throws IOException;
+    }
+
+    int prolog(boolean allow) {
+        String what = "ledger prolog: job " + job.jobId() + " run " + job.resId();
+        long limit;
+        try {
+            Map<String, String> facts = records.job(job.jobId());
+            Optional<Long> l = facts.isEmpty() ? Optional.empty() : SlurmTime.parse(facts.get("limit"));
+            if (l.isEmpty()) {
+                String why = "job has no finite time limit ('" + facts.get("limit")
+                        + "'), so its worst case cannot be held; submit it with --time";
+                deny(what, why);
+                return DENIED;
+            }
+            limit = l.get();
+        } catch (IOException | RuntimeException e) {
+            log.say(what + ": cannot read the job's time limit from slurmctld: " + e.getMessage());
+            return NO_JOB;
+        }
+        Instant now = Instant.now();
+        Map<String, String> outcome;
+        try {
+            outcome = post(Route.RESERVE, EventJson.reserve(job, limit, now));
+            if ("DENIED".equals(outcome.get("decision"))) {
+                deny(what, outcome.get("message") + " (" + outcome.get("reason") + ")");
+                return DENIED;
+            }
+            if (!"OK".equals(outcome.get("decision"))) {
+                throw new ServiceCall.Refused(outcome.get("decision") + ": " + outcome.get("message"));
+            }
+            post(Route.CONFIRM, EventJson.confirm(job, now));
+        } catch (ServiceCall.Unavailable | ServiceCall.Refused e) {
+            if (allow) {
+                log.say(what + ": " + e.getMessage() + "; the job runs unheld (--when-unavailable allow),"
+                        + " the epilog charges it as a forced debit");
+                return OK;
+            }
+            log.say(what + ": " + e.getMessage() + "; refused (--when-unavailable refuse): slurmctld requeues"
+                    + " the job and tries again later");
+            noteQuietly("ledger unavailable, job requeued: " + e.getMessage(), false);
+            return UNAVAILABLE;
+        }
+        log.say(what + ": held " + outcome.get("hold") + " of project " + outcome.get("project")
+                + ", available " + outcome.get("available") + ("true".equals(outcome.get("replayed")) ? " (retry)" : ""));
+        return OK;
+    }
+
+    /** Settles the run that ended {@code at} (the epilog's time: a spooled settlement may be sent later). */
+    int epilog(Instant at) {
+        String what = "ledger epilog: job " + job.jobId() + " run " + job.resId();
+        long elapsed = ReleaseRequest.BY_CLOCK;
+        boolean nodeFailure = false;
+        boolean requeued = false;
+        long limit = 0;
+        try {
+            Map<String, String> facts = records.job(job.jobId());
+            if (!facts.isEmpty()) {
+                limit = SlurmTime.parse(facts.get("limit")).orElse(0L);
+                requeued = Integer.parseInt(facts.get("restarts")) > job.restart()
+                        || facts.get("state").startsWith("PENDING");
+                if (requeued) {
+                    // slurmctld has already reset the run's times for the next run: the ledger measures
+                    // this run from its CONFIRM at the prolog; a node that is down now failed it
+                    nodeFailure = slurm.anyNodeDown(job.nodeList());
+                } else {
+                    elapsed = SlurmTime.parse(facts.get("used")).orElse(0L);
+                    nodeFailure = "NodeDown".equals(facts.get("reason")) || facts.get("state").startsWith("NODE_FAIL");
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            log.say(what + ": cannot read the job from slurmctld (" + e.getMessage()
+                    + "); the ledger measures the run from its start");
+        }
+        try {
+            // The epilog also follows runs the prolog denied or failed on (slurmctld runs it for every
+            // job that was allocated nodes): those have nothing to settle, and a RELEASE must not turn
+            // a remembered denial into a settlement. A run the prolog let go unheld (allow) is charged.
+            Map<String, String> held = retrying(Route.RESERVATION, EventJson.lookupQuery(job), null);
+            if (held != null && "DENIED".equals(held.get("state"))) {
+                log.say(what + ": denied at the prolog, nothing to settle");
+                return OK;
+            }
+            if (held == null && requeued) {
+                log.say(what + ": never held (the prolog failed and slurmctld requeued the job), nothing to settle");
+                return OK;
+            }
+            Map<String, String> o = post(Route.RELEASE, EventJson.release(job, elapsed, nodeFailure, limit, at));
+            log.say(what + ": settled " + o.get("charge") + " of hold " + o.get("hold") + " on project "
+                    + o.get("project") + (nodeFailure ? " (node failure: not charged)" : "")
+                    + (elapsed == ReleaseRequest.BY_CLOCK ? " (requeued: measured by the ledger)" : ", elapsed " + elapsed + " s")
+                    + ("true".equals(o.get("replayed")) ? " (retry)" : "")
+                    + ("CONFLICT".equals(o.get("decision")) ? " CONFLICT: " + o.get("message") : ""));
+            return OK;
+        } catch (ServiceCall.Unavailable | ServiceCall.Refused e) {
+            if (retryMillis == FOREVER && e instanceof ServiceCall.Unavailable) {
+                // only a stop ends the agent's retrying: the settlement stays in its spool for the next start
+                log.say(what + ": " + e.getMessage() + "; the agent is stopping: the settlement stays in its spool"
+                        + " and is sent at its next start");
+                return UNAVAILABLE;
+            }
+            log.say(what + ": " + e.getMessage() + "; NOT settled: the hold stays in the ledger until"
+                    + " `alpsbridge ledger sweep` or a RELEASE by hand");
+            return UNAVAILABLE;
+        }
+    }
+
+    private Map<String, String> post(Route route, String json) throws ServiceCall.Unavailable, ServiceCall.Refused {
+        return retrying(route, "", json);
+    }
+
+    /**
+     * One request (a read when {@code json} is null), tried again on an unavailable service with growing
+     * pauses for up to the retry time. No lambdas here: each costs a JVM this young a class spun at run time.
+     */
+    private Map<String, String> retrying(Route route, String query, String json)
+            throws ServiceCall.Unavailable, ServiceCall.Refused {
+        long deadline = retryMillis == FOREVER ? FOREVER : System.currentTimeMillis() + retryMillis;
+        long pause = 200;
+        while (true) {
+            try {
+                return json == null ? service.get(route, query) : service.post(route, json);
+            } catch (ServiceCall.Unavailable e) {
+                if (System.currentTimeMillis() + pause > deadline) {
+                    throw e;
+                }
+                try {
+                    Thread.sleep(pause);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+                pause = Math.min(pause * 2, 5_000);
+            }
+        }
+    }
+
+    private void deny(String what, String why) {
+        log.say(what + ": DENIED: " + why + "; slurmctld cancels the job");
+        try {
+            slurm.note(job.jobId(), "ledger denied: " + why, true);
+        } catch (IOException e) {
+            log.say(what + ": could not note the denial on the job (" + e.getMessage() + ")");
+        }
+    }
+
+    private void noteQuietly(String text, boolean noRequeue) {
+        try {
+            slurm.note(job.jobId(), text, noRequeue);
+        } catch (IOException e) {
+            log.say("ledger prolog: job " + job.jobId() + ": could not note on the job (" + e.getMessage() + ")");
+        }
+    }
+}

@@ -1,0 +1,291 @@
+package org.alpsbridge.ledger.service.hook;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.Executors;
+import jdk.net.ExtendedSocketOptions;
+import jdk.net.UnixDomainPrincipal;
+
+/**
+ * {@code alpsbridge ledger hook-agent}: the resident half of {@code ledger-prolog} and {@code ledger-epilog}.
+ * slurmctld starts the small C client per call; the client hands the call to this agent over a unix socket and
+ * exits with its answer, so no JVM starts on slurmctld's dispatch path. The agent runs the prolog as
+ * {@link SlurmHook} would (same {@link Hook}, same exit codes and lines), reading job records in batches
+ * ({@link SqueueBatch}) and keeping its HTTP connections to the service alive; an epilog is written to the
+ * spool and answered at once, and settled by {@link EpilogSpool}'s workers for as long as the service takes
+ * to answer. Only callers of the agent's own user and root are served (the socket's {@code SO_PEERCRED}).
+ */
+public final class HookAgent implements AutoCloseable {
+
+    /** How long a caller may take to send its request before the agent hangs up on it. */
+    private static final long REQUEST_SECONDS = 30;
+    /** How often the journal gets a line of what the agent did (when it did something). */
+    private static final long REPORT_SECONDS = 10;
+
+    private final HookSettings settings;
+    private final Path socket;
+    private final ServerSocketChannel server;
+    private final ThreadPoolExecutor calls;
+    private final ScheduledExecutorService timer;
+    private final Slurm slurm;
+    private final SqueueBatch squeue;
+    private final ServiceCall service;
+    private final Path logFile;
+    private final EpilogSpool spool;
+    private final PrintStream log;
+    private final String self = System.getProperty("user.name");
+    private final Thread acceptor;
+    private final AgentStats stats = new AgentStats();
+    private final ScheduledFuture<?> reports;
+
+    private HookAgent(HookSettings settings, Map<String, String> env, PrintStream log) throws IOException {
+        this.settings = settings;
+        this.log = log;
+        this.socket = settings.agentSocket();
+        this.service = new ServiceCall(settings.service(), settings.timeoutMillis());
+        this.slurm = new Slurm(settings.slurmConf());
+        this.logFile = HookLog.resolve(settings.logFile(), settings.slurmConf(), env.get("SLURM_CONF"));
+        log.println("ledger hook-agent: the hooks' lines go to " + (logFile == null ? "the callers' stderr only"
+                + " (log_file=" + settings.logFile() + "; for slurmctld: no SlurmctldLogFile in slurm.conf)" : logFile));
+        this.squeue = new SqueueBatch(slurm, stats.squeues);
+        this.spool = new EpilogSpool(settings.spool(), settings.agentWorkers(), this::settle, log);
+        this.server = bind(socket);
+        this.calls = new ThreadPoolExecutor(settings.agentThreads(), settings.agentThreads(), 60, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>());
+        calls.allowCoreThreadTimeOut(true);
+        this.timer = Executors.newSingleThreadScheduledExecutor();
+        this.reports = timer.scheduleWithFixedDelay(() -> stats.report(log), REPORT_SECONDS,
+                REPORT_SECONDS, TimeUnit.SECONDS);
+        this.acceptor = new Thread(this::accept, "ledger-hook-agent-accept");
+        acceptor.start();
+    }
+
+    /**
+     * Starts the agent on the settings of {@code ledger-hook.conf} (env {@code ALPSBRIDGE_LEDGER_HOOK_CONFIG}
+     * names another): binds the socket and settles what the spool holds.
+     *
+     * @param log where the agent says what it does (its journal)
+     * @throws IllegalArgumentException naming a bad setting
+     * @throws IOException when the socket cannot be bound (another agent holds it) or the spool is unusable
+     */
+    public static HookAgent start(Map<String, String> env, PrintStream log) throws IOException {
+        return start(env, List.of(), log);
+    }
+
+    /**
+     * {@link #start(Map, PrintStream)} with options over the file's settings, as a call's would be
+     * ({@code --db URL}, {@code --when-unavailable}, {@code --timeout}).
+     */
+    public static HookAgent start(Map<String, String> env, List<String> options, PrintStream log) throws IOException {
+        HookSettings settings = HookSettings.read(env).withOptions(true, options);
+        // Keep-alive connections to the service: the JDK keeps up to this many per host (default 5).
+        System.setProperty("http.maxConnections", Integer.toString(settings.agentThreads() + settings.agentWorkers()));
+        return new HookAgent(settings, env, log);
+    }
+
+    /** The socket it listens on. */
+    public Path socket() {
+        return socket;
+    }
+
+    /** How many spooled epilogs wait to be settled. */
+    public int pendingSettlements() {
+        return spool.pending();
+    }
+
+    /** A process of its own (the tests', like {@code alpsbridge ledger hook-agent}): prints READY, stops on SIGTERM. */
+    public static void main(String[] args) throws Exception {
+        HookAgent agent = start(System.getenv(), System.out);
+        Runtime.getRuntime().addShutdownHook(new Thread(agent::close));
+        System.out.println("READY " + agent.socket());
+        System.out.flush();
+        Thread.currentThread().join();
+    }
+
+    private static ServerSocketChannel bind(Path socket) throws IOException {
+        Path dir = socket.toAbsolutePath().getParent();
+        if (!Files.isDirectory(dir)) {
+            // only this user (and root) may reach the socket; a directory the unit made keeps its own mode
+            Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        }
+        if (Files.exists(socket)) {
+            try (SocketChannel probe = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
+                throw new IOException("another hook agent answers on " + socket);
+            } catch (IOException e) {
+                if (e.getMessage() != null && e.getMessage().startsWith("another hook agent")) {
+                    throw e;
+                }
+                Files.delete(socket); // left by an agent that was killed
+            }
+        }
+        ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        s.bind(UnixDomainSocketAddress.of(socket), 256);
+        Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-------"));
+        return s;
+    }
+
+    private void accept() {
+        while (server.isOpen()) {
+            SocketChannel c;
+            try {
+                c = server.accept();
+            } catch (ClosedChannelException e) {
+                return;
+            } catch (IOException e) {
+                log.println("ledger hook-agent: accept failed: " + e);
+                continue;
+            }
+            try {
+                calls.execute(() -> serve(c));
+            } catch (RuntimeException e) {
+                closeQuietly(c);
+            }
+        }
+    }
+
+    /** One call: who it is, what it asks, the answer. */
+    private void serve(SocketChannel c) {
+        try (c) {
+            UnixDomainPrincipal peer = c.getOption(ExtendedSocketOptions.SO_PEERCRED);
+            String who = peer.user().getName();
+            if (!who.equals(self) && !who.equals("root")) {
+                log.println("ledger hook-agent: refused a caller of user " + who + " (only " + self + " and root are served)");
+                answer(c, new AgentReply(SlurmHook.UNAVAILABLE, List.of("ledger hook agent: user " + who
+                        + " may not use this agent (it serves " + self + ", slurmctld's SlurmUser, and root)")));
+                return;
+            }
+            AgentRequest request;
+            ScheduledFuture<?> hangUp = timer.schedule(() -> closeQuietly(c), REQUEST_SECONDS, TimeUnit.SECONDS);
+            try {
+                request = AgentCodec.request(AgentCodec.readFrame(Channels.newInputStream(c)));
+            } catch (IllegalArgumentException e) {
+                log.println("ledger hook-agent: bad request from " + who + ": " + e.getMessage());
+                answer(c, new AgentReply(SlurmHook.USAGE, List.of("ledger hook agent: bad request: " + e.getMessage())));
+                return;
+            } finally {
+                hangUp.cancel(false);
+            }
+            answer(c, handle(request));
+        } catch (IOException e) {
+            log.println("ledger hook-agent: a call ended early: " + e.getMessage());
+        }
+    }
+
+    AgentReply handle(AgentRequest request) {
+        long start = System.nanoTime();
+        ByteArrayOutputStream said = new ByteArrayOutputStream();
+        PrintStream err = new PrintStream(said, true, StandardCharsets.UTF_8);
+        String name = "ledger " + request.mode();
+        HookSettings s;
+        ServiceCall svc;
+        try {
+            s = settings.withOptions(request.prolog(), request.options());
+            svc = request.options().isEmpty() ? service : new ServiceCall(s.service(), s.timeoutMillis());
+        } catch (IllegalArgumentException e) {
+            return new AgentReply(SlurmHook.USAGE, List.of(name + ": " + e.getMessage()));
+        }
+        SlurmJob job;
+        try {
+            job = SlurmJob.fromEnvironment(request.env());
+        } catch (IllegalArgumentException e) {
+            return new AgentReply(SlurmHook.NO_JOB, List.of(name + ": " + e.getMessage()));
+        }
+        int exit;
+        if (request.prolog()) {
+            exit = new Hook(job, squeue, slurm, svc, new HookLog(err, logFile), s.prologRetryMillis()).prolog(s.allow());
+            stats.prologs.add(start, 1);
+        } else {
+            try {
+                Path file = spool.put(job, request.at(Instant.now()));
+                err.println(name + ": job " + job.jobId() + " run " + job.resId() + ": spooled for settlement (" + file + ")");
+                exit = SlurmHook.OK;
+                stats.epilogsSpooled.add(start, 1);
+            } catch (IOException e) {
+                new HookLog(err, logFile).say(name + ": job " + job.jobId() + " run " + job.resId()
+                        + ": cannot write the spool (" + e + "); NOT settled: the hold stays until `alpsbridge ledger sweep`");
+                exit = SlurmHook.UNAVAILABLE;
+            }
+        }
+        return new AgentReply(exit, said.toString(StandardCharsets.UTF_8).lines().toList());
+    }
+
+    /** A spooled epilog, settled as the JVM epilog settles, trying an unavailable service until it answers. */
+    private int settle(AgentRequest request) {
+        SlurmJob job;
+        HookSettings s;
+        try {
+            job = SlurmJob.fromEnvironment(request.env());
+            s = settings.withOptions(false, request.options());
+        } catch (IllegalArgumentException e) {
+            log.println("ledger hook-agent: a spooled epilog is unusable: " + e.getMessage());
+            return SlurmHook.NO_JOB;
+        }
+        ServiceCall svc = request.options().isEmpty() ? service : new ServiceCall(s.service(), s.timeoutMillis());
+        long start = System.nanoTime();
+        int exit = new Hook(job, squeue, slurm, svc, new HookLog(log, logFile), Hook.FOREVER).epilog(request.at());
+        stats.settlements.add(start, 1);
+        return exit;
+    }
+
+    private static void answer(SocketChannel c, AgentReply reply) throws IOException {
+        ByteBuffer b = ByteBuffer.wrap(AgentCodec.frame(reply));
+        while (b.hasRemaining()) {
+            c.write(b);
+        }
+    }
+
+    private static void closeQuietly(SocketChannel c) {
+        try {
+            c.close();
+        } catch (IOException e) {
+            // already gone
+        }
+    }
+
+    /** Stops accepting, answers the calls in flight, leaves unsettled epilogs in the spool for the next start. */
+    @Override
+    public void close() {
+        try {
+            server.close();
+        } catch (IOException e) {
+            // closing
+        }
+        calls.shutdown();
+        try {
+            calls.awaitTermination(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        reports.cancel(false);
+        stats.report(log);
+        timer.shutdownNow();
+        spool.close();
+        squeue.close();
+        try {
+            Files.deleteIfExists(socket);
+        } catch (IOException e) {
+            // the next start deletes it
+        }
+    }
+}

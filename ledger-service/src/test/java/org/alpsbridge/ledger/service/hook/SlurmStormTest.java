@@ -1,0 +1,222 @@
+package org.alpsbridge.ledger.service.hook;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.alpsbridge.ledger.Balance;
+import org.alpsbridge.ledger.JournalEntry;
+import org.alpsbridge.ledger.Ledger;
+import org.alpsbridge.ledger.Reservation;
+import org.alpsbridge.ledger.Resource;
+import org.alpsbridge.ledger.State;
+import org.alpsbridge.ledger.cost.Weights;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The farmers' storm (SURFsara's bad day): {@value #JOBS} one-core jobs of a few seconds submitted at once (one
+ * job array) and dispatched by a real slurmctld, once without the hooks and once with them, in one run. It
+ * asserts what must hold (every prolog and epilog exited 0, every run settled once, nothing overdrawn or left
+ * held, {@code ledger check} clean) and PRINTS what is measured: both makespans and their ratio, the per-call
+ * latency (p50/p99) of the prolog and the epilog as slurmctld waits for them, and a JVM hello world's started
+ * over and over beside the storm. The timing is never asserted: the machine is shared and noisy.
+ *
+ * <p>The default run deploys the hooks as a site does (the C client and the agent). The long variant
+ * ({@code -Plong}) runs the JVM hook per call instead, from {@code cli/target/alpsbridge.jar} with its CDS
+ * archives when that jar is built ({@code mvn -DskipTests package} first), for the comparison:
+ *
+ * <pre>mvn -B -ntp -o -pl ledger-service -am verify -Dtest=SlurmStormTest -Dsurefire.failIfNoSpecifiedTests=false
+ * mvn -B -ntp -o -Plong -pl ledger-service -am verify -Dtest=SlurmStormTest -Dsurefire.failIfNoSpecifiedTests=false</pre>
+ */
+class SlurmStormTest {
+
+    static final int JOBS = 500;
+    /**
+     * The default run's node and jobs: ten waves of 50 jobs of 3 s. (100 CPUs made slurmd, launching 100 jobs at
+     * once on a loaded 2-core machine, miss slurmctld's launch confirmations: "launch failed requeued held".)
+     */
+    static final int CPUS = 50;
+    static final int SLEEP = 3;
+
+    @Test
+    void stormThroughTheAgent() throws Exception {
+        storm("agent and C client", SlurmLab.Hooks.AGENT, null, CPUS, SLEEP);
+    }
+
+    /** The JVM hook per call (a JVM on slurmctld's dispatch path per job, twice), as before the agent. */
+    @Test
+    @Tag("long")
+    void stormThroughJvmHooks() throws Exception {
+        Path jar = Path.of(System.getProperty("user.dir")).resolve("../cli/target/alpsbridge.jar").normalize();
+        Path classes = Path.of(System.getProperty("user.dir"), "target", "classes", "org", "alpsbridge", "ledger",
+                "service", "hook", "SlurmHook.class");
+        boolean useJar = Files.exists(jar) && Files.getLastModifiedTime(jar).compareTo(Files.getLastModifiedTime(classes)) >= 0;
+        storm("JVM hooks from " + (useJar ? jar + " with CDS archives" : "the class path (no CDS: build the jar first)"),
+                SlurmLab.Hooks.JVM, useJar ? jar : null, 50, 5);
+    }
+
+    private void storm(String what, SlurmLab.Hooks hooks, Path jar, int cpus, int sleep) throws Exception {
+        long started = System.nanoTime();
+        System.out.println("storm: " + what + "; load average before: " + loadAverage());
+        double without = makespan(SlurmLab.Hooks.NONE, null, cpus, sleep, null);
+        List<Long> hello = Collections.synchronizedList(new ArrayList<>());
+        double with = makespan(hooks, jar, cpus, sleep, hello);
+        System.out.printf("storm: %d jobs x 1 CPU x %d s on %d CPUs: makespan without hooks %.1f s, with hooks %.1f s,"
+                + " ratio %.2f (target <= 1.2)%n", JOBS, sleep, cpus, without, with, with / without);
+        System.out.printf("storm: JVM hello world beside the storm (n=%d): %s%n", hello.size(), percentiles(hello));
+        System.out.printf("storm: load average after: %s; the test took %.1f s%n", loadAverage(),
+                (System.nanoTime() - started) / 1e9);
+    }
+
+    /** One storm; with hooks, also their latencies, and hello worlds started beside it into {@code hello}. */
+    private double makespan(SlurmLab.Hooks hooks, Path jar, int cpus, int sleep, List<Long> hello) throws Exception {
+        try (SlurmLab lab = SlurmLab.start(null, cpus, hooks, "superuser_uids=4242\ncharger_uids=0", "", jar)) {
+            try (Ledger ledger = Ledger.open(lab.db)) {
+                ledger.addProject("farm", 6001, "farm");
+                Instant from = Instant.now().truncatedTo(ChronoUnit.DAYS).minus(Duration.ofDays(1));
+                ledger.grant("farm", Resource.CPU, 1_000_000, from, from.plus(Duration.ofDays(30)), "research", null);
+                ledger.setWeights("debug", Weights.UNIT);
+            }
+            // one job first: the JVM hooks' CDS archives are written by their first calls, not in the storm
+            lab.sbatch("-A", "farm", "-n", "1", "-t", "1", "--wrap", "true");
+            lab.awaitQuietAndSettled(Duration.ofSeconds(120));
+            Files.deleteIfExists(lab.dir.resolve("prolog-times"));
+            Files.deleteIfExists(lab.dir.resolve("epilog-times"));
+            AtomicBoolean storming = new AtomicBoolean(true);
+            Thread yardstick = new Thread(() -> helloWorlds(storming, hello));
+            long start = System.nanoTime();
+            lab.sbatch("-A", "farm", "-n", "1", "-t", "1", "--array=1-" + JOBS, "--wrap", "sleep " + sleep);
+            if (hello != null) {
+                yardstick.start();
+            }
+            int relaunched = awaitQuietReleasingFailedLaunches(lab, Duration.ofMinutes(30));
+            double seconds = (System.nanoTime() - start) / 1e9;
+            if (relaunched > 0) {
+                System.out.printf("storm (%s): %d launches failed in slurmd under the load (Slurm requeued and held"
+                        + " them; released, they ran again)%n", hooks, relaunched);
+            }
+            storming.set(false);
+            if (hello != null) {
+                yardstick.join();
+            }
+            if (hooks != SlurmLab.Hooks.NONE) {
+                lab.awaitSettled(Duration.ofMinutes(5));
+                for (String mode : List.of("prolog", "epilog")) {
+                    List<Long> micros = new ArrayList<>();
+                    for (String line : Files.readAllLines(lab.dir.resolve(mode + "-times"))) {
+                        String[] f = line.split(" ");
+                        assertEquals("0", f[2], mode + " failed: " + line + "; " + lab.tail("slurmctld.log"));
+                        micros.add(Long.parseLong(f[1]));
+                    }
+                    assertTrue(micros.size() >= JOBS, mode + " calls: " + micros.size());
+                    System.out.printf("storm: %s per call, as slurmctld waits for it (n=%d): %s%n", mode, micros.size(),
+                            percentiles(micros));
+                }
+                assertLedgerClean(lab);
+                if (hooks == SlurmLab.Hooks.AGENT) {
+                    // the agent's own account of its time (per 10 s): squeue calls, prologs, settlements
+                    lab.stopAgent(false);
+                    Files.readAllLines(lab.dir.resolve("agent.log")).stream().filter(l -> l.contains(" in "))
+                            .forEach(l -> System.out.println("storm: " + l));
+                }
+            }
+            return seconds;
+        }
+    }
+
+    private static void assertLedgerClean(SlurmLab lab) throws Exception {
+        try (Ledger ledger = Ledger.open(lab.db)) {
+            assertEquals(List.of(), ledger.check(), "ledger check");
+            assertEquals(List.of(), ledger.holds(null), "nothing left held");
+            Balance b = ledger.balances("farm").get(0);
+            assertTrue(b.available() >= 0, "no overdraft: " + b);
+            assertEquals(List.of(), ledger.failures(null, 10), "nothing denied");
+            long charged = 0;
+            long settled = 0;
+            for (int i = 0; i <= JOBS + 1; i++) {
+                List<Reservation> runs = ledger.reservations("lab", Integer.toString(i));
+                settled += runs.isEmpty() ? 0 : 1;
+                for (Reservation r : runs) {
+                    assertEquals(State.SETTLED, r.state(), r.toString());
+                    assertTrue(r.charge() <= r.hold(), r.toString());
+                    assertEquals(r.charge() > 0 ? 1 : 0, ledger.journal(r.key()).stream()
+                            .filter(e -> e.kind() == JournalEntry.Kind.SETTLE).count(), () -> "settled once: " + r);
+                    charged += r.charge();
+                }
+            }
+            assertEquals(JOBS + 1, settled, "every job's runs settled, each once (the warm-up job too)");
+            assertEquals(charged, b.used(), "used is the sum of the charges");
+            System.out.printf("storm: ledger: %d core-minutes used, %d available, check clean, nothing held%n",
+                    b.used(), b.available());
+        }
+    }
+
+    /**
+     * Waits until no job is queued; a job whose launch failed in slurmd (Slurm requeues it and holds it) is
+     * released to run again. How many were.
+     */
+    private static int awaitQuietReleasingFailedLaunches(SlurmLab lab, Duration limit) throws Exception {
+        java.util.Set<String> released = new java.util.HashSet<>();
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (System.nanoTime() < deadline) {
+            String queued = lab.slurm("squeue", "-h", "-o", "%i|%T|%r").out().strip();
+            if (queued.isEmpty()) {
+                return released.size();
+            }
+            for (String line : queued.split("\n")) {
+                String[] f = line.split("\\|");
+                if (f.length == 3 && f[2].contains("launch failed requeued held")) {
+                    lab.slurm("scontrol", "release", f[0]);
+                    released.add(f[0]);
+                }
+            }
+            Thread.sleep(250);
+        }
+        throw new AssertionError("jobs still queued after " + limit.toSeconds() + " s");
+    }
+
+    private static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).strip();
+        } catch (Exception e) {
+            return "unknown";
+        }
+    }
+
+    private static void helloWorlds(AtomicBoolean storming, List<Long> into) {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        while (storming.get()) {
+            try {
+                long t = System.nanoTime();
+                Process p = new ProcessBuilder(java, "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", "-Xshare:auto",
+                        "-Xss512k", "-cp", Path.of(System.getProperty("user.dir"), "target", "test-classes").toString(),
+                        HelloWorld.class.getName()).redirectErrorStream(true).start();
+                p.getInputStream().readAllBytes();
+                p.waitFor();
+                into.add((System.nanoTime() - t) / 1000);
+                Thread.sleep(200);
+            } catch (Exception e) {
+                return;
+            }
+        }
+    }
+
+    private static String percentiles(List<Long> micros) {
+        if (micros.isEmpty()) {
+            return "no samples";
+        }
+        List<Long> s = new ArrayList<>(micros);
+        Collections.sort(s);
+        return String.format("p50 %.1f ms, p99 %.1f ms, max %.1f ms", s.get(s.size() / 2) / 1e3,
+                s.get(Math.min(s.size() - 1, (int) Math.ceil(s.size() * 0.99) - 1)) / 1e3, s.get(s.size() - 1) / 1e3);
+    }
+}
