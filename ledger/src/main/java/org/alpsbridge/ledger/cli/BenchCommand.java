@@ -56,6 +56,11 @@ final class BenchCommand implements Callable<Integer> {
     List<Integer> clientCounts;
     @Option(names = "--postgresql-only", description = "With --postgresql: skip the SQLite runs and the fsync probe.")
     boolean postgresqlOnly;
+    @Option(names = "--shapes", defaultValue = "spread,hot", split = ",", paramLabel = "SHAPE[,SHAPE]",
+            description = "Which runs: spread (each client its own project), hot (all one allocation); default ${DEFAULT-VALUE}.")
+    List<Shape> shapes;
+
+    enum Shape { spread, hot }
     /** The clients of the run in progress. */
     private int clients;
     @Option(names = "--seconds", defaultValue = "20", description = "Measured seconds per run (default ${DEFAULT-VALUE}).")
@@ -91,13 +96,15 @@ final class BenchCommand implements Callable<Integer> {
         try {
             for (int n : clientCounts) {
                 clients = n;
-                if (!postgresqlOnly) {
-                    figures.put(n + " sqlite spread", run(sqliteUrl, false));
-                    figures.put(n + " sqlite hot", run(sqliteUrl, true));
+                for (Shape shape : shapes) {
+                    if (!postgresqlOnly) {
+                        figures.put(n + " sqlite " + shape, run(sqliteUrl, shape == Shape.hot));
+                    }
+                    if (postgresql != null) {
+                        figures.put(n + " postgresql " + shape, run(postgresql, shape == Shape.hot));
+                    }
                 }
                 if (postgresql != null) {
-                    figures.put(n + " postgresql spread", run(postgresql, false));
-                    figures.put(n + " postgresql hot", run(postgresql, true));
                     figures.put(n + " pgbench -N tps", pgbench(postgresql));
                 }
             }
@@ -124,8 +131,12 @@ final class BenchCommand implements Callable<Integer> {
             }
             Double pgb = figures.get(n + " pgbench -N tps");
             if (pgb != null && pgb > 0) {
-                out.printf("%d clients: ratio postgresql spread / pgbench = %.2f, hot / pgbench = %.2f%n", n,
-                        figures.get(n + " postgresql spread") / pgb, figures.get(n + " postgresql hot") / pgb);
+                StringBuilder ratios = new StringBuilder();
+                for (Shape shape : shapes) {
+                    ratios.append(ratios.isEmpty() ? "" : ", ").append(String.format("%s / pgbench = %.2f", shape,
+                            figures.get(n + " postgresql " + shape) / pgb));
+                }
+                out.printf("%d clients: ratio postgresql %s%n", n, ratios);
             }
         }
         out.flush();
@@ -180,23 +191,31 @@ final class BenchCommand implements Callable<Integer> {
             Thread.sleep(TimeUnit.SECONDS.toMillis(warmup));
             measuring.set(true);
             long start = System.nanoTime();
+            long cpuStart = processCpuNanos();
             Thread.sleep(TimeUnit.SECONDS.toMillis(seconds));
             measuring.set(false);
             double elapsed = (System.nanoTime() - start) / 1e9;
+            double cpuPerEvent = (processCpuNanos() - cpuStart) / 1e3 / Math.max(1, events.get());
             stop.set(true);
             done.await(2, TimeUnit.MINUTES);
             double rate = events.get() / elapsed;
             double perCommit = ledger instanceof org.alpsbridge.ledger.store.JdbcLedger j ? j.eventsPerCommit()
                     : Double.NaN;
-            out.printf("%-11s %-6s %3d clients %8.0f events/s (%d events, %d failures%s)%n",
+            out.printf("%-11s %-6s %3d clients %8.0f events/s (%d events, %d failures%s, this JVM's CPU %.0f us per event)%n",
                     url.startsWith("sqlite") ? "sqlite" : "postgresql", hot ? "hot" : "spread", clients, rate, events.get(), failures.get(), Double.isNaN(perCommit)
-                    ? "" : String.format(", %.1f events per commit", perCommit));
+                    ? "" : String.format(", %.1f events per commit", perCommit), cpuPerEvent);
             out.flush();
             if (failures.get() > 0) {
                 throw new LedgerException(failures.get() + " bench events failed");
             }
             return rate;
         }
+    }
+
+    /** CPU time of this whole JVM (the clients and the ledger), to tell it from the database server's share. */
+    private static long processCpuNanos() {
+        return java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.OperatingSystemMXBean os ? os.getProcessCpuTime() : 0;
     }
 
     /**

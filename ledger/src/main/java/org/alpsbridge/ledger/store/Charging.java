@@ -54,7 +54,10 @@ final class Charging {
         long t = q.at().getEpochSecond();
         groups.remember(key, q.cluster(), q.resId(), q.project());
         return executor.writeEvent(q.project(), c -> {
-            Res existing = lookups.reservationByKey(c, key);
+            // one round trip in the usual case: the key's existence is read with the allocation; the reservation
+            // row is locked (after the allocation) only when it exists or there is nothing to charge
+            Lookups.Target target = lookups.chargeTarget(c, key, q.project(), q.resource(), t, q.partition());
+            Res existing = target == null || target.keyTaken() ? lookups.reservationByKey(c, key) : null;
             if (existing != null) {
                 if (existing.params().equals(params)) {
                     return existing.outcome(existing.state() == State.DENIED ? Decision.DENIED : Decision.OK, true);
@@ -63,7 +66,6 @@ final class Charging {
                         + "parameters (" + params + " vs " + existing.params() + "); refused, nothing changed");
                 return existing.outcome(Decision.CONFLICT, false);
             }
-            Lookups.Target target = lookups.chargeTarget(c, q.project(), q.resource(), t, q.partition());
             long rate = Cost.rate(q.resource(), q.nodes(), q.node(),
                     target != null ? target.weights() : Lookups.weights(c, q.partition()));
             long hold = Cost.worst(rate, q.limitSeconds());
