@@ -65,7 +65,8 @@ final class BenchCommand implements Callable<Integer> {
     private int clients;
     @Option(names = "--seconds", defaultValue = "20", description = "Measured seconds per run (default ${DEFAULT-VALUE}).")
     int seconds;
-    @Option(names = "--warmup", defaultValue = "5", description = "Unmeasured seconds first (default ${DEFAULT-VALUE}).")
+    @Option(names = "--warmup", defaultValue = "5", description = {"Unmeasured seconds first (default ${DEFAULT-VALUE}),",
+            "then on until the JIT compiler has settled (under 50 ms of compiling a second, at most 60 s more)."})
     int warmup;
     @Option(names = "--pgbench", paramLabel = "PATH", description = "pgbench binary (default: found under /usr/lib/postgresql or PATH).")
     Path pgbench;
@@ -121,7 +122,7 @@ final class BenchCommand implements Callable<Integer> {
                 Files.deleteIfExists(temp);
             }
         }
-        out.printf("%n%d s measured after %d s warm-up; the number first is the clients%n", seconds, warmup);
+        out.printf("%n%d s measured after at least %d s warm-up (each run's line says how long); the number first is the clients%n", seconds, warmup);
         figures.forEach((k, v) -> out.printf("%-24s %10.0f /s%n", k, v));
         for (int n : clientCounts) {
             Double fsync = figures.get("fsync probe");
@@ -189,6 +190,8 @@ final class BenchCommand implements Callable<Integer> {
                 t.start();
             }
             Thread.sleep(TimeUnit.SECONDS.toMillis(warmup));
+            double warmed = warmup + jitSettled();
+            long jitStart = jitMillis();
             measuring.set(true);
             long start = System.nanoTime();
             long cpuStart = processCpuNanos();
@@ -196,20 +199,52 @@ final class BenchCommand implements Callable<Integer> {
             measuring.set(false);
             double elapsed = (System.nanoTime() - start) / 1e9;
             double cpuPerEvent = (processCpuNanos() - cpuStart) / 1e3 / Math.max(1, events.get());
+            long jitDuring = jitMillis() - jitStart;
             stop.set(true);
             done.await(2, TimeUnit.MINUTES);
             double rate = events.get() / elapsed;
             double perCommit = ledger instanceof org.alpsbridge.ledger.store.JdbcLedger j ? j.eventsPerCommit()
                     : Double.NaN;
-            out.printf("%-11s %-6s %3d clients %8.0f events/s (%d events, %d failures%s, this JVM's CPU %.0f us per event)%n",
-                    url.startsWith("sqlite") ? "sqlite" : "postgresql", hot ? "hot" : "spread", clients, rate, events.get(), failures.get(), Double.isNaN(perCommit)
-                    ? "" : String.format(", %.1f events per commit", perCommit), cpuPerEvent);
+            out.printf("%-11s %-6s %3d clients %8.0f events/s (%d events, %d failures%s; this JVM's CPU %.0f us per"
+                    + " event, warmed up %.0f s, JIT compiling %d ms while measured)%n",
+                    url.startsWith("sqlite") ? "sqlite" : "postgresql", hot ? "hot" : "spread", clients, rate,
+                    events.get(), failures.get(), Double.isNaN(perCommit) ? ""
+                    : String.format(", %.1f events per commit", perCommit), cpuPerEvent, warmed, jitDuring);
             out.flush();
             if (failures.get() > 0) {
                 throw new LedgerException(failures.get() + " bench events failed");
             }
             return rate;
         }
+    }
+
+    /**
+     * Waits, after the warm-up seconds, until the JIT compiler has settled: less than
+     * {@link #JIT_SETTLED_MS_PER_S} of compiling in the last second, at most {@link #JIT_WAIT_S} s. A cold
+     * JVM compiles on the same 2 cores the database server needs, which a long-running daemon does only
+     * once; the figures are of the steady state. Returns the seconds waited.
+     */
+    private static int jitSettled() throws InterruptedException {
+        int waited = 0;
+        for (long before = jitMillis(); waited < JIT_WAIT_S; waited++) {
+            Thread.sleep(1_000);
+            long now = jitMillis();
+            if (now - before < JIT_SETTLED_MS_PER_S) {
+                return waited + 1;
+            }
+            before = now;
+        }
+        return waited;
+    }
+
+    /** Compiling in the last second below which the JIT counts as settled, in ms (5 % of one core). */
+    static final long JIT_SETTLED_MS_PER_S = 50;
+    /** Longest wait for the JIT to settle after the warm-up, in s. */
+    static final int JIT_WAIT_S = 60;
+
+    private static long jitMillis() {
+        var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
     }
 
     /** CPU time of this whole JVM (the clients and the ledger), to tell it from the database server's share. */

@@ -262,13 +262,20 @@ final class Charging {
             if (r == null) {
                 return forcedForUnknown(c, q.lookup(), q.ifUnknown(), t, Math.max(0, q.elapsedSeconds()), false);
             }
+            boolean unsettled = r.state() == State.DENIED || r.state() == State.VOIDED;
             if (r.releaseText() != null) {
                 if (r.releaseText().equals(payload)) {
-                    return r.outcome(Decision.OK, true);
+                    return q.neverRan() && unsettled ? nothingToSettle(r, true) : r.outcome(Decision.OK, true);
                 }
                 journal.alert(c, t, "CONFLICT", r.key(), r.project(), "RELEASE of " + r.key() + " repeated with a different"
                         + " report (" + payload + " vs " + r.releaseText() + "); refused, nothing changed");
                 return r.outcome(Decision.CONFLICT, false);
+            }
+            if (q.neverRan() && unsettled) {
+                // a denied reservation held nothing and a voided one has given its hold back: nothing ran, so
+                // nothing to settle; it stays DENIED (remembered) or VOIDED, and a repeat is answered the same
+                Sql.update(c, "UPDATE reservation SET release_text = ? WHERE id = ?", payload, r.id());
+                return nothingToSettle(r, false);
             }
             boolean byClock = q.elapsedSeconds() == ReleaseRequest.BY_CLOCK;
             long elapsed = !byClock ? q.elapsedSeconds() : r.tConfirm() == null ? 0 : Math.max(0, t - r.tConfirm());
@@ -306,6 +313,12 @@ final class Charging {
             Sql.update(c, "UPDATE reservation SET release_text = ? WHERE id = ?", payload, r.id());
             return lookups.reservationByKey(c, r.key()).outcome(Decision.OK, false);
         });
+    }
+
+    private static Outcome nothingToSettle(Res r, boolean replayed) {
+        return new Outcome(Decision.OK, r.key(), r.project(), r.state(), r.hold(), 0, r.available(), r.reason(),
+                "RELEASE of " + r.key() + " which never ran: it is " + r.state() + " (" + r.reason()
+                        + "), nothing to settle", r.forced(), replayed);
     }
 
     /**
