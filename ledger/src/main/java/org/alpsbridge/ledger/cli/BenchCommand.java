@@ -66,7 +66,7 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--seconds", defaultValue = "20", description = "Measured seconds per run (default ${DEFAULT-VALUE}).")
     int seconds;
     @Option(names = "--warmup", defaultValue = "5", description = {"Unmeasured seconds first (default ${DEFAULT-VALUE}),",
-            "then on until the JIT compiler has settled (under 50 ms of compiling a second, at most 60 s more)."})
+            "then on until the JIT compiler has settled (3 s in a row each under 50 ms of compiling; at most 60 s more)."})
     int warmup;
     @Option(names = "--pgbench", paramLabel = "PATH", description = "pgbench binary (default: found under /usr/lib/postgresql or PATH).")
     Path pgbench;
@@ -219,26 +219,27 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     /**
-     * Waits, after the warm-up seconds, until the JIT compiler has settled: less than
-     * {@link #JIT_SETTLED_MS_PER_S} of compiling in the last second, at most {@link #JIT_WAIT_S} s. A cold
-     * JVM compiles on the same 2 cores the database server needs, which a long-running daemon does only
+     * Waits, after the warm-up seconds, until the JIT compiler has settled: {@link #JIT_QUIET_S} seconds in a
+     * row each with less than {@link #JIT_SETTLED_MS_PER_S} of compiling, at most {@link #JIT_WAIT_S} s. A
+     * cold JVM compiles on the same 2 cores the database server needs, which a long-running daemon does only
      * once; the figures are of the steady state. Returns the seconds waited.
      */
     private static int jitSettled() throws InterruptedException {
         int waited = 0;
-        for (long before = jitMillis(); waited < JIT_WAIT_S; waited++) {
+        int quiet = 0;
+        for (long before = jitMillis(); waited < JIT_WAIT_S && quiet < JIT_QUIET_S; waited++) {
             Thread.sleep(1_000);
             long now = jitMillis();
-            if (now - before < JIT_SETTLED_MS_PER_S) {
-                return waited + 1;
-            }
+            quiet = now - before < JIT_SETTLED_MS_PER_S ? quiet + 1 : 0;
             before = now;
         }
         return waited;
     }
 
-    /** Compiling in the last second below which the JIT counts as settled, in ms (5 % of one core). */
+    /** Compiling in one second below which it counts as quiet, in ms (elapsed, summed over compiler threads). */
     static final long JIT_SETTLED_MS_PER_S = 50;
+    /** Quiet seconds in a row that count as settled. */
+    static final int JIT_QUIET_S = 3;
     /** Longest wait for the JIT to settle after the warm-up, in s. */
     static final int JIT_WAIT_S = 60;
 

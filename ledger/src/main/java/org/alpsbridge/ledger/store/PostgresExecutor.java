@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * PostgreSQL: READ COMMITTED transactions; balances are serialised by {@code SELECT … FOR UPDATE} on the
- * allocation row (and the reservation row before it, always in that order).
+ * allocation row (and the reservation row before it; only a RESERVE repeating a key that exists locks the
+ * allocation first, and the rare deadlock that can give with that key's RELEASE is detected and retried).
  *
  * <p><b>Group commit.</b> A job event names its group (the project it charges). The thread that submits
  * work leads a transaction when a write connection is free and its group has fewer than

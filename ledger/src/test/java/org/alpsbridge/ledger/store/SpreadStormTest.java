@@ -10,11 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.alpsbridge.ledger.Balance;
 import org.alpsbridge.ledger.JournalEntry;
@@ -84,86 +79,74 @@ class SpreadStormTest {
         AtomicLong denied = new AtomicLong();
         AtomicLong accepted = new AtomicLong();
         List<String> violations = java.util.Collections.synchronizedList(new ArrayList<>());
-        CyclicBarrier start = new CyclicBarrier(threads);
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        List<Future<?>> futures = new ArrayList<>();
-        for (int th = 0; th < threads; th++) {
-            int id = th;
-            futures.add(pool.submit(() -> {
-                Random rnd = new Random(seed + id);
-                start.await();
-                for (int i = 0; i < perThread; i++) {
-                    long resId = (long) id * 100_000 + i + 1;
-                    String project = "p" + rnd.nextInt(PROJECTS);
-                    int nodes = 1 + rnd.nextInt(4);
-                    long limitMin = 10 + rnd.nextInt(50);
-                    long cost = nodes * 32L * limitMin;
-                    if (rnd.nextInt(10) == 0) { // fails inside whatever transaction it shares
-                        ReserveRequest bad = new ReserveRequest(null, "j" + resId, resId, null, project, "u", "nosuch",
-                                Resource.CPU, nodes, NodeShape.cores(32), limitMin * 60, ConcurrencyTest.T);
-                        assertThrows(LedgerException.class, () -> ledger.reserve(bad), where);
-                        continue;
-                    }
-                    ReserveRequest q = ReserveRequest.of(resId, "j" + resId, project, "u" + id, nodes, 32, limitMin,
-                            ConcurrencyTest.T);
-                    Outcome o = ledger.reserve(q);
-                    if (rnd.nextInt(4) == 0) {
-                        Outcome again = ledger.reserve(q);
-                        if (!again.replayed() || again.decision() != o.decision() || again.hold() != o.hold()) {
-                            violations.add(where + ": repeated " + o.key() + " gave " + again + " after " + o);
-                        }
-                    }
-                    if (o.decision() == Decision.DENIED) {
-                        denied.incrementAndGet();
-                        if (o.available() >= cost) {
-                            violations.add(where + ": denied " + o.key() + " costing " + cost + " with "
-                                    + o.available() + " available");
-                        }
-                        if (rnd.nextBoolean()) { // the scheduler reports the refused job as never run
-                            Outcome r = ledger.release(new ReleaseRequest(Lookup.of(resId), 0, false, true,
-                                    ConcurrencyTest.T.plusSeconds(60), null));
-                            if (r.state() != State.DENIED || r.charge() != 0) {
-                                violations.add(where + ": never-ran RELEASE of denied " + o.key() + " gave " + r);
-                            }
-                        }
-                        continue;
-                    }
-                    accepted.incrementAndGet();
-                    if (o.available() < 0) {
-                        violations.add(where + ": overdrawn after " + o.key() + ": " + o.available());
-                    }
-                    Outcome end;
-                    switch (rnd.nextInt(6)) {
-                        case 0 -> { // left held
-                            held.computeIfAbsent(project, k -> new AtomicLong()).addAndGet(o.hold());
-                            continue;
-                        }
-                        case 1 -> end = ledger.voidHold(o.key(), "ALPS_REFUSED");
-                        case 2 -> end = ledger.release(new ReleaseRequest(Lookup.of(resId), 0, false, true,
-                                ConcurrencyTest.T.plusSeconds(60), null));
-                        case 3 -> {
-                            ledger.confirm(Lookup.of(resId), ConcurrencyTest.T, null);
-                            end = ledger.release(new ReleaseRequest(Lookup.of(resId), 600, true, false,
-                                    ConcurrencyTest.T.plusSeconds(600), null));
-                        }
-                        default -> {
-                            ledger.confirm(Lookup.of(resId), ConcurrencyTest.T, null);
-                            end = ledger.release(ReleaseRequest.of(resId, rnd.nextInt((int) limitMin * 60 * 2 + 1),
-                                    ConcurrencyTest.T.plusSeconds(60)));
-                        }
-                    }
-                    if (!end.ok() || end.charge() > o.hold()) {
-                        violations.add(where + ": ending " + o.key() + " gave " + end);
-                    }
-                    charged.computeIfAbsent(project, k -> new AtomicLong()).addAndGet(end.charge());
+        ConcurrencyTest.inThreads(threads, id -> {
+            Random rnd = new Random(seed + id);
+            for (int i = 0; i < perThread; i++) {
+                long resId = (long) id * 100_000 + i + 1;
+                String project = "p" + rnd.nextInt(PROJECTS);
+                int nodes = 1 + rnd.nextInt(4);
+                long limitMin = 10 + rnd.nextInt(50);
+                long cost = nodes * 32L * limitMin;
+                if (rnd.nextInt(10) == 0) { // fails inside whatever transaction it shares
+                    ReserveRequest bad = new ReserveRequest(null, "j" + resId, resId, null, project, "u", "nosuch",
+                            Resource.CPU, nodes, NodeShape.cores(32), limitMin * 60, ConcurrencyTest.T);
+                    assertThrows(LedgerException.class, () -> ledger.reserve(bad), where);
+                    continue;
                 }
-                return null;
-            }));
-        }
-        for (Future<?> f : futures) {
-            f.get(5, TimeUnit.MINUTES);
-        }
-        pool.shutdown();
+                ReserveRequest q = ReserveRequest.of(resId, "j" + resId, project, "u" + id, nodes, 32, limitMin,
+                        ConcurrencyTest.T);
+                Outcome o = ledger.reserve(q);
+                if (rnd.nextInt(4) == 0) {
+                    Outcome again = ledger.reserve(q);
+                    if (!again.replayed() || again.decision() != o.decision() || again.hold() != o.hold()) {
+                        violations.add(where + ": repeated " + o.key() + " gave " + again + " after " + o);
+                    }
+                }
+                if (o.decision() == Decision.DENIED) {
+                    denied.incrementAndGet();
+                    if (o.available() >= cost) {
+                        violations.add(where + ": denied " + o.key() + " costing " + cost + " with "
+                                + o.available() + " available");
+                    }
+                    if (rnd.nextBoolean()) { // the scheduler reports the refused job as never run
+                        Outcome r = ledger.release(new ReleaseRequest(Lookup.of(resId), 0, false, true,
+                                ConcurrencyTest.T.plusSeconds(60), null));
+                        if (r.state() != State.DENIED || r.charge() != 0) {
+                            violations.add(where + ": never-ran RELEASE of denied " + o.key() + " gave " + r);
+                        }
+                    }
+                    continue;
+                }
+                accepted.incrementAndGet();
+                if (o.available() < 0) {
+                    violations.add(where + ": overdrawn after " + o.key() + ": " + o.available());
+                }
+                Outcome end;
+                switch (rnd.nextInt(6)) {
+                    case 0 -> { // left held
+                        held.computeIfAbsent(project, k -> new AtomicLong()).addAndGet(o.hold());
+                        continue;
+                    }
+                    case 1 -> end = ledger.voidHold(o.key(), "ALPS_REFUSED");
+                    case 2 -> end = ledger.release(new ReleaseRequest(Lookup.of(resId), 0, false, true,
+                            ConcurrencyTest.T.plusSeconds(60), null));
+                    case 3 -> {
+                        ledger.confirm(Lookup.of(resId), ConcurrencyTest.T, null);
+                        end = ledger.release(new ReleaseRequest(Lookup.of(resId), 600, true, false,
+                                ConcurrencyTest.T.plusSeconds(600), null));
+                    }
+                    default -> {
+                        ledger.confirm(Lookup.of(resId), ConcurrencyTest.T, null);
+                        end = ledger.release(ReleaseRequest.of(resId, rnd.nextInt((int) limitMin * 60 * 2 + 1),
+                                ConcurrencyTest.T.plusSeconds(60)));
+                    }
+                }
+                if (!end.ok() || end.charge() > o.hold()) {
+                    violations.add(where + ": ending " + o.key() + " gave " + end);
+                }
+                charged.computeIfAbsent(project, k -> new AtomicLong()).addAndGet(end.charge());
+            }
+        });
         assertEquals(List.of(), violations, where);
         assertTrue(accepted.get() > 0 && denied.get() > 0, where + ": the storm must contend (accepted " + accepted
                 + ", denied " + denied + ")");
