@@ -56,11 +56,17 @@ final class BenchCommand implements Callable<Integer> {
     List<Integer> clientCounts;
     @Option(names = "--postgresql-only", description = "With --postgresql: skip the SQLite runs and the fsync probe.")
     boolean postgresqlOnly;
+    @Option(names = "--shapes", defaultValue = "spread,hot", split = ",", paramLabel = "SHAPE[,SHAPE]",
+            description = "Which runs: spread (each client its own project), hot (all one allocation); default ${DEFAULT-VALUE}.")
+    List<Shape> shapes;
+
+    enum Shape { spread, hot }
     /** The clients of the run in progress. */
     private int clients;
     @Option(names = "--seconds", defaultValue = "20", description = "Measured seconds per run (default ${DEFAULT-VALUE}).")
     int seconds;
-    @Option(names = "--warmup", defaultValue = "5", description = "Unmeasured seconds first (default ${DEFAULT-VALUE}).")
+    @Option(names = "--warmup", defaultValue = "5", description = {"Unmeasured seconds first (default ${DEFAULT-VALUE}),",
+            "then on until the JIT compiler has settled (3 s in a row each under 50 ms of compiling; at most 60 s more)."})
     int warmup;
     @Option(names = "--pgbench", paramLabel = "PATH", description = "pgbench binary (default: found under /usr/lib/postgresql or PATH).")
     Path pgbench;
@@ -91,13 +97,15 @@ final class BenchCommand implements Callable<Integer> {
         try {
             for (int n : clientCounts) {
                 clients = n;
-                if (!postgresqlOnly) {
-                    figures.put(n + " sqlite spread", run(sqliteUrl, false));
-                    figures.put(n + " sqlite hot", run(sqliteUrl, true));
+                for (Shape shape : shapes) {
+                    if (!postgresqlOnly) {
+                        figures.put(n + " sqlite " + shape, run(sqliteUrl, shape == Shape.hot));
+                    }
+                    if (postgresql != null) {
+                        figures.put(n + " postgresql " + shape, run(postgresql, shape == Shape.hot));
+                    }
                 }
                 if (postgresql != null) {
-                    figures.put(n + " postgresql spread", run(postgresql, false));
-                    figures.put(n + " postgresql hot", run(postgresql, true));
                     figures.put(n + " pgbench -N tps", pgbench(postgresql));
                 }
             }
@@ -114,7 +122,7 @@ final class BenchCommand implements Callable<Integer> {
                 Files.deleteIfExists(temp);
             }
         }
-        out.printf("%n%d s measured after %d s warm-up; the number first is the clients%n", seconds, warmup);
+        out.printf("%n%d s measured after at least %d s warm-up (each run's line says how long); the number first is the clients%n", seconds, warmup);
         figures.forEach((k, v) -> out.printf("%-24s %10.0f /s%n", k, v));
         for (int n : clientCounts) {
             Double fsync = figures.get("fsync probe");
@@ -124,8 +132,12 @@ final class BenchCommand implements Callable<Integer> {
             }
             Double pgb = figures.get(n + " pgbench -N tps");
             if (pgb != null && pgb > 0) {
-                out.printf("%d clients: ratio postgresql spread / pgbench = %.2f, hot / pgbench = %.2f%n", n,
-                        figures.get(n + " postgresql spread") / pgb, figures.get(n + " postgresql hot") / pgb);
+                StringBuilder ratios = new StringBuilder();
+                for (Shape shape : shapes) {
+                    ratios.append(ratios.isEmpty() ? "" : ", ").append(String.format("%s / pgbench = %.2f", shape,
+                            figures.get(n + " postgresql " + shape) / pgb));
+                }
+                out.printf("%d clients: ratio postgresql %s%n", n, ratios);
             }
         }
         out.flush();
@@ -178,25 +190,68 @@ final class BenchCommand implements Callable<Integer> {
                 t.start();
             }
             Thread.sleep(TimeUnit.SECONDS.toMillis(warmup));
+            double warmed = warmup + jitSettled();
+            long jitStart = jitMillis();
             measuring.set(true);
             long start = System.nanoTime();
+            long cpuStart = processCpuNanos();
             Thread.sleep(TimeUnit.SECONDS.toMillis(seconds));
             measuring.set(false);
             double elapsed = (System.nanoTime() - start) / 1e9;
+            double cpuPerEvent = (processCpuNanos() - cpuStart) / 1e3 / Math.max(1, events.get());
+            long jitDuring = jitMillis() - jitStart;
             stop.set(true);
             done.await(2, TimeUnit.MINUTES);
             double rate = events.get() / elapsed;
             double perCommit = ledger instanceof org.alpsbridge.ledger.store.JdbcLedger j ? j.eventsPerCommit()
                     : Double.NaN;
-            out.printf("%-11s %-6s %3d clients %8.0f events/s (%d events, %d failures%s)%n",
-                    url.startsWith("sqlite") ? "sqlite" : "postgresql", hot ? "hot" : "spread", clients, rate, events.get(), failures.get(), Double.isNaN(perCommit)
-                    ? "" : String.format(", %.1f events per commit", perCommit));
+            out.printf("%-11s %-6s %3d clients %8.0f events/s (%d events, %d failures%s; this JVM's CPU %.0f us per"
+                    + " event, warmed up %.0f s, JIT compiling %d ms while measured)%n",
+                    url.startsWith("sqlite") ? "sqlite" : "postgresql", hot ? "hot" : "spread", clients, rate,
+                    events.get(), failures.get(), Double.isNaN(perCommit) ? ""
+                    : String.format(", %.1f events per commit", perCommit), cpuPerEvent, warmed, jitDuring);
             out.flush();
             if (failures.get() > 0) {
                 throw new LedgerException(failures.get() + " bench events failed");
             }
             return rate;
         }
+    }
+
+    /**
+     * Waits, after the warm-up seconds, until the JIT compiler has settled: {@link #JIT_QUIET_S} seconds in a
+     * row each with less than {@link #JIT_SETTLED_MS_PER_S} of compiling, at most {@link #JIT_WAIT_S} s. A
+     * cold JVM compiles on the same 2 cores the database server needs, which a long-running daemon does only
+     * once; the figures are of the steady state. Returns the seconds waited.
+     */
+    private static int jitSettled() throws InterruptedException {
+        int waited = 0;
+        int quiet = 0;
+        for (long before = jitMillis(); waited < JIT_WAIT_S && quiet < JIT_QUIET_S; waited++) {
+            Thread.sleep(1_000);
+            long now = jitMillis();
+            quiet = now - before < JIT_SETTLED_MS_PER_S ? quiet + 1 : 0;
+            before = now;
+        }
+        return waited;
+    }
+
+    /** Compiling in one second below which it counts as quiet, in ms (elapsed, summed over compiler threads). */
+    static final long JIT_SETTLED_MS_PER_S = 50;
+    /** Quiet seconds in a row that count as settled. */
+    static final int JIT_QUIET_S = 3;
+    /** Longest wait for the JIT to settle after the warm-up, in s. */
+    static final int JIT_WAIT_S = 60;
+
+    private static long jitMillis() {
+        var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
+    }
+
+    /** CPU time of this whole JVM (the clients and the ledger), to tell it from the database server's share. */
+    private static long processCpuNanos() {
+        return java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.OperatingSystemMXBean os ? os.getProcessCpuTime() : 0;
     }
 
     /**

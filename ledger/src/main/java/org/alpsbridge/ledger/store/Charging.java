@@ -54,7 +54,10 @@ final class Charging {
         long t = q.at().getEpochSecond();
         groups.remember(key, q.cluster(), q.resId(), q.project());
         return executor.writeEvent(q.project(), c -> {
-            Res existing = lookups.reservationByKey(c, key);
+            // one round trip in the usual case: the key's existence is read with the allocation; the reservation
+            // row is locked (after the allocation) only when it exists or there is nothing to charge
+            Lookups.Target target = lookups.chargeTarget(c, key, q.project(), q.resource(), t, q.partition());
+            Res existing = target == null || target.keyTaken() ? lookups.reservationByKey(c, key) : null;
             if (existing != null) {
                 if (existing.params().equals(params)) {
                     return existing.outcome(existing.state() == State.DENIED ? Decision.DENIED : Decision.OK, true);
@@ -63,7 +66,6 @@ final class Charging {
                         + "parameters (" + params + " vs " + existing.params() + "); refused, nothing changed");
                 return existing.outcome(Decision.CONFLICT, false);
             }
-            Lookups.Target target = lookups.chargeTarget(c, q.project(), q.resource(), t, q.partition());
             long rate = Cost.rate(q.resource(), q.nodes(), q.node(),
                     target != null ? target.weights() : Lookups.weights(c, q.partition()));
             long hold = Cost.worst(rate, q.limitSeconds());
@@ -260,13 +262,20 @@ final class Charging {
             if (r == null) {
                 return forcedForUnknown(c, q.lookup(), q.ifUnknown(), t, Math.max(0, q.elapsedSeconds()), false);
             }
+            boolean unsettled = r.state() == State.DENIED || r.state() == State.VOIDED;
             if (r.releaseText() != null) {
                 if (r.releaseText().equals(payload)) {
-                    return r.outcome(Decision.OK, true);
+                    return q.neverRan() && unsettled ? nothingToSettle(r, true) : r.outcome(Decision.OK, true);
                 }
                 journal.alert(c, t, "CONFLICT", r.key(), r.project(), "RELEASE of " + r.key() + " repeated with a different"
                         + " report (" + payload + " vs " + r.releaseText() + "); refused, nothing changed");
                 return r.outcome(Decision.CONFLICT, false);
+            }
+            if (q.neverRan() && unsettled) {
+                // a denied reservation held nothing and a voided one has given its hold back: nothing ran, so
+                // nothing to settle; it stays DENIED (remembered) or VOIDED, and a repeat is answered the same
+                Sql.update(c, "UPDATE reservation SET release_text = ? WHERE id = ?", payload, r.id());
+                return nothingToSettle(r, false);
             }
             boolean byClock = q.elapsedSeconds() == ReleaseRequest.BY_CLOCK;
             long elapsed = !byClock ? q.elapsedSeconds() : r.tConfirm() == null ? 0 : Math.max(0, t - r.tConfirm());
@@ -304,6 +313,12 @@ final class Charging {
             Sql.update(c, "UPDATE reservation SET release_text = ? WHERE id = ?", payload, r.id());
             return lookups.reservationByKey(c, r.key()).outcome(Decision.OK, false);
         });
+    }
+
+    private static Outcome nothingToSettle(Res r, boolean replayed) {
+        return new Outcome(Decision.OK, r.key(), r.project(), r.state(), r.hold(), 0, r.available(), r.reason(),
+                "RELEASE of " + r.key() + " which never ran: it is " + r.state() + " (" + r.reason()
+                        + "), nothing to settle", r.forced(), replayed);
     }
 
     /**

@@ -90,19 +90,24 @@ final class Lookups {
                 Res::of, key);
     }
 
-    /** What a RESERVE charges: the allocation (locked) and the partition's weights. */
-    record Target(Alloc allocation, Weights weights) {
+    /**
+     * What a RESERVE charges: the allocation (locked) and the partition's weights; {@code keyTaken} when a
+     * reservation with the RESERVE's key exists already (read, not locked: the caller then locks it).
+     */
+    record Target(Alloc allocation, Weights weights, boolean keyTaken) {
     }
 
     /**
      * The usual RESERVE's reads in one round trip (on a hot allocation each round trip is paid while
-     * its row is locked): the active project named {@code nameOrAccount} (by name, else by account), its
-     * allocation active at {@code at}, locked, and the partition's weights. Null when there is no such
-     * active project or allocation: the caller then looks each up to say which is missing.
+     * its row is locked): whether reservation {@code key} exists, the active project named
+     * {@code nameOrAccount} (by name, else by account), its allocation active at {@code at}, locked, and the
+     * partition's weights. Null when there is no such active project or allocation: the caller then looks
+     * each up to say which is missing.
      */
-    Target chargeTarget(Connection c, String nameOrAccount, Resource resource, long at, String partition)
+    Target chargeTarget(Connection c, String key, String nameOrAccount, Resource resource, long at, String partition)
             throws SQLException {
-        return Sql.one(c, "SELECT " + Alloc.COLUMNS + ", w.cpu_milli, w.mem_milli, w.gpu_milli, w.mult_milli"
+        return Sql.one(c, "SELECT " + Alloc.COLUMNS + ", w.cpu_milli, w.mem_milli, w.gpu_milli, w.mult_milli,"
+                + " EXISTS (SELECT 1 FROM reservation r WHERE r.rkey = ?)"
                 + " FROM allocation a JOIN project p ON p.id = a.project_id"
                 + " LEFT JOIN partition_weights w ON w.name = ?"
                 + " WHERE (p.name = ? OR p.account = ? AND NOT EXISTS (SELECT 1 FROM project n WHERE n.name = ?))"
@@ -111,8 +116,8 @@ final class Lookups {
                     rs.getLong(11);
                     Weights w = rs.wasNull() ? null
                             : new Weights(rs.getLong(11), rs.getLong(12), rs.getLong(13), rs.getLong(14));
-                    return new Target(Alloc.of(rs), orDefault(w, partition));
-                }, partition, nameOrAccount, nameOrAccount, nameOrAccount, resource.name(), at, at);
+                    return new Target(Alloc.of(rs), orDefault(w, partition), rs.getBoolean(15));
+                }, key, partition, nameOrAccount, nameOrAccount, nameOrAccount, resource.name(), at, at);
     }
 
     static Weights weights(Connection c, String partition) throws SQLException {

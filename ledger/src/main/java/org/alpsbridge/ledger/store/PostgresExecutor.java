@@ -19,18 +19,21 @@ import org.slf4j.LoggerFactory;
 
 /**
  * PostgreSQL: READ COMMITTED transactions; balances are serialised by {@code SELECT … FOR UPDATE} on the
- * allocation row (and the reservation row before it, always in that order).
+ * allocation row (and the reservation row before it; only a RESERVE repeating a key that exists locks the
+ * allocation first, and the rare deadlock that can give with that key's RELEASE is detected and retried).
  *
  * <p><b>Group commit.</b> A job event names its group (the project it charges). The thread that submits
- * work leads its transaction when no more than {@link #GROUP_WRITERS} others are applying work of that
- * group: it takes, with its own, all work of the group waiting then, applies it in one transaction on
- * one of at most {@link #WRITERS} write connections, and acknowledges each unit only after that commit;
- * the other submitters just wait for their answer. Events on a hot allocation thus share one commit (one
- * WAL flush) instead of queueing on its row lock one commit at a time, while events of different
- * projects run side by side on their own connections and threads, with no hand-off to another thread.
- * When a unit fails, the whole transaction is rolled back and each unit is run again in its own
- * transaction: the failing one fails alone, its neighbours commit. A deadlock, a serialization failure or
- * a concurrent insert of the same key is retried.
+ * work leads a transaction when a write connection is free and its group has fewer than
+ * {@link #GROUP_WRITERS} transactions in progress: it takes, with its own, the job events waiting then,
+ * of its group and of every other group below that limit (at most {@link #MAX_GROUP}), applies them in one
+ * transaction on one of at most {@link #WRITERS} write connections, and acknowledges each unit only after
+ * that commit; the other submitters just wait for their answer. Events on a hot allocation thus share one
+ * commit instead of queueing on its row lock one commit at a time, and events of many projects share one
+ * commit (one COMMIT round trip, one WAL flush) instead of one each. The units are applied in the order of
+ * their groups' names, so that two transactions lock the allocations they share in the same order and do
+ * not deadlock. When a unit fails, the transaction is rolled back and run again without it, and the failing
+ * unit runs alone: it fails alone, its neighbours commit. A deadlock, a serialization failure or a
+ * concurrent insert of the same key rolls the transaction back and runs each unit again on its own, retried.
  *
  * <p><b>Failover.</b> A lost connection (the server killed, restarted, or a standby promoted behind a
  * multi-host URL with {@code targetServerType=primary}) is replaced by a new one, tried every 200 ms for
@@ -195,9 +198,10 @@ final class PostgresExecutor implements Executor {
     }
 
     /**
-     * The transaction {@code p}'s submitter may lead now: {@code p} and the queued work of its group (work
-     * without a group goes alone); null while its group has {@link #GROUP_WRITERS} transactions in progress
-     * or all write connections are in use. Called holding {@link #queue}.
+     * The transaction {@code p}'s submitter may lead now, or null while all write connections are in use
+     * or {@code p}'s group has {@link #GROUP_WRITERS} transactions in progress. Work without a group goes
+     * alone; a job event takes the job events waiting of every group below that limit, sorted by group
+     * (stable: each group's events keep their order). Called holding {@link #queue}.
      */
     private List<Pending<?>> claim(Pending<?> p) {
         if (leaders >= WRITERS || p.group != null && busy.getOrDefault(p.group, 0) >= GROUP_WRITERS) {
@@ -206,12 +210,20 @@ final class PostgresExecutor implements Executor {
         List<Pending<?>> batch = new ArrayList<>();
         batch.add(p);
         if (p.group != null) {
+            java.util.Set<String> groups = new java.util.HashSet<>();
+            groups.add(p.group);
             for (Pending<?> q : queue) {
-                if (q != p && p.group.equals(q.group) && batch.size() < MAX_GROUP) {
+                if (batch.size() >= MAX_GROUP) {
+                    break;
+                }
+                if (q != p && q.group != null
+                        && (groups.contains(q.group) || busy.getOrDefault(q.group, 0) < GROUP_WRITERS)) {
                     batch.add(q);
+                    groups.add(q.group);
                 }
             }
-            busy.merge(p.group, 1, Integer::sum);
+            groups.forEach(g -> busy.merge(g, 1, Integer::sum));
+            batch.sort(java.util.Comparator.comparing(q -> q.group));
         }
         for (Pending<?> q : batch) {
             q.taken = true;
@@ -234,9 +246,8 @@ final class PostgresExecutor implements Executor {
             }
             synchronized (queue) {
                 leaders--;
-                if (batch.get(0).group != null) {
-                    busy.computeIfPresent(batch.get(0).group, (g, n) -> n == 1 ? null : n - 1);
-                }
+                batch.stream().map(q -> q.group).filter(java.util.Objects::nonNull).distinct()
+                        .forEach(group -> busy.computeIfPresent(group, (g, n) -> n == 1 ? null : n - 1));
                 queue.notifyAll();
             }
         }
@@ -330,13 +341,17 @@ final class PostgresExecutor implements Executor {
             return connection;
         }
 
-        /** All of {@code group} in one transaction; on a failure each unit again on its own. */
+        /**
+         * All of {@code group} in one transaction. When a unit fails, the rest again without it and the
+         * failing one alone; after a retryable failure (a deadlock, ...) or one at COMMIT, each unit alone.
+         */
         private void commitGroup(List<Pending<?>> group) {
             List<Pending<?>> todo = new ArrayList<>(group);
             List<SQLException> earlier = new ArrayList<>();
             for (int attempt = 1; !todo.isEmpty(); attempt++) {
                 Object[] results = new Object[todo.size()];
                 boolean committing = false;
+                int applying = -1;
                 Connection c;
                 try {
                     c = connection();
@@ -350,8 +365,8 @@ final class PostgresExecutor implements Executor {
                     }
                 }
                 try {
-                    for (int i = 0; i < todo.size(); i++) {
-                        results[i] = todo.get(i).work.apply(c);
+                    for (applying = 0; applying < todo.size(); applying++) {
+                        results[applying] = todo.get(applying).work.apply(c);
                     }
                     committing = true;
                     c.commit();
@@ -381,8 +396,16 @@ final class PostgresExecutor implements Executor {
                     }
                     rollbackQuietly(c);
                     if (todo.size() > 1) {
+                        if (!committing && !(sql != null && isRetryable(sql))) { // the unit's own failure
+                            Pending<?> failing = todo.get(applying);
+                            List<Pending<?>> rest = new ArrayList<>(todo);
+                            rest.remove(applying);
+                            commitGroup(rest);
+                            commitGroup(List.of(failing)); // it fails alone, with its own answer
+                            return;
+                        }
                         for (Pending<?> p : todo) {
-                            commitGroup(List.of(p)); // the failing unit fails alone
+                            commitGroup(List.of(p));
                         }
                         return;
                     }

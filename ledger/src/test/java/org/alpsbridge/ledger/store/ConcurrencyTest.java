@@ -78,6 +78,33 @@ class ConcurrencyTest {
         return ledger;
     }
 
+    /** What one thread of {@link #inThreads} does, given its number. */
+    interface ThreadBody {
+        void run(int id) throws Exception;
+    }
+
+    /** Runs {@code body} on {@code threads} threads released together, and waits (5 min at most) for them all. */
+    static void inThreads(int threads, ThreadBody body) throws Exception {
+        CyclicBarrier start = new CyclicBarrier(threads);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (int th = 0; th < threads; th++) {
+                int id = th;
+                futures.add(pool.submit(() -> {
+                    start.await();
+                    body.run(id);
+                    return null;
+                }));
+            }
+            for (Future<?> f : futures) {
+                f.get(5, TimeUnit.MINUTES);
+            }
+        } finally {
+            pool.shutdown();
+        }
+    }
+
     static void storm(String url, int threads, int perThread, long seed) throws Exception {
         long credit = 200_000;
         String where = "seed " + seed + " " + url.replaceAll("\\?.*", "");

@@ -135,6 +135,43 @@ abstract class LedgerContractTest {
     }
 
     @Test
+    void aNeverRanReleaseOfADeniedReservationLeavesItDeniedWithNothingToSettle() {
+        Outcome denied = ledger.reserve(reserve(30, "j30", 4, 32, 120)); // costs 15360 > 10000
+        assertEquals(Decision.DENIED, denied.decision());
+        Balance before = chem();
+        ReleaseRequest neverRan = new ReleaseRequest(Lookup.of(30), 0, false, true, T.plusSeconds(60), null);
+        Outcome o = ledger.release(neverRan);
+        assertEquals(Decision.OK, o.decision());
+        assertEquals(State.DENIED, o.state());
+        assertEquals(0, o.charge());
+        assertFalse(o.replayed());
+        assertTrue(o.message().contains("nothing to settle"), o.message());
+        assertEquals(State.DENIED, ledger.reservation(Lookup.of(30)).orElseThrow().state());
+        assertEquals(1, ledger.failures("chem", 10).size(), "still remembered as a denial");
+        assertEquals(List.of(), ledger.journal(denied.key()), "nothing moved");
+        assertEquals(before, chem());
+
+        Outcome again = ledger.release(neverRan);
+        assertTrue(again.replayed());
+        assertEquals(o.message(), again.message());
+        assertEquals(State.DENIED, again.state());
+        assertEquals(Decision.DENIED, ledger.reserve(reserve(30, "j30", 4, 32, 120)).decision(), "a retried RESERVE");
+    }
+
+    @Test
+    void aNeverRanReleaseOfASweptHoldLeavesItVoided() {
+        ledger.reserve(reserve(31, "j31", 1, 10, 60));
+        Instant later = T.plus(Duration.ofHours(3));
+        assertEquals(State.VOIDED, ledger.sweep(later, Duration.ofHours(1), Duration.ofMinutes(10), r -> false)
+                .get(0).state());
+        Outcome o = ledger.release(new ReleaseRequest(Lookup.of(31), 0, false, true, later, null));
+        assertEquals(State.VOIDED, o.state());
+        assertEquals(0, o.charge());
+        assertEquals(State.VOIDED, ledger.reservation(Lookup.of(31)).orElseThrow().state());
+        assertEquals(10_000, chem().available());
+    }
+
+    @Test
     void aDuplicateReserveReturnsTheFirstOutcomeAndAConflictingOneChangesNothing() {
         Outcome first = ledger.reserve(reserve(5, "j5", 1, 32, 60));
         Outcome again = ledger.reserve(reserve(5, "j5", 1, 32, 60));

@@ -98,8 +98,15 @@ public final class ReplicatedPostgres implements AutoCloseable {
     }
 
     private void startPrimary() throws IOException, InterruptedException {
-        pg("pg_ctl", "-D", data("primary"), "-w", "-t", "60", "-l", dir.resolve("primary.log").toString(), "-o",
-                options(primaryPort), "start");
+        try {
+            pg("pg_ctl", "-D", data("primary"), "-w", "-t", "60", "-l", dir.resolve("primary.log").toString(), "-o",
+                    options(primaryPort), "start");
+        } catch (IOException e) { // say why: pg_ctl only says "Examine the log output", and the log goes with dir
+            List<String> log = Files.exists(dir.resolve("primary.log")) ? Files.readAllLines(dir.resolve("primary.log"))
+                    : List.of();
+            throw new IOException(e.getMessage() + "; the end of primary.log: "
+                    + String.join(" | ", log.subList(Math.max(0, log.size() - 5), log.size())), e);
+        }
     }
 
     /** Waits until the standby streams synchronously (or, after a restart, again). */
@@ -155,7 +162,10 @@ public final class ReplicatedPostgres implements AutoCloseable {
 
     /** Starts the killed primary again (crash recovery), its standby reconnecting to it. */
     public void restartPrimary() throws IOException, InterruptedException, SQLException {
-        Files.deleteIfExists(Path.of(data("primary"), "postmaster.pid")); // left by kill -9; its pid is gone
+        // left by kill -9; their pid is gone, and on a busy machine (pid_max 32768) may already be another
+        // process's, which makes the postmaster refuse to start (the 100-restart campaign once could not restart it)
+        Files.deleteIfExists(Path.of(data("primary"), "postmaster.pid"));
+        Files.deleteIfExists(dir.resolve(".s.PGSQL." + primaryPort + ".lock"));
         startPrimary();
         awaitSyncStandby();
     }
