@@ -48,7 +48,8 @@ import org.slf4j.LoggerFactory;
  * {@code start} (nothing cached yet, e.g. after a restart), {@code summary-changed},
  * {@code summary-failed}, {@code interval}, {@code fallback-interval} (a backend without SUMMARY),
  * {@code unknown-outcome} (a reservation change that failed to answer, or answered garbage),
- * {@code release-failed}, {@code release-unclear} (a RELEASE answer without {@code claims}), {@code operator}
+ * {@code release-failed} (any refusal but "No entry for resId N", which proves the reservation gone: a cache
+ * showing it drops it, and nothing is fetched), {@code release-unclear} (a RELEASE answer without {@code claims}), {@code operator}
  * ({@link #refreshNow()}),
  * {@code reserve-unpatched} (a RESERVE whose effect the cache could not work out: e.g. the first reservation of a
  * user whose uid and gid neither an inventory nor the {@link UserIds} lookup has given), {@code unseen-reservation}
@@ -71,6 +72,8 @@ import org.slf4j.LoggerFactory;
 public final class InventoryPolicy implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(InventoryPolicy.class);
+    /** ALPS's answer to a RELEASE of a reservation it does not have (Slurm's libalps matches the same words). */
+    private static final java.util.regex.Pattern NO_ENTRY = java.util.regex.Pattern.compile("No entry for resId (\\d+)");
 
     private final PolicySettings settings;
     private final Clock clock;
@@ -480,15 +483,23 @@ public final class InventoryPolicy implements AutoCloseable {
             }
             case "RELEASE" -> {
                 if (!answer.isSuccess()) {
-                    // "No entry for resId" of a reservation no cache holds changes nothing: Slurm 18.08's stepd
-                    // repeats such RELEASEs for minutes, each of which used to cost a full inventory
                     Long id = request.reservationId();
                     String text = answer.messageText() == null ? "" : answer.messageText();
-                    boolean noEntry = text.contains("No entry for resId") && id != null && entries.values().stream()
-                            .noneMatch(e -> e.cache != null && e.cache.holds(id));
-                    if (!noEntry) {
-                        staleAll("release-failed");
+                    java.util.regex.Matcher gone = NO_ENTRY.matcher(text);
+                    if (id != null && gone.find() && gone.group(1).equals(Long.toString(id))) {
+                        // ALPS has no such reservation (anymore): what claims 0 says. A cache that still shows it
+                        // (ALPS removed it when its job container ended, or a lost answer) drops it; one that does
+                        // not is unchanged. Neither costs a full inventory: Slurm 18.08's stepd repeats such
+                        // RELEASEs for minutes, and a changed node state still shows in SUMMARY.
+                        for (Entry e : entries.values()) {
+                            if (e.cache != null && e.cache.holds(id)) {
+                                e.cache.applyRelease(id);
+                                patches.increment("release-gone");
+                            }
+                        }
+                        return;
                     }
+                    staleAll("release-failed");
                     return;
                 }
                 Long claims = answer.content(Released.class).map(Released::claims).orElse(null);

@@ -37,6 +37,8 @@ final class FakeAlps implements Backend {
     final Map<String, Integer> calls = new HashMap<>();
     long schedchangecount = 1;
     byte[] reserveAnswer;
+    /** The answer to every RELEASE when set; else SUCCESS (claims 0) for a known reservation, "No entry" for others. */
+    byte[] releaseAnswer;
     BackendException reserveThrows;
     boolean summaryRefused;
 
@@ -83,6 +85,9 @@ final class FakeAlps implements Backend {
                     yield reserveAnswer;
                 }
                 case "RELEASE" -> {
+                    if (releaseAnswer != null) {
+                        yield releaseAnswer;
+                    }
                     boolean gone = reservations.removeIf(v -> v.reservationId() == r.reservationId());
                     yield gone ? CODEC.write(BasilResponse.success(r.protocol(), Method.RELEASE, Released.of(r.protocol(), r.reservationId(), 0)))
                             : Failures.failure(r.protocol(), Method.RELEASE, ErrorClass.PERMANENT, "BACKEND",

@@ -179,10 +179,37 @@ class InventoryPolicyTest {
     @Test
     void aFailedReleaseMakesTheNextInventoryAFullOne() throws Exception {
         alps.reservations.add(reservation(77));
+        assertAFullInventoryAfterARefusedRelease(77, "ALPS error: apsched: connection lost");
+    }
+
+    @Test
+    void aReleaseAnsweredNoEntryForAReservationTheCacheShowsDropsItWithoutARefresh() throws Exception {
+        alps.reservations.add(reservation(77));
+        alps.reservations.add(reservation(78));
         Backend b = chain(PolicySettings.DEFAULTS);
         b.call(query("1.3", "INVENTORY"));
-        alps.reservations.clear(); // gone behind the proxy's back: the cache shows what ALPS no longer has
+        // ALPS removed 77 on its own (its job container ended): the RELEASE that follows finds no entry
+        alps.reservations.removeIf(r -> r.reservationId() == 77);
         b.call(call(BasilRequest.release("1.3", 77)));
+        assertArrayEquals(alps.inventory("1.3"), b.call(query("1.3", "INVENTORY")), "served without 77, as ALPS shows");
+        assertEquals(1, alps.calls("QUERY/INVENTORY"));
+        assertEquals(null, stats.snapshot().counters().get("policy_refreshes").values().get("release-failed"));
+        assertEquals(1, stats.snapshot().counters().get("policy_patches").values().get("release-gone"));
+    }
+
+    @Test
+    void aReleaseAnsweredNoEntryForAnotherReservationIsNotTakenForThisOne() throws Exception {
+        alps.reservations.add(reservation(77));
+        // an answer about another id proves nothing about 77
+        assertAFullInventoryAfterARefusedRelease(77, "ALPS error: apsched: No entry for resId 777");
+    }
+
+    private void assertAFullInventoryAfterARefusedRelease(long id, String message) throws Exception {
+        Backend b = chain(PolicySettings.DEFAULTS);
+        b.call(query("1.3", "INVENTORY"));
+        alps.releaseAnswer = org.alpsbridge.basil.codec.Failures.failure("1.3", Method.RELEASE,
+                org.alpsbridge.basil.model.ErrorClass.PERMANENT, "BACKEND", message);
+        b.call(call(BasilRequest.release("1.3", id)));
         b.call(query("1.3", "INVENTORY"));
         assertEquals(2, alps.calls("QUERY/INVENTORY"));
         assertEquals(1, stats.snapshot().counters().get("policy_refreshes").values().get("release-failed"));
