@@ -49,7 +49,9 @@ import org.slf4j.LoggerFactory;
  * {@code summary-failed}, {@code interval}, {@code fallback-interval} (a backend without SUMMARY),
  * {@code unknown-outcome} (a reservation change that failed to answer, or answered garbage),
  * {@code release-failed} (any refusal but "No entry for resId N", which proves the reservation gone: a cache
- * showing it drops it, and nothing is fetched), {@code release-unclear} (a RELEASE answer without {@code claims}), {@code operator}
+ * showing it drops it, and nothing is fetched), {@code release-pending} (a RELEASE answered {@code claims} &gt; 0:
+ * ALPS removes the reservation when its last claim ends, unannounced, so each INVENTORY is a full one until one no
+ * longer shows it), {@code release-unclear} (a RELEASE answer without {@code claims}), {@code operator}
  * ({@link #refreshNow()}),
  * {@code reserve-unpatched} (a RESERVE whose effect the cache could not work out: e.g. the first reservation of a
  * user whose uid and gid neither an inventory nor the {@link UserIds} lookup has given), {@code unseen-reservation}
@@ -93,6 +95,8 @@ public final class InventoryPolicy implements AutoCloseable {
     private UserIds userIds;
     /** Lookups since the last refresh, unknown users included (as null), so each costs one lookup per interval. */
     private final Map<String, long[]> lookups = new HashMap<>();
+    /** Reservations whose RELEASE ALPS answered with claims outstanding, until an inventory no longer shows them. */
+    private final java.util.Set<Long> releasing = new java.util.HashSet<>();
 
     /** What the policy knows about one protocol version's inventory. */
     private static final class Entry {
@@ -374,7 +378,8 @@ public final class InventoryPolicy implements AutoCloseable {
         check(e.cache, fresh);
         lookups.clear();
         e.cache = fresh;
-        e.staleBecause = null;
+        releasing.removeIf(id -> !fresh.holds(id));
+        e.staleBecause = releasing.isEmpty() ? null : "release-pending";
         e.summaryCheckedMillis = startedMillis;
         var header = fresh.header();
         var nodes = fresh.nodes();
@@ -491,6 +496,7 @@ public final class InventoryPolicy implements AutoCloseable {
                         // (ALPS removed it when its job container ended, or a lost answer) drops it; one that does
                         // not is unchanged. Neither costs a full inventory: Slurm 18.08's stepd repeats such
                         // RELEASEs for minutes, and a changed node state still shows in SUMMARY.
+                        releasing.remove(id);
                         for (Entry e : entries.values()) {
                             if (e.cache != null && e.cache.holds(id)) {
                                 e.cache.applyRelease(id);
@@ -506,10 +512,15 @@ public final class InventoryPolicy implements AutoCloseable {
                 if (claims == null || request.reservationId() == null) {
                     staleAll("release-unclear");
                 } else if (claims == 0) {
+                    releasing.remove(request.reservationId());
                     entries.values().stream().filter(e -> e.cache != null).forEach(e -> e.cache.applyRelease(request.reservationId()));
                     patches.increment("release-applied");
+                } else {
+                    // ALPS keeps the reservation until its last claim ends (its applications, the job's container)
+                    // and then removes it without a word: until an inventory no longer shows it, each is a full one
+                    releasing.add(request.reservationId());
+                    staleAll("release-pending");
                 }
-                // claims > 0: ALPS keeps the reservation until its applications end; the inventory is unchanged
             }
             case "SWITCH" -> staleAll("switch");
             default -> {

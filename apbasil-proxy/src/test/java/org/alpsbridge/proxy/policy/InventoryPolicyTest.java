@@ -198,6 +198,26 @@ class InventoryPolicyTest {
     }
 
     @Test
+    void aReleaseAnsweredWithClaimsOutstandingFetchesFullInventoriesUntilTheReservationIsGone() throws Exception {
+        alps.reservations.add(reservation(77));
+        Backend b = chain(PolicySettings.DEFAULTS);
+        b.call(query("1.3", "INVENTORY"));
+        // slurmstepd's RELEASE while its own session, the job's container, still lives: ALPS keeps 77 (claims 1)
+        alps.releaseAnswer = CODEC.write(BasilResponse.success("1.3", Method.RELEASE,
+                org.alpsbridge.basil.model.Released.of("1.3", 77L, 1)));
+        b.call(call(BasilRequest.release("1.3", 77)));
+        b.call(query("1.3", "INVENTORY"));
+        assertEquals(2, alps.calls("QUERY/INVENTORY"), "ALPS may have dropped it since");
+        b.call(query("1.3", "INVENTORY"));
+        assertEquals(3, alps.calls("QUERY/INVENTORY"), "still shown: asked again");
+        alps.reservations.clear(); // the stepd exited: ALPS removed 77 on its own
+        assertArrayEquals(alps.inventory("1.3"), b.call(query("1.3", "INVENTORY")));
+        b.call(query("1.3", "INVENTORY"));
+        assertEquals(4, alps.calls("QUERY/INVENTORY"), "gone: the cache answers again");
+        assertEquals(3, stats.snapshot().counters().get("policy_refreshes").values().get("release-pending"));
+    }
+
+    @Test
     void aReleaseAnsweredNoEntryForAnotherReservationIsNotTakenForThisOne() throws Exception {
         alps.reservations.add(reservation(77));
         // an answer about another id proves nothing about 77
