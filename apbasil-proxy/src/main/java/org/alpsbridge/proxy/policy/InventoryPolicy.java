@@ -60,6 +60,9 @@ import org.slf4j.LoggerFactory;
  * are unknown), {@code switch},
  * {@code fetch-failed} (the previous fetch failed).
  *
+ * <p>QUERY(ENGINE) passes through, and while ALPS cannot answer it the last answer it gave is given again
+ * ({@link EngineMemory}; {@code policy_engine_answers{source=backend|memory}}).
+ *
  * <p>A RESERVE or CONFIRM answered FAILURE changed nothing (ALPS rejects them whole), so it costs no
  * refresh. Selective INVENTORY requests (with a body) and every other method pass straight through.
  * Reservation changes, refreshes and cache answers are serialized by one lock, as slurmctld itself makes
@@ -87,6 +90,7 @@ public final class InventoryPolicy implements AutoCloseable {
     private final ExecutorService ownNotifier;
     private final Counter refreshes;
     private final Counter patches;
+    private final EngineMemory engine;
     private final Counter mismatches;
     private final Counter unseen;
     private final Counter answered;
@@ -123,6 +127,9 @@ public final class InventoryPolicy implements AutoCloseable {
             this.notifier = notifier;
         }
         this.refreshes = stats.counter("policy_refreshes", "Full inventories fetched from the backend, by reason.", "reason");
+        this.engine = new EngineMemory(stats.counter("policy_engine_answers",
+                "QUERY(ENGINE) answers, by source: backend, or memory (ALPS could not answer; the last answer given again).",
+                "source"));
         this.patches = stats.counter("policy_patches", "Forwarded reservation changes applied to the cache, by outcome.", "outcome");
         this.mismatches = stats.counter("policy_patch_mismatches",
                 "Refreshes that found a cached RESERVE patch different from what ALPS shows.", null);
@@ -558,6 +565,9 @@ public final class InventoryPolicy implements AutoCloseable {
             }
             if (call.changesReservations()) {
                 return change(call);
+            }
+            if ("QUERY".equals(call.method()) && "ENGINE".equals(call.queryType())) {
+                return engine.call(below, call);
             }
             if ("QUERY".equals(call.method()) && "INVENTORY".equals(call.queryType())) {
                 BasilRequest request;

@@ -41,6 +41,8 @@ final class FakeAlps implements Backend {
     byte[] releaseAnswer;
     BackendException reserveThrows;
     boolean summaryRefused;
+    byte[] engineAnswer;
+    BackendException engineThrows;
 
     FakeAlps(LongSupplier clockSeconds, int nodeCount) {
         this.clockSeconds = clockSeconds;
@@ -73,6 +75,12 @@ final class FakeAlps implements Backend {
             BasilRequest r = CODEC.readRequest(call.request());
             return switch (call.methodKey()) {
                 case "QUERY/INVENTORY" -> inventory(r.protocol());
+                case "QUERY/ENGINE" -> {
+                    if (engineThrows != null) {
+                        throw engineThrows;
+                    }
+                    yield engineAnswer;
+                }
                 case "QUERY/SUMMARY" -> summaryRefused
                         ? Failures.failure(r.protocol(), Method.QUERY, ErrorClass.PERMANENT, "SYNTAX", "unknown QUERY type SUMMARY")
                         : CODEC.write(BasilResponse.success(r.protocol(), Method.QUERY, Summary.of(schedchangecount,

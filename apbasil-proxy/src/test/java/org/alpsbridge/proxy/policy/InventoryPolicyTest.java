@@ -272,6 +272,34 @@ class InventoryPolicyTest {
     }
 
     @Test
+    void whileAlpsCannotAnswerTheLastEngineAnswerIsGivenAgain() throws Exception {
+        Backend b = chain(PolicySettings.DEFAULTS);
+        alps.engineAnswer = CODEC.write(BasilResponse.success("1.0", Method.QUERY,
+                org.alpsbridge.basil.model.Engine.of("1.0", "5.2.44", List.of("1.0", "1.1", "1.2", "1.3"))));
+        byte[] known = b.call(query("1.0", "ENGINE"));
+        // ALPS down: slurmstepd starting now asks ENGINE first and fatal()s without an answer
+        alps.engineAnswer = org.alpsbridge.basil.codec.Failures.failure("1.0", Method.QUERY,
+                org.alpsbridge.basil.model.ErrorClass.TRANSIENT, "BACKEND", "apbasil exited with status 1");
+        assertArrayEquals(known, b.call(query("1.0", "ENGINE")));
+        alps.engineThrows = new BackendException("apbasil timed out", true);
+        assertArrayEquals(known, b.call(query("1.0", "ENGINE")));
+        alps.engineThrows = new BackendException("not BASIL", false);
+        assertThrows(BackendException.class, () -> b.call(query("1.0", "ENGINE")), "only a transient failure");
+        alps.engineThrows = null;
+        alps.engineAnswer = org.alpsbridge.basil.codec.Failures.failure("1.0", Method.QUERY,
+                org.alpsbridge.basil.model.ErrorClass.PERMANENT, "SYNTAX", "ALPS error: no");
+        assertArrayEquals(alps.engineAnswer, b.call(query("1.0", "ENGINE")), "a permanent refusal is ALPS's answer");
+        assertEquals(2, stats.snapshot().counters().get("policy_engine_answers").values().get("memory"));
+    }
+
+    @Test
+    void anEngineQueryNobodyAnsweredBeforeFailsAsTheBackendDid() throws Exception {
+        Backend b = chain(PolicySettings.DEFAULTS);
+        alps.engineThrows = new BackendException("apbasil timed out", true);
+        assertThrows(BackendException.class, () -> b.call(query("1.0", "ENGINE")));
+    }
+
+    @Test
     void selectiveInventoriesAndOtherQueriesPassThrough() throws Exception {
         Backend b = chain(PolicySettings.DEFAULTS);
         b.call(query("1.3", "INVENTORY"));
