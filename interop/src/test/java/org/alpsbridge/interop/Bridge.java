@@ -159,10 +159,11 @@ final class Bridge implements AutoCloseable {
     }
 
     private Host.Result operator(String command, String... args) {
+        // orphans --refresh fetches a full inventory: a drop-in JVM or two, slow on a loaded machine
         List<String> argv = new ArrayList<>(List.of(java(), "-jar", jar.toString(), "proxy", command,
-                "--connect", "127.0.0.1:" + port, "--timeout", "20"));
+                "--connect", "127.0.0.1:" + port, "--timeout", "120"));
         argv.addAll(List.of(args));
-        return Host.run(clientEnvironment(), Duration.ofSeconds(60), argv);
+        return Host.run(clientEnvironment(), Duration.ofSeconds(180), argv);
     }
 
     /** How many calls of a method ({@code RESERVE}, {@code CONFIRM}, ...) clients made, from {@code proxy stats --json}. */
