@@ -79,8 +79,10 @@ final class Bridge implements AutoCloseable {
                 + "for a; do case $a in -*) ;; *) apid=$a;; esac; done\n"
                 + "exec " + java() + " -jar " + jar + " basil emulate control --state " + dir.resolve("alps") + " kill:$apid\n");
         Host.script(dir.resolve("apbasil"), "#!/bin/sh\n"
-                + "# The scheduler's apbasil: bin/apbasil to the proxy, with MUNGE\n"
-                + "export APBASIL_PROXY=127.0.0.1:" + port + " APBASIL_AUTH=munge APBASIL_MUNGE_SOCKET=" + munge.socket()
+                + "# The scheduler's apbasil: bin/apbasil to the proxy, with MUNGE. Eight retries (25 s of doubling waits)\n"
+                + "# ride out a proxy restart: slurmstepd fatal()s when its first call, ENGINE, gets no answer\n"
+                + "export APBASIL_PROXY=127.0.0.1:" + port + " APBASIL_AUTH=munge APBASIL_RETRIES=8 APBASIL_MUNGE_SOCKET="
+                + munge.socket()
                 + " JAVA=" + java() + " APBASIL_JAR=" + jar + "\n"
                 + "exec " + repo.resolve("bin/apbasil") + "\n");
     }
