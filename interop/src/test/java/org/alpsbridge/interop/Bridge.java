@@ -101,7 +101,7 @@ final class Bridge implements AutoCloseable {
                 + "rc=$?\n"
                 + "t1=$(date +%s%N)\n"
                 + "m=$(grep -o 'method=\"[A-Z]*\"' $req | head -1 | cut -d'\"' -f2)\n"
-                + "t=$(grep -o 'type=\"[A-Z]*\"' $req | head -1 | cut -d'\"' -f2)\n"
+                + "t=; [ \"$m\" = QUERY ] && t=$(grep -o 'type=\"[A-Z]*\"' $req | head -1 | cut -d'\"' -f2)\n"
                 + "echo \"$m${t:+/$t} $((t1 - t0))\" >> " + timings + "\n"
                 + "cat $out; rm -f $req $out\n"
                 + "exit $rc\n");

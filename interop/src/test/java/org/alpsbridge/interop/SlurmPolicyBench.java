@@ -91,7 +91,8 @@ class SlurmPolicyBench {
                 java.util.regex.Matcher m = java.util.regex.Pattern.compile("method=\"([A-Z]+)\"").matcher(text);
                 java.util.regex.Matcher t = java.util.regex.Pattern.compile(" type=\"([A-Z]+)\"").matcher(text);
                 if (m.find()) {
-                    n.merge(m.group(1) + (t.find() ? "/" + t.group(1) : ""), 1, Integer::sum);
+                    // only a QUERY's type: a RESERVE's MemoryParam has one too
+                    n.merge(m.group(1) + (m.group(1).equals("QUERY") && t.find() ? "/" + t.group(1) : ""), 1, Integer::sum);
                 }
             }
         }
