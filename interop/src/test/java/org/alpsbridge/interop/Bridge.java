@@ -37,6 +37,11 @@ final class Bridge implements AutoCloseable {
      * @param proxyOptions extra {@code proxy serve} flags (ledger, orphan job source, ...)
      */
     Bridge(String name, String machine, List<String> proxyOptions) throws IOException, InterruptedException {
+        this(name, machine, proxyOptions, "");
+    }
+
+    /** @param emulatorFlags more flags of the drop-in emulator, e.g. {@code --latency-profile xc30-2256} */
+    Bridge(String name, String machine, List<String> proxyOptions, String emulatorFlags) throws IOException, InterruptedException {
         Path repo = Host.repository();
         this.jar = repo.resolve("cli/target/alpsbridge.jar");
         if (!Files.exists(jar)) {
@@ -55,7 +60,10 @@ final class Bridge implements AutoCloseable {
         Files.createDirectories(dir.resolve("capture"));
         // The drop-in's own main (no launcher) with a class-data archive: a JVM per ALPS call, kept short
         String emulate = java() + " -XX:TieredStopAtLevel=1 -Xshare:auto -cp " + jar
-                + " org.alpsbridge.basil.cli.EmulateCommand --machine " + machine + " --state " + dir.resolve("alps");
+                + " org.alpsbridge.basil.cli.EmulateCommand --machine " + machine + " --state " + dir.resolve("alps")
+                // a confirmed job's container (Slurm's proctrack/pgid pgid) is a claim while it lives, as ALPS kept a
+                // reservation until the batch job's pagg ended: the stepd's RELEASE after scancel then succeeds
+                + " --paggs host " + emulatorFlags;
         Path jsa = dir.resolve("emulator.jsa");
         Host.run(Map.of(), Duration.ofMinutes(2), List.of("sh", "-c", "echo '<BasilRequest protocol=\"1.0\" method=\"QUERY\""
                 + " type=\"ENGINE\"/>' | " + emulate.replace(" -Xshare:auto", " -XX:ArchiveClassesAtExit=" + jsa) + " >/dev/null"));
@@ -71,10 +79,36 @@ final class Bridge implements AutoCloseable {
                 + "for a; do case $a in -*) ;; *) apid=$a;; esac; done\n"
                 + "exec " + java() + " -jar " + jar + " basil emulate control --state " + dir.resolve("alps") + " kill:$apid\n");
         Host.script(dir.resolve("apbasil"), "#!/bin/sh\n"
-                + "# The scheduler's apbasil: bin/apbasil to the proxy, with MUNGE\n"
-                + "export APBASIL_PROXY=127.0.0.1:" + port + " APBASIL_AUTH=munge APBASIL_MUNGE_SOCKET=" + munge.socket()
+                + "# The scheduler's apbasil: bin/apbasil to the proxy, with MUNGE. Eight retries (25 s of doubling waits)\n"
+                + "# ride out a proxy restart: slurmstepd fatal()s when its first call, ENGINE, gets no answer\n"
+                + "export APBASIL_PROXY=127.0.0.1:" + port + " APBASIL_AUTH=munge APBASIL_RETRIES=8 APBASIL_MUNGE_SOCKET="
+                + munge.socket()
                 + " JAVA=" + java() + " APBASIL_JAR=" + jar + "\n"
                 + "exec " + repo.resolve("bin/apbasil") + "\n");
+    }
+
+    /**
+     * A wrapper around {@code program} (the {@code emulator} for ALPS on-system, {@code apbasil} off-system) that
+     * appends each call's method, query type and wall time in nanoseconds to {@code timings}, as its caller saw it.
+     */
+    Path timed(Path program) {
+        Path timings = dir.resolve("timings");
+        return Host.script(dir.resolve("timed-" + program.getFileName()), "#!/bin/bash\n"
+                + "# " + program.getFileName() + ", each call's method and wall time appended to " + timings + "\n"
+                + "req=$(mktemp) out=$(mktemp)\n"
+                + "t0=$(date +%s%N)\n"
+                + "tee $req | " + program + " > $out\n"
+                + "rc=$?\n"
+                + "t1=$(date +%s%N)\n"
+                + "m=$(grep -o 'method=\"[A-Z]*\"' $req | head -1 | cut -d'\"' -f2)\n"
+                + "t=; [ \"$m\" = QUERY ] && t=$(grep -o 'type=\"[A-Z]*\"' $req | head -1 | cut -d'\"' -f2)\n"
+                + "echo \"$m${t:+/$t} $((t1 - t0))\" >> " + timings + "\n"
+                + "cat $out; rm -f $req $out\n"
+                + "exit $rc\n");
+    }
+
+    Path emulator() {
+        return dir.resolve("emulator");
     }
 
     private static String java() {
@@ -118,10 +152,20 @@ final class Bridge implements AutoCloseable {
 
     /** {@code alpsbridge proxy stats [args]} against the daemon, with MUNGE. */
     Host.Result stats(String... args) {
-        List<String> argv = new ArrayList<>(List.of(java(), "-jar", jar.toString(), "proxy", "stats",
-                "--connect", "127.0.0.1:" + port, "--timeout", "20"));
+        return operator("stats", args);
+    }
+
+    /** {@code alpsbridge proxy orphans [args]} against the daemon, with MUNGE. */
+    Host.Result orphans(String... args) {
+        return operator("orphans", args);
+    }
+
+    private Host.Result operator(String command, String... args) {
+        // orphans --refresh fetches a full inventory: a drop-in JVM or two, slow on a loaded machine
+        List<String> argv = new ArrayList<>(List.of(java(), "-jar", jar.toString(), "proxy", command,
+                "--connect", "127.0.0.1:" + port, "--timeout", "120"));
         argv.addAll(List.of(args));
-        return Host.run(clientEnvironment(), Duration.ofSeconds(60), argv);
+        return Host.run(clientEnvironment(), Duration.ofSeconds(180), argv);
     }
 
     /** How many calls of a method ({@code RESERVE}, {@code CONFIRM}, ...) clients made, from {@code proxy stats --json}. */
@@ -165,6 +209,52 @@ final class Bridge implements AutoCloseable {
             }
         }
         return answer;
+    }
+
+    /**
+     * The exchanges of one method that reached the emulator, oldest first: each the request, a blank line and the
+     * answer, from {@code capture/}.
+     */
+    List<String> captured(String method) {
+        try (java.util.stream.Stream<Path> files = Files.list(dir.resolve("capture"))) {
+            List<String> out = new ArrayList<>();
+            for (Path request : files.filter(f -> f.toString().endsWith("-request.xml")).sorted().toList()) {
+                String text = Files.readString(request);
+                if (text.contains("method=\"" + method + "\"")) {
+                    Path response = Path.of(request.toString().replace("-request.xml", "-response.xml"));
+                    out.add(text + "\n" + (Files.exists(response) ? Files.readString(response) : ""));
+                }
+            }
+            return out;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The reservation ids ALPS holds now, from the emulator's state ("" when none). */
+    String alpsReservations() {
+        return control("show").lines().filter(l -> l.startsWith("reservations"))
+                .map(l -> l.substring("reservations".length()).strip()).findFirst().orElse("");
+    }
+
+    /** The successful RESERVE exchange of a Slurm job (its batch_id), request and answer. */
+    String reserveOf(String job) {
+        return captured("RESERVE").stream().filter(x -> x.contains("batch_id=\"" + job + "\"")
+                && x.contains("status=\"SUCCESS\"")).findFirst().orElse("no RESERVE of job " + job);
+    }
+
+    /** The ALPS reservation id of a job, from its RESERVE answer. */
+    String reservationOf(String job) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("<Reserved reservation_id=\"(\\d+)\"").matcher(reserveOf(job));
+        if (!m.find()) {
+            throw new AssertionError("no reservation for job " + job);
+        }
+        return m.group(1);
+    }
+
+    /** The RELEASE exchanges of one reservation that reached ALPS. */
+    List<String> releasesOf(String resId) {
+        return captured("RELEASE").stream().filter(x -> x.contains("reservation_id=\"" + resId + "\"")).toList();
     }
 
     /** Makes ALPS answer nothing (the emulator's program fails) until {@link #alpsUp()}. */

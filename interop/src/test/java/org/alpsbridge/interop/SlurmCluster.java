@@ -34,8 +34,32 @@ final class SlurmCluster implements AutoCloseable {
         this.nodes = nodes;
     }
 
+    /** Starts the bridge's proxy with Slurm's environment for its commands, then Slurm against it. */
+    static SlurmCluster startBehind(Bridge bridge) throws IOException {
+        Path prefix = Clients.slurm();
+        bridge.proxyEnvironment(environment(prefix, bridge));
+        bridge.startProxy();
+        return start(prefix, bridge);
+    }
+
+    /** Stops Slurm, prints the proxy's stats and stops the bridge; either may be null (a set-up that failed). */
+    static void stop(SlurmCluster slurm, Bridge bridge) throws IOException {
+        if (slurm != null) {
+            slurm.close();
+        }
+        if (bridge != null) {
+            System.out.println("proxy stats:\n" + bridge.stats().out());
+            bridge.close();
+        }
+    }
+
     /** Configures and starts Slurm against {@code bridge}; {@code extra} lines are appended to slurm.conf. */
     static SlurmCluster start(Path prefix, Bridge bridge, String... extra) throws IOException {
+        return start(prefix, bridge, bridge.apbasil(), extra);
+    }
+
+    /** As {@link #start(Path, Bridge, String...)}, with {@code apbasil} as cray.conf's {@code apbasil=}. */
+    static SlurmCluster start(Path prefix, Bridge bridge, Path apbasil, String... extra) throws IOException {
         Path dir = bridge.dir().resolve("slurm");
         Files.createDirectories(dir.resolve("etc"));
         Files.createDirectories(dir.resolve("state"));
@@ -88,11 +112,11 @@ final class SlurmCluster implements AutoCloseable {
                 "AccountingStorageType=accounting_storage/none",
                 "PluginDir=" + prefix.resolve("lib/slurm"),
                 "FrontendName=" + host + " FrontendAddr=127.0.0.1",
-                "NodeName=" + nodeList + " CPUs=32 RealMemory=64000 State=UNKNOWN",
+                "NodeName=" + nodeList + " " + topology(inventory) + " RealMemory=64000 State=UNKNOWN",
                 "PartitionName=batch Nodes=" + nodeList + " Default=YES MaxTime=INFINITE State=UP",
                 String.join("\n", extra), ""));
         Files.writeString(dir.resolve("etc/cray.conf"), String.join("\n",
-                "apbasil=" + bridge.apbasil(),
+                "apbasil=" + apbasil,
                 "apkill=" + bridge.apkill(),
                 "SDBhost=127.0.0.1",
                 "SDBport=" + sdb.port(),
@@ -110,6 +134,32 @@ final class SlurmCluster implements AutoCloseable {
         return c;
     }
 
+    /**
+     * The first node's CPUs, sockets, cores and threads, as slurm.conf describes them: Slurm turns
+     * {@code --ntasks-per-core=1} into the RESERVE's width only knowing the threads per core (with {@code CPUs=32}
+     * alone an XC30 node's 32 hyperthreads look like 32 cores, and ALPS refuses nppn 32 at nppcu 1).
+     */
+    static String topology(String inventory) {
+        int from = inventory.indexOf("<Node ");
+        String node = inventory.substring(from, inventory.indexOf("</Node>", from));
+        int sockets = count(node, "<Socket ");
+        int cores = count(node, "<ComputeUnit ");
+        int threads = count(node, "<Processor ");
+        if (cores == 0 || sockets == 0) {
+            return "CPUs=" + threads; // BASIL 1.2 and older show no ComputeUnit
+        }
+        return "CPUs=" + threads + " Sockets=" + sockets + " CoresPerSocket=" + cores / sockets + " ThreadsPerCore="
+                + threads / cores;
+    }
+
+    private static int count(String text, String what) {
+        int n = 0;
+        for (int i = text.indexOf(what); i >= 0; i = text.indexOf(what, i + 1)) {
+            n++;
+        }
+        return n;
+    }
+
     void startDaemons() {
         Host.run(env(), Duration.ofSeconds(60), List.of(prefix.resolve("sbin/slurmctld").toString(), "-f", conf.toString())).ok();
         Host.run(env(), Duration.ofSeconds(60), List.of(prefix.resolve("sbin/slurmd").toString(), "-f", conf.toString())).ok();
@@ -122,7 +172,7 @@ final class SlurmCluster implements AutoCloseable {
     }
 
     void stopController() {
-        Host.stop(Host.pidFrom(dir.resolve("slurmctld.pid")));
+        Host.stop(controllerPid());
     }
 
     void startController() {
@@ -163,6 +213,29 @@ final class SlurmCluster implements AutoCloseable {
         return out.lines().reduce((a, b) -> b).orElseThrow().split(";")[0];
     }
 
+    /**
+     * Submits a mixed batch workload, seeded: {@code -N1}..{@code -N4}, {@code -n5}, {@code --ntasks-per-node=4 -c2},
+     * {@code --mem}, wall times 1–30 min, scripts sleeping 1–3 s, the users of {@code users}; returns the job ids.
+     */
+    List<String> submitMixed(int count, long seed, List<String> users) {
+        java.util.Random random = new java.util.Random(seed);
+        List<String> jobs = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            String user = users.get(random.nextInt(users.size()));
+            List<String> shape = switch (random.nextInt(5)) {
+                case 0 -> List.of("-N1");
+                case 1 -> List.of("-N2", "--ntasks-per-node=4", "-c2");
+                case 2 -> List.of("-n5");
+                case 3 -> List.of("-N4");
+                default -> List.of("-N1", "--mem=2000");
+            };
+            List<String> options = new ArrayList<>(shape);
+            options.add("--time=" + (1 + random.nextInt(30)));
+            jobs.add(submit(user, "sleep " + (1 + random.nextInt(3)), options.toArray(String[]::new)));
+        }
+        return jobs;
+    }
+
     /** The state of a job from squeue, or "GONE" once it has left the queue. */
     String state(String job) {
         Host.Result r = cmd("squeue", "-h", "-j", job, "-o", "%T");
@@ -171,6 +244,25 @@ final class SlurmCluster implements AutoCloseable {
 
     List<String> queue() {
         return Host.lines(cmd("squeue", "-h", "-o", "%i %T %r").out());
+    }
+
+    /**
+     * The lines of slurmctld's and slurmd's logs with a {@code fatal} or a BASIL error, but for those containing one
+     * of {@code expected}. "can not read resId for JobId" is Slurm's own line for a cancelled job that never had a
+     * reservation (select_p_job_fini before any RESERVE): no BASIL call is made.
+     */
+    List<String> basilErrors(String... expected) {
+        List<String> bad = new ArrayList<>();
+        for (String log : List.of(ctldLog(), slurmdLog())) {
+            log.lines().filter(l -> l.contains("fatal") || (l.contains("error:") && !l.contains("can not read resId for JobId")
+                    && (l.contains("BASIL") || l.contains("basil") || l.contains("ALPS") || l.contains("resId"))))
+                    .filter(l -> java.util.Arrays.stream(expected).noneMatch(l::contains)).forEach(bad::add);
+        }
+        return bad;
+    }
+
+    long controllerPid() {
+        return Host.pidFrom(dir.resolve("slurmctld.pid"));
     }
 
     String ctldLog() {

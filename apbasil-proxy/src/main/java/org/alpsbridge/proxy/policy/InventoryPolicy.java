@@ -48,7 +48,10 @@ import org.slf4j.LoggerFactory;
  * {@code start} (nothing cached yet, e.g. after a restart), {@code summary-changed},
  * {@code summary-failed}, {@code interval}, {@code fallback-interval} (a backend without SUMMARY),
  * {@code unknown-outcome} (a reservation change that failed to answer, or answered garbage),
- * {@code release-failed}, {@code release-unclear} (a RELEASE answer without {@code claims}), {@code operator}
+ * {@code release-failed} (any refusal but "No entry for resId N", which proves the reservation gone: a cache
+ * showing it drops it, and nothing is fetched), {@code release-pending} (a RELEASE answered {@code claims} &gt; 0:
+ * ALPS removes the reservation when its last claim ends, unannounced, so each INVENTORY is a full one until one no
+ * longer shows it), {@code release-unclear} (a RELEASE answer without {@code claims}), {@code operator}
  * ({@link #refreshNow()}),
  * {@code reserve-unpatched} (a RESERVE whose effect the cache could not work out: e.g. the first reservation of a
  * user whose uid and gid neither an inventory nor the {@link UserIds} lookup has given), {@code unseen-reservation}
@@ -56,6 +59,9 @@ import org.slf4j.LoggerFactory;
  * proxy's back, so the application ids they took, and with them this reservation's pseudo-application id,
  * are unknown), {@code switch},
  * {@code fetch-failed} (the previous fetch failed).
+ *
+ * <p>QUERY(ENGINE) passes through, and while ALPS cannot answer it the last answer it gave is given again
+ * ({@link EngineMemory}; {@code policy_engine_answers{source=backend|memory}}).
  *
  * <p>A RESERVE or CONFIRM answered FAILURE changed nothing (ALPS rejects them whole), so it costs no
  * refresh. Selective INVENTORY requests (with a body) and every other method pass straight through.
@@ -71,6 +77,8 @@ import org.slf4j.LoggerFactory;
 public final class InventoryPolicy implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(InventoryPolicy.class);
+    /** ALPS's answer to a RELEASE of a reservation it does not have (Slurm's libalps matches the same words). */
+    private static final java.util.regex.Pattern NO_ENTRY = java.util.regex.Pattern.compile("No entry for resId (\\d+)");
 
     private final PolicySettings settings;
     private final Clock clock;
@@ -82,6 +90,7 @@ public final class InventoryPolicy implements AutoCloseable {
     private final ExecutorService ownNotifier;
     private final Counter refreshes;
     private final Counter patches;
+    private final EngineMemory engine;
     private final Counter mismatches;
     private final Counter unseen;
     private final Counter answered;
@@ -90,6 +99,8 @@ public final class InventoryPolicy implements AutoCloseable {
     private UserIds userIds;
     /** Lookups since the last refresh, unknown users included (as null), so each costs one lookup per interval. */
     private final Map<String, long[]> lookups = new HashMap<>();
+    /** Reservations whose RELEASE ALPS answered with claims outstanding, until an inventory no longer shows them. */
+    private final java.util.Set<Long> releasing = new java.util.HashSet<>();
 
     /** What the policy knows about one protocol version's inventory. */
     private static final class Entry {
@@ -116,6 +127,9 @@ public final class InventoryPolicy implements AutoCloseable {
             this.notifier = notifier;
         }
         this.refreshes = stats.counter("policy_refreshes", "Full inventories fetched from the backend, by reason.", "reason");
+        this.engine = new EngineMemory(stats.counter("policy_engine_answers",
+                "QUERY(ENGINE) answers, by source: backend, or memory (ALPS could not answer; the last answer given again).",
+                "source"));
         this.patches = stats.counter("policy_patches", "Forwarded reservation changes applied to the cache, by outcome.", "outcome");
         this.mismatches = stats.counter("policy_patch_mismatches",
                 "Refreshes that found a cached RESERVE patch different from what ALPS shows.", null);
@@ -371,7 +385,8 @@ public final class InventoryPolicy implements AutoCloseable {
         check(e.cache, fresh);
         lookups.clear();
         e.cache = fresh;
-        e.staleBecause = null;
+        releasing.removeIf(id -> !fresh.holds(id));
+        e.staleBecause = releasing.isEmpty() ? null : "release-pending";
         e.summaryCheckedMillis = startedMillis;
         var header = fresh.header();
         var nodes = fresh.nodes();
@@ -480,25 +495,39 @@ public final class InventoryPolicy implements AutoCloseable {
             }
             case "RELEASE" -> {
                 if (!answer.isSuccess()) {
-                    // "No entry for resId" of a reservation no cache holds changes nothing: Slurm 18.08's stepd
-                    // repeats such RELEASEs for minutes, each of which used to cost a full inventory
                     Long id = request.reservationId();
                     String text = answer.messageText() == null ? "" : answer.messageText();
-                    boolean noEntry = text.contains("No entry for resId") && id != null && entries.values().stream()
-                            .noneMatch(e -> e.cache != null && e.cache.holds(id));
-                    if (!noEntry) {
-                        staleAll("release-failed");
+                    java.util.regex.Matcher gone = NO_ENTRY.matcher(text);
+                    if (id != null && gone.find() && gone.group(1).equals(Long.toString(id))) {
+                        // ALPS has no such reservation (anymore): what claims 0 says. A cache that still shows it
+                        // (ALPS removed it when its job container ended, or a lost answer) drops it; one that does
+                        // not is unchanged. Neither costs a full inventory: Slurm 18.08's stepd repeats such
+                        // RELEASEs for minutes, and a changed node state still shows in SUMMARY.
+                        releasing.remove(id);
+                        for (Entry e : entries.values()) {
+                            if (e.cache != null && e.cache.holds(id)) {
+                                e.cache.applyRelease(id);
+                                patches.increment("release-gone");
+                            }
+                        }
+                        return;
                     }
+                    staleAll("release-failed");
                     return;
                 }
                 Long claims = answer.content(Released.class).map(Released::claims).orElse(null);
                 if (claims == null || request.reservationId() == null) {
                     staleAll("release-unclear");
                 } else if (claims == 0) {
+                    releasing.remove(request.reservationId());
                     entries.values().stream().filter(e -> e.cache != null).forEach(e -> e.cache.applyRelease(request.reservationId()));
                     patches.increment("release-applied");
+                } else {
+                    // ALPS keeps the reservation until its last claim ends (its applications, the job's container)
+                    // and then removes it without a word: until an inventory no longer shows it, each is a full one
+                    releasing.add(request.reservationId());
+                    staleAll("release-pending");
                 }
-                // claims > 0: ALPS keeps the reservation until its applications end; the inventory is unchanged
             }
             case "SWITCH" -> staleAll("switch");
             default -> {
@@ -536,6 +565,9 @@ public final class InventoryPolicy implements AutoCloseable {
             }
             if (call.changesReservations()) {
                 return change(call);
+            }
+            if ("QUERY".equals(call.method()) && "ENGINE".equals(call.queryType())) {
+                return engine.call(below, call);
             }
             if ("QUERY".equals(call.method()) && "INVENTORY".equals(call.queryType())) {
                 BasilRequest request;

@@ -37,8 +37,12 @@ final class FakeAlps implements Backend {
     final Map<String, Integer> calls = new HashMap<>();
     long schedchangecount = 1;
     byte[] reserveAnswer;
+    /** The answer to every RELEASE when set; else SUCCESS (claims 0) for a known reservation, "No entry" for others. */
+    byte[] releaseAnswer;
     BackendException reserveThrows;
     boolean summaryRefused;
+    byte[] engineAnswer;
+    BackendException engineThrows;
 
     FakeAlps(LongSupplier clockSeconds, int nodeCount) {
         this.clockSeconds = clockSeconds;
@@ -71,6 +75,12 @@ final class FakeAlps implements Backend {
             BasilRequest r = CODEC.readRequest(call.request());
             return switch (call.methodKey()) {
                 case "QUERY/INVENTORY" -> inventory(r.protocol());
+                case "QUERY/ENGINE" -> {
+                    if (engineThrows != null) {
+                        throw engineThrows;
+                    }
+                    yield engineAnswer;
+                }
                 case "QUERY/SUMMARY" -> summaryRefused
                         ? Failures.failure(r.protocol(), Method.QUERY, ErrorClass.PERMANENT, "SYNTAX", "unknown QUERY type SUMMARY")
                         : CODEC.write(BasilResponse.success(r.protocol(), Method.QUERY, Summary.of(schedchangecount,
@@ -83,6 +93,9 @@ final class FakeAlps implements Backend {
                     yield reserveAnswer;
                 }
                 case "RELEASE" -> {
+                    if (releaseAnswer != null) {
+                        yield releaseAnswer;
+                    }
                     boolean gone = reservations.removeIf(v -> v.reservationId() == r.reservationId());
                     yield gone ? CODEC.write(BasilResponse.success(r.protocol(), Method.RELEASE, Released.of(r.protocol(), r.reservationId(), 0)))
                             : Failures.failure(r.protocol(), Method.RELEASE, ErrorClass.PERMANENT, "BACKEND",

@@ -179,10 +179,57 @@ class InventoryPolicyTest {
     @Test
     void aFailedReleaseMakesTheNextInventoryAFullOne() throws Exception {
         alps.reservations.add(reservation(77));
+        assertAFullInventoryAfterARefusedRelease(77, "ALPS error: apsched: connection lost");
+    }
+
+    @Test
+    void aReleaseAnsweredNoEntryForAReservationTheCacheShowsDropsItWithoutARefresh() throws Exception {
+        alps.reservations.add(reservation(77));
+        alps.reservations.add(reservation(78));
         Backend b = chain(PolicySettings.DEFAULTS);
         b.call(query("1.3", "INVENTORY"));
-        alps.reservations.clear(); // gone behind the proxy's back: the cache shows what ALPS no longer has
+        // ALPS removed 77 on its own (its job container ended): the RELEASE that follows finds no entry
+        alps.reservations.removeIf(r -> r.reservationId() == 77);
         b.call(call(BasilRequest.release("1.3", 77)));
+        assertArrayEquals(alps.inventory("1.3"), b.call(query("1.3", "INVENTORY")), "served without 77, as ALPS shows");
+        assertEquals(1, alps.calls("QUERY/INVENTORY"));
+        assertEquals(null, stats.snapshot().counters().get("policy_refreshes").values().get("release-failed"));
+        assertEquals(1, stats.snapshot().counters().get("policy_patches").values().get("release-gone"));
+    }
+
+    @Test
+    void aReleaseAnsweredWithClaimsOutstandingFetchesFullInventoriesUntilTheReservationIsGone() throws Exception {
+        alps.reservations.add(reservation(77));
+        Backend b = chain(PolicySettings.DEFAULTS);
+        b.call(query("1.3", "INVENTORY"));
+        // slurmstepd's RELEASE while its own session, the job's container, still lives: ALPS keeps 77 (claims 1)
+        alps.releaseAnswer = CODEC.write(BasilResponse.success("1.3", Method.RELEASE,
+                org.alpsbridge.basil.model.Released.of("1.3", 77L, 1)));
+        b.call(call(BasilRequest.release("1.3", 77)));
+        b.call(query("1.3", "INVENTORY"));
+        assertEquals(2, alps.calls("QUERY/INVENTORY"), "ALPS may have dropped it since");
+        b.call(query("1.3", "INVENTORY"));
+        assertEquals(3, alps.calls("QUERY/INVENTORY"), "still shown: asked again");
+        alps.reservations.clear(); // the stepd exited: ALPS removed 77 on its own
+        assertArrayEquals(alps.inventory("1.3"), b.call(query("1.3", "INVENTORY")));
+        b.call(query("1.3", "INVENTORY"));
+        assertEquals(4, alps.calls("QUERY/INVENTORY"), "gone: the cache answers again");
+        assertEquals(3, stats.snapshot().counters().get("policy_refreshes").values().get("release-pending"));
+    }
+
+    @Test
+    void aReleaseAnsweredNoEntryForAnotherReservationIsNotTakenForThisOne() throws Exception {
+        alps.reservations.add(reservation(77));
+        // an answer about another id proves nothing about 77
+        assertAFullInventoryAfterARefusedRelease(77, "ALPS error: apsched: No entry for resId 777");
+    }
+
+    private void assertAFullInventoryAfterARefusedRelease(long id, String message) throws Exception {
+        Backend b = chain(PolicySettings.DEFAULTS);
+        b.call(query("1.3", "INVENTORY"));
+        alps.releaseAnswer = org.alpsbridge.basil.codec.Failures.failure("1.3", Method.RELEASE,
+                org.alpsbridge.basil.model.ErrorClass.PERMANENT, "BACKEND", message);
+        b.call(call(BasilRequest.release("1.3", id)));
         b.call(query("1.3", "INVENTORY"));
         assertEquals(2, alps.calls("QUERY/INVENTORY"));
         assertEquals(1, stats.snapshot().counters().get("policy_refreshes").values().get("release-failed"));
@@ -222,6 +269,34 @@ class InventoryPolicyTest {
         b.call(query("1.3", "INVENTORY"));
         assertEquals(1, alps.calls("QUERY/INVENTORY"));
         assertEquals(1, alps.calls("QUERY/SUMMARY"), "asked once, then not again");
+    }
+
+    @Test
+    void whileAlpsCannotAnswerTheLastEngineAnswerIsGivenAgain() throws Exception {
+        Backend b = chain(PolicySettings.DEFAULTS);
+        alps.engineAnswer = CODEC.write(BasilResponse.success("1.0", Method.QUERY,
+                org.alpsbridge.basil.model.Engine.of("1.0", "5.2.44", List.of("1.0", "1.1", "1.2", "1.3"))));
+        byte[] known = b.call(query("1.0", "ENGINE"));
+        // ALPS down: slurmstepd starting now asks ENGINE first and fatal()s without an answer
+        alps.engineAnswer = org.alpsbridge.basil.codec.Failures.failure("1.0", Method.QUERY,
+                org.alpsbridge.basil.model.ErrorClass.TRANSIENT, "BACKEND", "apbasil exited with status 1");
+        assertArrayEquals(known, b.call(query("1.0", "ENGINE")));
+        alps.engineThrows = new BackendException("apbasil timed out", true);
+        assertArrayEquals(known, b.call(query("1.0", "ENGINE")));
+        alps.engineThrows = new BackendException("not BASIL", false);
+        assertThrows(BackendException.class, () -> b.call(query("1.0", "ENGINE")), "only a transient failure");
+        alps.engineThrows = null;
+        alps.engineAnswer = org.alpsbridge.basil.codec.Failures.failure("1.0", Method.QUERY,
+                org.alpsbridge.basil.model.ErrorClass.PERMANENT, "SYNTAX", "ALPS error: no");
+        assertArrayEquals(alps.engineAnswer, b.call(query("1.0", "ENGINE")), "a permanent refusal is ALPS's answer");
+        assertEquals(2, stats.snapshot().counters().get("policy_engine_answers").values().get("memory"));
+    }
+
+    @Test
+    void anEngineQueryNobodyAnsweredBeforeFailsAsTheBackendDid() throws Exception {
+        Backend b = chain(PolicySettings.DEFAULTS);
+        alps.engineThrows = new BackendException("apbasil timed out", true);
+        assertThrows(BackendException.class, () -> b.call(query("1.0", "ENGINE")));
     }
 
     @Test

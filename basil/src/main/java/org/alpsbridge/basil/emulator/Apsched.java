@@ -640,12 +640,15 @@ final class Apsched {
     }
 
     /**
-     * Releases a reservation. While claims are outstanding it stays, marked releasing, and the answer counts them;
-     * it goes when the last one ends. The claims are its running applications and, when the emulator watches
-     * process aggregates, the confirming pagg while it lives: a batch job's RELEASE sent while its job container
-     * still runs (slurmctld's, at scancel) leaves the reservation until the container ends, so the second RELEASE
-     * (slurmstepd's, once the script is gone) still finds it and is answered {@code claims="0"} instead of
-     * "No entry for resId", which Slurm 18.08's stepd retries for 500 s.
+     * Releases a reservation. While claims are outstanding it stays, marked releasing, and the answer counts them
+     * (a RELEASE of a reservation already releasing is answered the same way); it goes when the last one ends. A
+     * RELEASE of one that is gone is refused "No entry for resId". The claims are its running applications and,
+     * when the emulator watches process aggregates, the confirming pagg while it lives, as ALPS learnt of a job
+     * container's end from the kernel's job module. Slurm 18.08 (proctrack/pgid) confirms with the session of its
+     * slurmstepd, which lives until after the stepd's own RELEASE: slurmctld's RELEASE at scancel
+     * (select_p_job_signal) and the stepd's at the job's end are both answered claims 1, and the reservation goes
+     * when the stepd exits, at the emulator's next call ({@link #sweepReleased}), instead of the stepd retrying a
+     * "No entry for resId" for 500 s (basil_interface.c {@code do_basil_release}).
      *
      * @return the claims still outstanding (0: the reservation is gone)
      */
@@ -673,7 +676,7 @@ final class Apsched {
         return watchingPaggs;
     }
 
-    /** Removes releasing reservations whose last claim has ended (the emulator does it at each RESERVE); true if one went. */
+    /** Removes releasing reservations whose last claim has ended (the emulator does it at each call); true if one went. */
     boolean sweepReleased() {
         boolean any = false;
         for (Reservation r : List.copyOf(reservations.values())) {

@@ -258,13 +258,14 @@ public final class Emulator {
     }
 
     private void answer(BasilRequest req, OutputStream out) throws IOException {
-        boolean write = req.method() != Method.QUERY;
+        // Watching paggs, every call first removes the released reservations whose job container has ended, as
+        // ALPS did when the container's end was reported to it: a query too may change the state then.
+        boolean sweep = apsched.watchingPaggs();
+        boolean write = req.method() != Method.QUERY || sweep;
         var l = write ? lock.writeLock() : lock.readLock();
         l.lock();
         try {
-            if (req.method() == Method.RESERVE && apsched.watchingPaggs()) {
-                // Job containers that ended since their RELEASE drop their claim before new nodes are placed. Not at
-                // every call: the RELEASE that follows the container's end (slurmstepd's) must still find it.
+            if (sweep) {
                 apsched.sweepReleased();
             }
             Object content = switch (req.method()) {

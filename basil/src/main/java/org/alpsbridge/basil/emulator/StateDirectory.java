@@ -78,7 +78,8 @@ public final class StateDirectory {
         Method m = method;
         Faults.Fault fault = m == null ? null : locked(false, () -> load(spec).faults().get(m));
         delay(fault);
-        boolean changes = m != null && m != Method.QUERY && m != Method.UNDEFINED;
+        // watching paggs, a query may remove a released reservation whose container ended (Emulator#answer)
+        boolean changes = m != null && (paggs != null || m != Method.QUERY) && m != Method.UNDEFINED;
         if (!changes) {
             locked(false, () -> {
                 load(spec).handle(request, out, false);

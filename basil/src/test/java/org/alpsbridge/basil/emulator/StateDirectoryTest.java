@@ -27,6 +27,7 @@ import org.alpsbridge.basil.model.BasilRequest;
 import org.alpsbridge.basil.model.ErrorClass;
 import org.alpsbridge.basil.model.Method;
 import org.alpsbridge.basil.model.ReserveParam;
+import org.alpsbridge.basil.model.Released;
 import org.alpsbridge.basil.model.Reserved;
 import org.alpsbridge.basil.model.ResponseData;
 import org.junit.jupiter.api.Test;
@@ -61,6 +62,19 @@ class StateDirectoryTest {
         StringWriter w = new StringWriter();
         Snapshot.write(e, w);
         return w.toString();
+    }
+
+    @Test
+    void watchingPaggsAQueryStoresTheRemovalOfAReleasedReservationWhoseContainerEnded() throws Exception {
+        java.util.Set<Long> alive = new java.util.HashSet<>(List.of(4242L));
+        StateDirectory d = new StateDirectory(dir).watchingPaggs(alive::contains);
+        long id = call(d, reserveOneNode()).content(Reserved.class).orElseThrow().reservationId();
+        call(d, BasilRequest.confirm("1.3", id, 4242));
+        assertEquals(1L, call(d, BasilRequest.release("1.3", id)).content(Released.class).orElseThrow().claims());
+        alive.clear();
+        assertTrue(call(d, BasilRequest.query("1.3", "INVENTORY")).isSuccess());
+        StateDirectory plain = new StateDirectory(dir); // a drop-in that watches nothing reads what that query stored
+        assertEquals(0, (int) plain.read(SPEC, e -> e.control().reservationIds().length));
     }
 
     @Test
