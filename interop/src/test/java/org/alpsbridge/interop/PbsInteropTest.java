@@ -105,15 +105,17 @@ class PbsInteropTest {
     @Test
     @Order(4)
     void aSuspendedJobIsSwitchedOutOfAlpsAndBackIn() {
-        String job = pbs.submit("backup", PbsComplex.nodes(2), 20);
-        assertTrue(Host.await(Duration.ofMinutes(1), () -> pbs.state(job).equals("R")), pbs.job(job));
+        String job = pbs.submit("backup", PbsComplex.nodes(2), 30);
+        // running once pbs_mom has confirmed and started it (it has a session); before, qsig is "invalid for state"
+        assertTrue(Host.await(Duration.ofMinutes(2), () -> pbs.state(job).equals("R")
+                && !pbs.attribute(job, "session_id").isEmpty()), pbs.job(job));
         long switches = bridge.requests("SWITCH");
         pbs.cmd("qsig", "-s", "suspend", job).ok();
-        assertTrue(Host.await(Duration.ofSeconds(60), () -> pbs.state(job).equals("S")), pbs.job(job));
-        assertTrue(bridge.requests("SWITCH") > switches, "SWITCH OUT: " + bridge.stats().out());
+        assertTrue(Host.await(Duration.ofSeconds(90), () -> pbs.state(job).equals("S")
+                && bridge.requests("SWITCH") > switches), "SWITCH OUT: " + pbs.job(job) + bridge.stats().out());
         pbs.cmd("qsig", "-s", "resume", job).ok();
-        assertTrue(Host.await(Duration.ofSeconds(60), () -> pbs.state(job).equals("R")), pbs.job(job));
-        assertTrue(bridge.requests("SWITCH") > switches + 1, "SWITCH IN: " + bridge.stats().out());
+        assertTrue(Host.await(Duration.ofSeconds(90), () -> pbs.state(job).equals("R")
+                && bridge.requests("SWITCH") > switches + 1), "SWITCH IN: " + pbs.job(job) + bridge.stats().out());
         assertTrue(Host.await(Duration.ofMinutes(2), () -> pbs.state(job).equals("F")), pbs.job(job));
         assertEquals("0", pbs.attribute(job, "Exit_status"), pbs.job(job));
         assertNoErrors();
