@@ -59,7 +59,7 @@ final class PbsComplex implements AutoCloseable {
     /**
      * Makes the namespace, starts the bridge's proxy in it, then PBS: {@code pbs_habitat} (PBS_HOME, datastore,
      * workq, the mom's node), the mom's config, the daemons by the init script; waits until every compute node of
-     * the emulated machine is a free vnode.
+     * the emulated machine is a free, licensed vnode.
      */
     static PbsComplex start(Path prefix, Bridge bridge) throws IOException {
         Path dir = bridge.dir().resolve("pbs");
@@ -115,8 +115,7 @@ final class PbsComplex implements AutoCloseable {
                 "PBS_START_SCHED=1",
                 "PBS_START_COMM=1",
                 "PBS_START_MOM=1",
-                "PBS_CORE_LIMIT=unlimited",
-                "PBS_SCP=/usr/bin/scp", ""));
+                "PBS_CORE_LIMIT=unlimited", ""));
     }
 
     private void startPbs() throws IOException {
@@ -134,8 +133,9 @@ final class PbsComplex implements AutoCloseable {
         Host.Result start = inside(env(), Duration.ofMinutes(3), List.of(prefix.resolve("libexec/pbs_init.d").toString(), "start"));
         Files.writeString(dir.resolve("pbs_init.log"), start.out());
         start.ok();
-        // history keeps a finished job's state and exit status for qstat -x; what pbs_habitat sets on a Cray
+        // history keeps a finished job's state, exit status and comment for qstat -x
         qmgr("set server job_history_enable = True");
+        // what pbs_habitat sets on a Cray (it looks for /proc/cray_xt): a suspended job's ncpus are released
         qmgr("set server restrict_res_to_release_on_suspend = ncpus");
         qmgr("set server scheduler_iteration = 10");
         licenseAllVnodes();
