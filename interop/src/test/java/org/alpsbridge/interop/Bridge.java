@@ -30,6 +30,7 @@ final class Bridge implements AutoCloseable {
     private final int port;
     private final List<String> proxyOptions = new ArrayList<>();
     private final Map<String, String> proxyEnvironment = new HashMap<>();
+    private final List<String> within = new ArrayList<>();
     private Process proxy;
 
     /**
@@ -115,6 +116,21 @@ final class Bridge implements AutoCloseable {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 
+    /**
+     * Runs the proxy and every command that talks to it through this prefix from now on, e.g. {@code nsenter} into
+     * the private network namespace of a PBS complex (whose clients reach the proxy on that namespace's loopback).
+     */
+    void within(List<String> prefix) {
+        within.clear();
+        within.addAll(prefix);
+    }
+
+    private List<String> inside(List<String> argv) {
+        List<String> all = new ArrayList<>(within);
+        all.addAll(argv);
+        return all;
+    }
+
     /** Starts (or restarts) the proxy daemon and waits until it answers. */
     void startProxy() throws IOException {
         List<String> argv = new ArrayList<>(List.of(java(), "-jar", jar.toString(), "proxy", "serve",
@@ -123,7 +139,7 @@ final class Bridge implements AutoCloseable {
                 "--set", "exchange_journal=" + dir.resolve("exchanges.journal"),
                 "--user-ids", "learn", "--apkill", dir.resolve("apkill").toString()));
         argv.addAll(proxyOptions);
-        ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true)
+        ProcessBuilder pb = new ProcessBuilder(inside(argv)).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("proxy.log").toFile()));
         pb.environment().put("ALPSBRIDGE_LOG_LEVEL", "INFO");
         pb.environment().putAll(proxyEnvironment);
@@ -165,7 +181,7 @@ final class Bridge implements AutoCloseable {
         List<String> argv = new ArrayList<>(List.of(java(), "-jar", jar.toString(), "proxy", command,
                 "--connect", "127.0.0.1:" + port, "--timeout", "120"));
         argv.addAll(List.of(args));
-        return Host.run(clientEnvironment(), Duration.ofSeconds(180), argv);
+        return Host.run(clientEnvironment(), Duration.ofSeconds(180), inside(argv));
     }
 
     /** How many calls of a method ({@code RESERVE}, {@code CONFIRM}, ...) clients made, from {@code proxy stats --json}. */
@@ -195,7 +211,7 @@ final class Bridge implements AutoCloseable {
     String basil(String request) throws IOException {
         Path file = Files.createTempFile(dir, "request", ".xml");
         Files.writeString(file, request);
-        return Host.run(Map.of(), Duration.ofSeconds(120), List.of("sh", "-c", apbasil() + " < " + file)).ok().out();
+        return Host.run(Map.of(), Duration.ofSeconds(120), inside(List.of("sh", "-c", apbasil() + " < " + file))).ok().out();
     }
 
     /** The emulated machine's inventory in BASIL 1.3, or 1.2 from an ALPS of engine 5.0 (which knows no 1.3). */
