@@ -1,5 +1,7 @@
 package org.alpsbridge.interop;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -305,6 +307,23 @@ final class Bridge implements AutoCloseable {
 
     String machine() {
         return machine;
+    }
+
+    /**
+     * The proxy's ledger ({@code ledger}, a --db URL) charged project {@code ops} twice and settled both at RELEASE:
+     * job {@code byAccount} to the account the scheduler knows ({@code accountSource}: squeue or qstat), job
+     * {@code byGroup} to the project of user daemon's group 1. Prints the balance.
+     */
+    void assertOpsChargedAndSettled(String ledger, String byAccount, String byGroup, String accountSource) {
+        String balance = alpsbridge("ledger", "--db", ledger, "balance", "ops").ok().out();
+        System.out.println("ledger balance after the jobs:\n" + balance);
+        String holds = alpsbridge("ledger", "--db", ledger, "holds").ok().out();
+        assertTrue(Host.lines(holds).stream().noneMatch(l -> l.contains("ops")),
+                "settled at RELEASE: " + holds);
+        assertTrue(log().contains("job " + byAccount
+                + " names no account_name: charged to ops, its account in " + accountSource), log());
+        assertTrue(log().contains("job " + byGroup
+                + " names no account_name: charged to project ops of user daemon's group 1"), log());
     }
 
     String log() {

@@ -54,14 +54,7 @@ class PbsLedgerTest {
                 Thread.sleep(10_000);
                 assertEquals(reserves, bridge.requests("RESERVE"), "no RESERVE after the refusal");
 
-                String balance = bridge.alpsbridge("ledger", "--db", ledger, "balance", "ops").ok().out();
-                System.out.println("ledger balance after the jobs:\n" + balance);
-                String holds = bridge.alpsbridge("ledger", "--db", ledger, "holds").ok().out();
-                assertTrue(Host.lines(holds).stream().noneMatch(l -> l.contains("ops")), "settled at RELEASE: " + holds);
-                assertTrue(bridge.log().contains("job " + byAccount + " names no account_name: charged to ops, its account in"
-                        + " qstat"), bridge.log());
-                assertTrue(bridge.log().contains("job " + byGroup + " names no account_name: charged to project ops of user"
-                        + " daemon's group 1"), bridge.log());
+                bridge.assertOpsChargedAndSettled(ledger, byAccount, byGroup, "qstat");
             }
         }
     }

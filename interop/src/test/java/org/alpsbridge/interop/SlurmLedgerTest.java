@@ -61,14 +61,7 @@ class SlurmLedgerTest {
             Thread.sleep(20_000); // slurmctld keeps scheduling; the held job is not offered again
             assertEquals(reservesBefore, bridge.requests("RESERVE"), "no RESERVE for a held job");
 
-            String balance = bridge.alpsbridge("ledger", "--db", ledger, "balance", "ops").ok().out();
-            System.out.println("ledger balance after the jobs:\n" + balance);
-            String holds = bridge.alpsbridge("ledger", "--db", ledger, "holds").ok().out();
-            assertTrue(Host.lines(holds).stream().noneMatch(l -> l.contains("ops")), "settled at RELEASE: " + holds);
-            assertTrue(bridge.log().contains("job " + byAccount + " names no account_name: charged to ops, its account in"
-                    + " squeue"), bridge.log());
-            assertTrue(bridge.log().contains("job " + byGroup + " names no account_name: charged to project ops of user"
-                    + " daemon's group 1"), bridge.log());
+            bridge.assertOpsChargedAndSettled(ledger, byAccount, byGroup, "squeue");
             slurm.cmd("scancel", refused).ok();
         } finally {
             if (slurm != null) {
