@@ -46,6 +46,9 @@ public enum Route {
             false, List.of(), Access.JOB_EVENT),
     CONFIRM("POST", "/v1/confirm", "Marks a reservation running", Requests.Confirm.class, Outcome.class, false,
             List.of(), Access.JOB_EVENT),
+    START("POST", "/v1/start", "Holds a job's worst case and marks it running, or denies it: RESERVE and CONFIRM in"
+            + " one request, for a scheduler whose job starts as soon as it is held (slurmctld's prolog)",
+            ReserveRequest.class, Outcome.class, false, List.of(), Access.JOB_EVENT),
     RELEASE("POST", "/v1/release", "Settles a reservation's actual cost and returns the rest", ReleaseRequest.class,
             Outcome.class, false, List.of(), Access.JOB_EVENT),
     SWEEP("POST", "/v1/sweep", "Resolves abandoned reservations the scheduler no longer has", Requests.Sweep.class,

@@ -14,8 +14,10 @@ import org.alpsbridge.ledger.timelimit.SlurmTime;
  *
  * @param records the job's record from slurmctld (one squeue per call, or the agent's batches)
  * @param retryMillis how long an unavailable service is tried again ({@link #FOREVER}: until it answers)
+ * @param held the runs held by this process's prologs ({@link HeldRuns#NONE} in a process per call)
  */
-record Hook(SlurmJob job, JobRecords records, Slurm slurm, ServiceCall service, HookLog log, long retryMillis) {
+record Hook(SlurmJob job, JobRecords records, Slurm slurm, ServiceCall service, HookLog log, long retryMillis,
+            HeldRuns held) {
 
     /** Exit codes, as {@link SlurmHook} documents them. */
     static final int OK = SlurmHook.OK;
@@ -30,13 +32,21 @@ record Hook(SlurmJob job, JobRecords records, Slurm slurm, ServiceCall service, 
     interface JobRecords {
         /** The job's facts as {@link Slurm#job} gives them; empty when slurmctld no longer knows the job. */
         Map<String, String> job(String jobId) throws IOException;
+
+        /**
+         * {@link #job} of a job whose prolog runs now; it may come from a listing of the jobs slurmctld was
+         * starting a moment ago (the agent's: one squeue for a whole wave of prologs).
+         */
+        default Map<String, String> starting(String jobId) throws IOException {
+            return job(jobId);
+        }
     }
 
     int prolog(boolean allow) {
         String what = "ledger prolog: job " + job.jobId() + " run " + job.resId();
         long limit;
         try {
-            Map<String, String> facts = records.job(job.jobId());
+            Map<String, String> facts = records.starting(job.jobId());
             Optional<Long> l = facts.isEmpty() ? Optional.empty() : SlurmTime.parse(facts.get("limit"));
             if (l.isEmpty()) {
                 String why = "job has no finite time limit ('" + facts.get("limit")
@@ -52,15 +62,14 @@ record Hook(SlurmJob job, JobRecords records, Slurm slurm, ServiceCall service, 
         Instant now = Instant.now();
         Map<String, String> outcome;
         try {
-            outcome = post(Route.RESERVE, EventJson.reserve(job, limit, now));
+            outcome = start(EventJson.reserve(job, limit, now), now);
             if ("DENIED".equals(outcome.get("decision"))) {
                 deny(what, outcome.get("message") + " (" + outcome.get("reason") + ")");
                 return DENIED;
             }
             if (!"OK".equals(outcome.get("decision"))) {
-                throw new ServiceCall.Refused(outcome.get("decision") + ": " + outcome.get("message"));
+                throw new ServiceCall.Refused(0, outcome.get("decision") + ": " + outcome.get("message"));
             }
-            post(Route.CONFIRM, EventJson.confirm(job, now));
         } catch (ServiceCall.Unavailable | ServiceCall.Refused e) {
             if (allow) {
                 log.say(what + ": " + e.getMessage() + "; the job runs unheld (--when-unavailable allow),"
@@ -72,6 +81,7 @@ record Hook(SlurmJob job, JobRecords records, Slurm slurm, ServiceCall service, 
             noteQuietly("ledger unavailable, job requeued: " + e.getMessage(), false);
             return UNAVAILABLE;
         }
+        held.held(job);
         log.say(what + ": held " + outcome.get("hold") + " of project " + outcome.get("project")
                 + ", available " + outcome.get("available") + ("true".equals(outcome.get("replayed")) ? " (retry)" : ""));
         return OK;
@@ -107,12 +117,14 @@ record Hook(SlurmJob job, JobRecords records, Slurm slurm, ServiceCall service, 
             // The epilog also follows runs the prolog denied or failed on (slurmctld runs it for every
             // job that was allocated nodes): those have nothing to settle, and a RELEASE must not turn
             // a remembered denial into a settlement. A run the prolog let go unheld (allow) is charged.
-            Map<String, String> held = retrying(Route.RESERVATION, EventJson.lookupQuery(job), null);
-            if (held != null && "DENIED".equals(held.get("state"))) {
+            // (a run this process's prolog held was not denied: no need to ask)
+            Map<String, String> record = held.settling(job) ? Map.of("state", "HELD")
+                    : retrying(Route.RESERVATION, EventJson.lookupQuery(job), null);
+            if (record != null && "DENIED".equals(record.get("state"))) {
                 log.say(what + ": denied at the prolog, nothing to settle");
                 return OK;
             }
-            if (held == null && requeued) {
+            if (record == null && requeued) {
                 log.say(what + ": never held (the prolog failed and slurmctld requeued the job), nothing to settle");
                 return OK;
             }
@@ -134,6 +146,25 @@ record Hook(SlurmJob job, JobRecords records, Slurm slurm, ServiceCall service, 
                     + " `alpsbridge ledger sweep` or a RELEASE by hand");
             return UNAVAILABLE;
         }
+    }
+
+    /**
+     * Holds and confirms the run in one request ({@code /v1/start}: one credential, one round trip, which is what
+     * a storm of prologs waits on); a service older than that route (404) is asked in two, RESERVE then CONFIRM.
+     */
+    private Map<String, String> start(String reserve, Instant now) throws ServiceCall.Unavailable, ServiceCall.Refused {
+        try {
+            return post(Route.START, reserve);
+        } catch (ServiceCall.Refused e) {
+            if (e.status != 404) {
+                throw e;
+            }
+        }
+        Map<String, String> outcome = post(Route.RESERVE, reserve);
+        if ("OK".equals(outcome.get("decision"))) {
+            post(Route.CONFIRM, EventJson.confirm(job, now));
+        }
+        return outcome;
     }
 
     private Map<String, String> post(Route route, String json) throws ServiceCall.Unavailable, ServiceCall.Refused {

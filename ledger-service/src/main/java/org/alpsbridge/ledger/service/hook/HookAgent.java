@@ -57,6 +57,7 @@ public final class HookAgent implements AutoCloseable {
     private final String self = System.getProperty("user.name");
     private final Thread acceptor;
     private final AgentStats stats = new AgentStats();
+    private final HeldRuns held = new HeldRuns();
     private final ScheduledFuture<?> reports;
 
     private HookAgent(HookSettings settings, Map<String, String> env, PrintStream log) throws IOException {
@@ -213,7 +214,8 @@ public final class HookAgent implements AutoCloseable {
         }
         int exit;
         if (request.prolog()) {
-            exit = new Hook(job, squeue, slurm, svc, new HookLog(err, logFile), s.prologRetryMillis()).prolog(s.allow());
+            exit = new Hook(job, squeue, slurm, svc, new HookLog(err, logFile), s.prologRetryMillis(), held)
+                    .prolog(s.allow());
             stats.prologs.add(start, 1);
         } else {
             try {
@@ -243,7 +245,8 @@ public final class HookAgent implements AutoCloseable {
         }
         ServiceCall svc = request.options().isEmpty() ? service : new ServiceCall(s.service(), s.timeoutMillis());
         long start = System.nanoTime();
-        int exit = new Hook(job, squeue, slurm, svc, new HookLog(log, logFile), Hook.FOREVER).epilog(request.at());
+        int exit = new Hook(job, squeue, slurm, svc, new HookLog(log, logFile), Hook.FOREVER, held)
+                .epilog(request.at());
         stats.settlements.add(start, 1);
         return exit;
     }

@@ -32,8 +32,12 @@ final class ServiceCall {
 
     /** The service answered and refused the request (a 4xx): trying again will not help. */
     static final class Refused extends Exception {
-        Refused(String message) {
+        /** The HTTP status (a 4xx); 0 when the answer itself was not what the hook expects. */
+        final int status;
+
+        Refused(int status, String message) {
             super(message);
+            this.status = status;
         }
     }
 
@@ -116,7 +120,7 @@ final class ServiceCall {
         }
         if (status != 200) {
             String rule = fields.get("rule");
-            throw new Refused("ledger service " + base + " refused " + route.method() + " " + route.path() + " ("
+            throw new Refused(status, "ledger service " + base + " refused " + route.method() + " " + route.path() + " ("
                     + status + "): " + fields.get("error") + (rule == null ? "" : " [rule " + rule + "]"));
         }
         return fields;

@@ -15,9 +15,11 @@ import java.util.concurrent.TimeUnit;
  * is one RPC; none is made while slurmctld holds a lock the hook's job needs (the prolog and epilog run in
  * threads of their own).
  */
-final class Slurm implements Hook.JobRecords {
+final class Slurm implements Hook.JobRecords, SqueueBatch.Listings {
 
     private static final long TIMEOUT_SECONDS = 20;
+    /** squeue's fields of a job record; no free-text field (name, comment), so nothing a user typed can be taken for one. */
+    private static final String FIELDS = "JobID:|,TimeLimit:|,TimeUsed:|,Reason:|,RestartCnt:|,State:|";
 
     /** slurm.conf for Slurm's commands; null: theirs ({@code SLURM_CONF} or /etc/slurm/slurm.conf). */
     private final String slurmConf;
@@ -41,12 +43,11 @@ final class Slurm implements Hook.JobRecords {
      * {@link #job} of several jobs in one squeue call (one RPC to slurmctld, however many jobs): by job id;
      * a job slurmctld no longer knows is absent.
      */
-    Map<String, Map<String, String>> jobs(Collection<String> jobIds) throws IOException {
-        List<String> argv = List.of("squeue", "-h", "-t", "all", "-j", String.join(",", jobIds),
-                "-O", "JobID:|,TimeLimit:|,TimeUsed:|,Reason:|,RestartCnt:|,State:|");
+    @Override
+    public Map<String, Map<String, String>> jobs(Collection<String> jobIds) throws IOException {
         String out;
         try {
-            out = run(argv);
+            out = run(List.of("squeue", "-h", "-t", "all", "-j", String.join(",", jobIds), "-O", FIELDS));
         } catch (IOException e) {
             // squeue asked for one job id that slurmctld has forgotten answers so, not with an empty list
             if (e.getMessage().contains("Invalid job id")) {
@@ -54,6 +55,20 @@ final class Slurm implements Hook.JobRecords {
             }
             throw e;
         }
+        return parse(out, "jobs " + String.join(",", jobIds));
+    }
+
+    /**
+     * {@link #job} of every job slurmctld is starting now (state CONFIGURING: its PrologSlurmctld runs), by job
+     * id: one RPC for a whole wave of prologs. squeue asks slurmctld for every job whichever it prints, so this
+     * costs what a {@code -j ID,ID} of a few does.
+     */
+    @Override
+    public Map<String, Map<String, String>> configuring() throws IOException {
+        return parse(run(List.of("squeue", "-h", "-t", "CONFIGURING", "-O", FIELDS)), "the jobs CONFIGURING");
+    }
+
+    private static Map<String, Map<String, String>> parse(String out, String asked) throws IOException {
         Map<String, Map<String, String>> all = new HashMap<>();
         for (String line : out.split("\n")) {
             if (line.isBlank()) {
@@ -61,7 +76,7 @@ final class Slurm implements Hook.JobRecords {
             }
             String[] f = line.strip().split("\\|", -1);
             if (f.length < 6) {
-                throw new IOException("squeue answered '" + line.strip() + "' for jobs " + String.join(",", jobIds));
+                throw new IOException("squeue answered '" + line.strip() + "' for " + asked);
             }
             Map<String, String> facts = new HashMap<>();
             facts.put("limit", f[1].strip());

@@ -134,7 +134,8 @@ public final class SlurmHook {
             log.say("ledger " + args[0] + ": job " + job.jobId() + ": " + fallback.strip());
         }
         Slurm slurm = new Slurm(settings.slurmConf());
-        Hook hook = new Hook(job, slurm, slurm, service, log, prolog ? settings.prologRetryMillis() : settings.epilogRetryMillis());
+        Hook hook = new Hook(job, slurm, slurm, service, log, prolog ? settings.prologRetryMillis() : settings.epilogRetryMillis(),
+                HeldRuns.NONE);
         return prolog ? hook.prolog(settings.allow()) : hook.epilog(Instant.now());
     }
 }

@@ -12,22 +12,49 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The agent's reading of job records: the ids asked for while one squeue runs are asked together by the
- * next, so a storm of prologs makes a handful of {@code squeue -j ID,ID,...} calls (each one RPC to
- * slurmctld) instead of a process and an RPC per job. No pause is added to gather a batch: a lone call
- * runs at once.
+ * The agent's reading of job records: the ids asked for while one squeue runs, or within
+ * {@link #GATHER_MILLIS} of the first, are asked together, so a storm of settlements makes a handful of
+ * {@code squeue -j ID,ID,...} calls (each one RPC to slurmctld) instead of a process and an RPC per job.
+ *
+ * <p>Prologs ({@link #starting}) read a listing of every job slurmctld is starting (CONFIGURING) instead:
+ * slurmctld allocates a whole wave of jobs in one scheduling pass before their prologs run, so the first
+ * prolog's listing holds the records of the whole wave and the others are answered from it while it is
+ * younger than {@link #LISTING_MILLIS}. A time limit changed in that moment is the only thing a listing can
+ * miss. A job missing from a listing made after its prolog was called (it was cancelled meanwhile) is asked
+ * for by id.
  */
 final class SqueueBatch implements Hook.JobRecords, AutoCloseable {
 
     private static final long WAIT_SECONDS = 60;
+    /** How long a listing of the jobs being started answers prologs. */
+    static final long LISTING_MILLIS = 2_000;
+    /** How long records asked for by id wait for others to be asked with them. */
+    static final long GATHER_MILLIS = 250;
 
-    private final Slurm slurm;
+    private final Listings slurm;
     private final AgentStats.Timer timer;
     private final Map<String, List<CompletableFuture<Map<String, String>>>> waiting = new LinkedHashMap<>();
+    /** Prologs waiting for the next listing; guarded by {@link #waiting}. */
+    private final List<CompletableFuture<Map<String, Map<String, String>>>> listeners = new ArrayList<>();
+    /** The last listing of the jobs being started and when it was asked for; guarded by {@link #waiting}. */
+    private Map<String, Map<String, String>> listing = Map.of();
+    private long listedAt;
+    /** The listing squeue is making now, null between listings, and when it was asked for; guarded by {@link #waiting}. */
+    private CompletableFuture<Map<String, Map<String, String>>> inFlight;
+    private long inFlightAsked;
     private final Thread runner;
     private volatile boolean closed;
 
-    SqueueBatch(Slurm slurm, AgentStats.Timer timer) {
+    /** Where the records come from: {@link Slurm}'s squeue. */
+    interface Listings {
+        /** Records of these jobs (one RPC); a job slurmctld no longer knows is absent. */
+        Map<String, Map<String, String>> jobs(java.util.Collection<String> jobIds) throws IOException;
+
+        /** Records of every job being started (CONFIGURING) now. */
+        Map<String, Map<String, String>> configuring() throws IOException;
+    }
+
+    SqueueBatch(Listings slurm, AgentStats.Timer timer) {
         this.slurm = slurm;
         this.timer = timer;
         this.runner = new Thread(this::loop, "ledger-hook-squeue");
@@ -45,12 +72,54 @@ final class SqueueBatch implements Hook.JobRecords, AutoCloseable {
             waiting.computeIfAbsent(jobId, k -> new ArrayList<>()).add(f);
             waiting.notifyAll();
         }
+        return new HashMap<>(await(f, "job " + jobId));
+    }
+
+    @Override
+    public Map<String, String> starting(String jobId) throws IOException {
+        // This job is CONFIGURING since before this call, so a listing asked for after the call began holds it
+        // unless it is no longer starting (cancelled meanwhile: then it is asked for by id). The listing under
+        // way may be older: it holds the job when slurmctld allocated it in an earlier scheduling pass (a
+        // wave's prologs all start after its pass), else the next listing is waited for.
+        long called = System.nanoTime();
+        while (true) {
+            CompletableFuture<Map<String, Map<String, String>>> f;
+            boolean definitive;
+            synchronized (waiting) {
+                if (closed) {
+                    throw new IOException("the agent is stopping");
+                }
+                Map<String, String> listed = listing.get(jobId);
+                if (listed != null && System.nanoTime() - listedAt < TimeUnit.MILLISECONDS.toNanos(LISTING_MILLIS)) {
+                    return new HashMap<>(listed);
+                }
+                if (inFlight != null) {
+                    f = inFlight;
+                    definitive = inFlightAsked - called >= 0;
+                } else {
+                    f = new CompletableFuture<>();
+                    definitive = true;
+                    listeners.add(f);
+                    waiting.notifyAll();
+                }
+            }
+            Map<String, String> listed = await(f, "the jobs being started").get(jobId);
+            if (listed != null) {
+                return new HashMap<>(listed);
+            }
+            if (definitive) {
+                return job(jobId);
+            }
+        }
+    }
+
+    private static <T> T await(CompletableFuture<T> f, String what) throws IOException {
         try {
-            return new HashMap<>(f.get(WAIT_SECONDS, TimeUnit.SECONDS));
+            return f.get(WAIT_SECONDS, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
             throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
         } catch (TimeoutException e) {
-            throw new IOException("squeue did not answer for job " + jobId + " in " + WAIT_SECONDS + " s");
+            throw new IOException("squeue did not answer for " + what + " in " + WAIT_SECONDS + " s");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while waiting for squeue");
@@ -60,10 +129,22 @@ final class SqueueBatch implements Hook.JobRecords, AutoCloseable {
     private void loop() {
         while (true) {
             Map<String, List<CompletableFuture<Map<String, String>>>> batch;
+            List<CompletableFuture<Map<String, Map<String, String>>>> listen;
+            CompletableFuture<Map<String, Map<String, String>>> listed;
             synchronized (waiting) {
-                while (waiting.isEmpty() && !closed) {
+                while (waiting.isEmpty() && listeners.isEmpty() && !closed) {
                     try {
                         waiting.wait();
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+                // records by id are the settlements' (nobody waits on them): a moment gathers a wave's into one
+                // squeue; a prolog's listing is never held up by it
+                long gatherUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(GATHER_MILLIS);
+                while (listeners.isEmpty() && !closed && System.nanoTime() < gatherUntil) {
+                    try {
+                        waiting.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(gatherUntil - System.nanoTime())));
                     } catch (InterruptedException e) {
                         return;
                     }
@@ -73,6 +154,18 @@ final class SqueueBatch implements Hook.JobRecords, AutoCloseable {
                 }
                 batch = new LinkedHashMap<>(waiting);
                 waiting.clear();
+                listen = new ArrayList<>(listeners);
+                listeners.clear();
+                // marked under way as the waiting prologs are taken: a prolog that comes now joins this listing
+                listed = listen.isEmpty() ? null : new CompletableFuture<>();
+                inFlight = listed;
+                inFlightAsked = System.nanoTime();
+            }
+            if (listed != null) {
+                list(listen, listed);
+            }
+            if (batch.isEmpty()) {
+                continue;
             }
             long start = System.nanoTime();
             try {
@@ -85,12 +178,45 @@ final class SqueueBatch implements Hook.JobRecords, AutoCloseable {
         }
     }
 
+    /** One listing of the jobs being started, asked for after every prolog in {@code listen} was called. */
+    private void list(List<CompletableFuture<Map<String, Map<String, String>>>> listen,
+                      CompletableFuture<Map<String, Map<String, String>>> listed) {
+        listen.forEach(f -> listed.whenComplete((records, e) -> {
+            if (e != null) {
+                f.completeExceptionally(e);
+            } else {
+                f.complete(records);
+            }
+        }));
+        long start;
+        synchronized (waiting) {
+            start = inFlightAsked;
+        }
+        try {
+            Map<String, Map<String, String>> records = slurm.configuring();
+            timer.add(start, records.size());
+            synchronized (waiting) {
+                listing = records;
+                listedAt = start;
+                inFlight = null;
+            }
+            listed.complete(records);
+        } catch (IOException | RuntimeException e) {
+            synchronized (waiting) {
+                inFlight = null;
+            }
+            listed.completeExceptionally(e);
+        }
+    }
+
     @Override
     public void close() {
         synchronized (waiting) {
             closed = true;
             waiting.values().forEach(fs -> fs.forEach(f -> f.completeExceptionally(new IOException("the agent is stopping"))));
             waiting.clear();
+            listeners.forEach(f -> f.completeExceptionally(new IOException("the agent is stopping")));
+            listeners.clear();
             waiting.notifyAll();
         }
     }

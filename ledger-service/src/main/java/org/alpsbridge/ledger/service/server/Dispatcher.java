@@ -13,6 +13,7 @@ import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.LedgerException;
 import org.alpsbridge.ledger.LedgerUnavailableException;
 import org.alpsbridge.ledger.Lookup;
+import org.alpsbridge.ledger.Outcome;
 import org.alpsbridge.ledger.ReleaseRequest;
 import org.alpsbridge.ledger.Reservation;
 import org.alpsbridge.ledger.ReserveRequest;
@@ -138,6 +139,21 @@ final class Dispatcher {
                 ReserveRequest b = body(q, ReserveRequest.class);
                 policy.actFor(c, b.owner(), "reserve");
                 yield ledger.reserve(b);
+            }
+            case START -> {
+                ReserveRequest b = body(q, ReserveRequest.class);
+                if (b.token() != null || b.resId() <= 0) {
+                    throw new Refusal(400, null, "a START names its reservation by resId (> 0), not by a token: the"
+                            + " job starts as it is held, so nothing is bound later");
+                }
+                policy.actFor(c, b.owner(), "start");
+                // two events, each idempotent by the key: a retry after a failure between them repeats the
+                // RESERVE as a replay and then confirms
+                Outcome held = ledger.reserve(b);
+                if (held.decision() == Outcome.Decision.OK) {
+                    ledger.confirm(new Lookup(b.cluster(), b.resId(), b.batchId()), b.at(), null);
+                }
+                yield held;
             }
             case BIND -> {
                 Requests.Bind b = body(q, Requests.Bind.class);
