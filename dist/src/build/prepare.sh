@@ -1,6 +1,6 @@
 #!/bin/bash
-# Lays out what the packages and the tarball hold, under target/root/ (the installed tree: usr/, etc/),
-# from the jars the reactor built. Run by dist's pom at prepare-package:
+# Lays out what the alpsbridge package and the tarball hold, under target/root/ (the installed tree: usr/,
+# etc/), from the jars the reactor built; tarball.sh packs it at package. Run by dist's pom at prepare-package:
 #   prepare.sh PROJECT_ROOT DIST_TARGET VERSION
 # Everything generated comes from the code (man pages and completion from picocli, conf files from the
 # key tables), so nothing here can drift from --help.
@@ -12,17 +12,16 @@ src=$root/dist/src
 tree=$target/root
 java=${JAVA_HOME:+$JAVA_HOME/bin/}java
 jar=$root/cli/target/alpsbridge.jar
-rm -rf "$tree" "$target/install-files"
+# (the C client's tree too: a build without the ledger-hooks profile must not package a stale one)
+rm -rf "$tree" "$target/install-files" "$target/ledger-hooks-root"
 install -d "$tree/usr/bin" "$tree/usr/share/alpsbridge" "$tree/usr/lib/alpsbridge" "$tree/usr/share/man/man1" \
   "$tree/usr/share/bash-completion/completions" "$tree/etc/alpsbridge" "$tree/etc/default" \
   "$tree/lib/systemd/system" "$tree/usr/share/doc/alpsbridge" "$tree/usr/share/lintian/overrides"
 
 install -m 0755 "$src/bin/alpsbridge" "$src/bin/apbasil" "$src/bin/raa-exec" "$tree/usr/bin/"
-# The Slurm hooks: one script that the name it is run by makes the prolog or the epilog.
-install -m 0755 "$src/bin/ledger-hook" "$tree/usr/bin/ledger-prolog"
-install -m 0755 "$src/bin/ledger-hook" "$tree/usr/bin/ledger-epilog"
-# ... and the same script where the hooks' C client (ledger-service/src/main/c, built by a site with `make`; not in
-# this architecture-independent package) looks for its fallback when no hook agent listens.
+# The JVM Slurm hook, where the hooks' C client looks for its fallback when no hook agent listens. The client
+# itself (/usr/bin/ledger-prolog, ledger-epilog) is compiled: it is the alpsbridge-ledger-hooks package's
+# (hooks.sh), not this architecture-independent one's.
 install -m 0755 "$src/bin/ledger-hook" "$tree/usr/lib/alpsbridge/ledger-hook-jvm"
 install -m 0755 "$src/lib/make-archives" "$tree/usr/lib/alpsbridge/"
 install -m 0644 "$jar" "$tree/usr/share/alpsbridge/alpsbridge.jar"
@@ -69,13 +68,3 @@ APBASIL_PROXY="unix:$work/proxy.sock" APBASIL_AUTH=none APBASIL_CONFIG=/dev/null
 grep -q 'status="SUCCESS"' "$work/out.xml" \
   || { echo "prepare: the training call failed:" >&2; cat "$work/out.xml" "$work/daemon.log" >&2; exit 1; }
 chmod 0644 "$tree/usr/share/alpsbridge/apbasil.classlist"
-
-# The tarball: the same tree under one directory, for sites without dpkg (unpack anywhere, e.g. /opt;
-# run lib/alpsbridge/make-archives once; settings under etc/alpsbridge, or the /etc ones).
-name=alpsbridge-$version
-rm -rf "$target/tarball" && install -d "$target/tarball/$name"
-cp -a "$tree/usr/." "$target/tarball/$name/"
-rm -rf "$target/tarball/$name/share/lintian"
-cp -a "$tree/etc" "$tree/lib" "$target/tarball/$name/"
-tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@${SOURCE_DATE_EPOCH:-0}" \
-  -C "$target/tarball" -czf "$target/$name.tar.gz" "$name"

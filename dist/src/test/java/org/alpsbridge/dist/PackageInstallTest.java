@@ -1,5 +1,6 @@
 package org.alpsbridge.dist;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,6 +51,7 @@ class PackageInstallTest {
             "LANG", "C.UTF-8");
 
     private Path deb;
+    private Path hooksDeb;
     private Path spankDeb;
     private boolean userExisted;
     private boolean installed;
@@ -62,6 +65,9 @@ class PackageInstallTest {
                         || Shell.run("dpkg-query", "-W", "alpsbridge").status() != 0,
                 "alpsbridge is installed on this machine; the install test never touches a real installation");
         deb = only("alpsbridge_*_all.deb");
+        // dist's pom builds the hooks' C client on every amd64 Linux build (profile ledger-hooks)
+        hooksDeb = System.getProperty("os.name").equals("Linux") && System.getProperty("os.arch").equals("amd64")
+                ? only("alpsbridge-ledger-hooks_*_amd64.deb") : null;
         spankDeb = Files.exists(Path.of("/usr/include/slurm/spank.h")) ? only("alpsbridge-spank_*_amd64.deb") : null;
         userExisted = Shell.run("getent", "passwd", "alpsbridge").status() == 0;
 
@@ -77,7 +83,14 @@ class PackageInstallTest {
         balanceBeforeUpgrade = alpsbridge("ledger", "balance", "chem", "--json").ok().out();
         assertTrue(balanceBeforeUpgrade.contains("\"granted\":6000"), balanceBeforeUpgrade);
 
-        Shell.run("dpkg", "-i", deb.toString()).ok();
+        // As `apt install ./alpsbridge_*_all.deb ./alpsbridge-ledger-hooks_*_amd64.deb` may order it: the C client
+        // first, taking over /usr/bin/ledger-prolog and ledger-epilog from the earlier alpsbridge (Replaces).
+        List<String> upgrade = new ArrayList<>(List.of("dpkg", "-i"));
+        if (hooksDeb != null) {
+            upgrade.add(hooksDeb.toString());
+        }
+        upgrade.add(deb.toString());
+        Shell.run(upgrade.toArray(String[]::new)).ok();
     }
 
     @Test
@@ -108,9 +121,15 @@ class PackageInstallTest {
             assertTrue(Files.isRegularFile(p), archive);
             assertTrue(Files.getLastModifiedTime(p).compareTo(Files.getLastModifiedTime(jar)) > 0, archive + " newer than the jar");
         }
-        // The Slurm hooks run from /usr/bin by the name they are called with, with their archive.
-        for (String hook : List.of("/usr/bin/ledger-prolog", "/usr/bin/ledger-epilog")) {
-            Shell.Result r = Shell.run(hook, "--help");
+        // The Slurm hooks run from /usr/bin by the name they are called with (the C client runs the JVM hook for
+        // --help), and the JVM hook by its own name with the hook first, with their archive.
+        List<List<String>> hooks = new ArrayList<>(List.of(List.of("/usr/lib/alpsbridge/ledger-hook-jvm", "prolog", "--help")));
+        if (hooksDeb != null) {
+            hooks.add(List.of("/usr/bin/ledger-prolog", "--help"));
+            hooks.add(List.of("/usr/bin/ledger-epilog", "--help"));
+        }
+        for (List<String> hook : hooks) {
+            Shell.Result r = Shell.run(hook.toArray(String[]::new));
             assertEquals(0, r.status(), hook + ": " + r.err());
             assertTrue(r.out().contains("PrologSlurmctld"), r.out());
         }
@@ -126,6 +145,55 @@ class PackageInstallTest {
 
     @Test
     @Order(4)
+    void theHooksPackageMakesTheHooksTheCClientWhichHandsCallsToTheAgentOrElseRunsTheJvmHook() throws Exception {
+        require(hooksDeb != null, "not amd64 Linux, so the build made no alpsbridge-ledger-hooks package");
+        Path prolog = Path.of("/usr/bin/ledger-prolog");
+        assertArrayEquals(new byte[] {0x7f, 'E', 'L', 'F'}, Arrays.copyOf(Files.readAllBytes(prolog), 4),
+                "the C client, not the JVM hook's script");
+        assertEquals(prolog.toRealPath(), Path.of("/usr/bin/ledger-epilog").toRealPath(), "one binary, two names");
+        assertEquals("alpsbridge-ledger-hooks: " + prolog, Shell.run("dpkg", "-S", prolog.toString()).ok().out().strip());
+        assertFalse(Shell.run("readelf", "-S", prolog.toString()).ok().out().contains(".symtab"), "stripped");
+        Path dir = Files.createTempDirectory("alpsbridge-hooks");
+        try {
+            Path socket = dir.resolve("agent.sock");
+            Path conf = dir.resolve("ledger-hook.conf");
+            Files.writeString(conf, "db=http://127.0.0.1:1\ntimeout=1\nlog_file=none\nagent_socket=" + socket
+                    + "\nspool=" + dir.resolve("spool") + "\nslurm_conf=" + dir.resolve("no-slurm.conf") + "\n");
+            // As slurmctld runs them, but with no job: without an agent the client says it runs the JVM hook in its
+            // place, which finds no job record in the environment (exit 4, as documented).
+            for (String hook : List.of("prolog", "epilog")) {
+                Shell.Result r = hook(conf, "/usr/bin/ledger-" + hook);
+                assertEquals(4, r.status(), r.out() + r.err());
+                assertTrue(r.err().contains("ledger-" + hook + ": no hook agent answers on " + socket + " (No such file or "
+                        + "directory); this call runs the JVM hook /usr/lib/alpsbridge/ledger-hook-jvm instead"), r.err());
+                assertTrue(r.err().contains("SLURM_JOB_ID is not set"), r.err());
+            }
+            // With the installed agent listening, the client hands it the call and exits with its answer.
+            ProcessBuilder pb = new ProcessBuilder("/usr/bin/alpsbridge", "ledger", "hook-agent", "--config", conf.toString());
+            pb.environment().put("ALPSBRIDGE_LEDGER_AUTH", "none");
+            pb.redirectErrorStream(true).redirectOutput(TARGET.resolve("hook-agent.log").toFile());
+            Process agent = pb.start();
+            try {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (!Files.exists(socket) && agent.isAlive() && System.nanoTime() < deadline) {
+                    Thread.sleep(100);
+                }
+                assertTrue(Files.exists(socket), "the agent listens: " + Files.readString(TARGET.resolve("hook-agent.log")));
+                Shell.Result r = hook(conf, prolog.toString());
+                assertEquals(4, r.status(), r.out() + r.err());
+                assertTrue(r.err().contains("SLURM_JOB_ID is not set"), r.err());
+                assertFalse(r.err().contains("JVM hook"), r.err());
+            } finally {
+                agent.destroy();
+                assertTrue(agent.waitFor(45, TimeUnit.SECONDS), "the agent stops on SIGTERM");
+            }
+        } finally {
+            Shell.run("rm", "-rf", dir.toString()).ok();
+        }
+    }
+
+    @Test
+    @Order(5)
     void theProxyStartedAsItsUnitWouldAnswersTheInstalledApbasilAndStopsCleanlyOnSigterm() throws Exception {
         Map<String, String> unit = unitSettings(Path.of("/lib/systemd/system/alpsbridge-proxy.service"));
         assertEquals("root", unit.get("User"));
@@ -154,7 +222,7 @@ class PackageInstallTest {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void theLedgerServiceStartedAsItsUnitWouldServesTheCommandsTheSitesLedger() throws Exception {
         Map<String, String> unit = unitSettings(Path.of("/lib/systemd/system/alpsbridge-ledger.service"));
         assertEquals("alpsbridge", unit.get("User"));
@@ -204,7 +272,7 @@ class PackageInstallTest {
     }
 
     @Test
-    @Order(6)
+    @Order(7)
     void systemdFindsNothingWrongWithTheUnits() throws Exception {
         for (String unit : List.of("alpsbridge-proxy.service", "alpsbridge-ledger.service",
                 "alpsbridge-ledger-hook-agent.service")) {
@@ -215,7 +283,7 @@ class PackageInstallTest {
     }
 
     @Test
-    @Order(7)
+    @Order(8)
     void manFindsAPageForEveryCommandAndBashCompletesAlpsbridge() throws Exception {
         for (String page : List.of("alpsbridge", "alpsbridge-proxy-serve", "alpsbridge-ledger-serve", "alpsbridge-ledger-balance",
                 "apbasil", "raa-exec", "ledger-prolog", "ledger-epilog")) {
@@ -235,7 +303,7 @@ class PackageInstallTest {
     }
 
     @Test
-    @Order(8)
+    @Order(9)
     void theSpankPackageInstallsThePluginAndItsPlugstackLine() throws Exception {
         require(spankDeb != null, "Slurm's headers are absent, so the build made no SPANK package");
         Shell.run("dpkg", "-i", spankDeb.toString()).ok();
@@ -250,10 +318,13 @@ class PackageInstallTest {
     }
 
     @Test
-    @Order(9)
+    @Order(10)
     void lintianFindsNoErrorsAndNoUnjustifiedWarnings() throws Exception {
         require(Files.isExecutable(Path.of("/usr/bin/lintian")), "lintian is not installed (.ci/install-deps installs it)");
         List<String> args = new ArrayList<>(List.of("lintian", "--fail-on", "error,warning", deb.toString()));
+        if (hooksDeb != null) {
+            args.add(hooksDeb.toString());
+        }
         if (spankDeb != null) {
             args.add(spankDeb.toString());
         }
@@ -262,12 +333,18 @@ class PackageInstallTest {
     }
 
     @Test
-    @Order(10)
+    @Order(11)
     void purgeRemovesAllButTheLedgersRecordsAndTheUser() throws Exception {
+        if (hooksDeb != null) {
+            Shell.run("dpkg", "--purge", "alpsbridge-ledger-hooks").ok();
+            for (String gone : List.of("/usr/bin/ledger-prolog", "/usr/bin/ledger-epilog", "/usr/share/doc/alpsbridge-ledger-hooks")) {
+                assertFalse(Files.exists(Path.of(gone), java.nio.file.LinkOption.NOFOLLOW_LINKS), gone + " is gone");
+            }
+        }
         Shell.Result r = Shell.run("dpkg", "--purge", "alpsbridge").ok();
         installed = false;
         for (String gone : List.of("/usr/bin/alpsbridge", "/usr/bin/apbasil", "/usr/bin/raa-exec", "/usr/bin/ledger-prolog",
-                "/usr/share/alpsbridge",
+                "/usr/bin/ledger-epilog", "/usr/share/alpsbridge",
                 "/usr/lib/alpsbridge", "/etc/alpsbridge", "/etc/default/alpsbridge-proxy", "/var/cache/alpsbridge",
                 "/lib/systemd/system/alpsbridge-proxy.service", "/lib/systemd/system/alpsbridge-ledger.service",
                 "/lib/systemd/system/alpsbridge-ledger-hook-agent.service",
@@ -287,7 +364,7 @@ class PackageInstallTest {
             return;
         }
         if (installed) {
-            Shell.run("dpkg", "--purge", "alpsbridge-spank", "alpsbridge");
+            Shell.run("dpkg", "--purge", "alpsbridge-spank", "alpsbridge-ledger-hooks", "alpsbridge");
         }
         Shell.run("rm", "-rf", "/var/lib/alpsbridge");
         if (!userExisted) {
@@ -314,7 +391,10 @@ class PackageInstallTest {
         }
     }
 
-    /** The package as an earlier release would have been: same content, a lower version. */
+    /**
+     * The package as an earlier release would have been: same content, a lower version, and the JVM hook as
+     * /usr/bin/ledger-prolog and ledger-epilog (before alpsbridge-ledger-hooks took those names).
+     */
     private static Path previousVersion(Path deb, String version) throws Exception {
         Path dir = TARGET.resolve("previous-version").toAbsolutePath();
         Shell.run("rm", "-rf", dir.toString()).ok();
@@ -322,9 +402,18 @@ class PackageInstallTest {
         Shell.run("dpkg-deb", "-R", deb.toString(), dir.resolve("tree").toString()).ok();
         Path control = dir.resolve("tree/DEBIAN/control");
         Files.writeString(control, Files.readString(control).replaceFirst("(?m)^Version: .*$", "Version: " + version));
+        for (String hook : List.of("ledger-prolog", "ledger-epilog")) {
+            Shell.run("install", "-m", "0755", dir.resolve("tree/usr/lib/alpsbridge/ledger-hook-jvm").toString(),
+                    dir.resolve("tree/usr/bin/" + hook).toString()).ok();
+        }
         Path old = dir.resolve("alpsbridge_" + version + "_all.deb");
         Shell.run("dpkg-deb", "--root-owner-group", "-b", dir.resolve("tree").toString(), old.toString()).ok();
         return old;
+    }
+
+    /** A hook as slurmctld runs it (nothing of the caller's environment, so no job), with the given settings. */
+    private static Shell.Result hook(Path conf, String program) throws Exception {
+        return Shell.run("env", "-i", "PATH=/usr/bin:/bin", "ALPSBRIDGE_LEDGER_HOOK_CONFIG=" + conf, program);
     }
 
     private static void append(String file, String lines) throws IOException {

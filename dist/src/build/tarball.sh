@@ -1,0 +1,22 @@
+#!/bin/bash
+# The tarball: target/root (prepare.sh) under one directory, for sites without dpkg (unpack anywhere, e.g.
+# /opt; run lib/alpsbridge/make-archives once; settings under etc/alpsbridge, or the /etc ones), with the
+# ledger hooks' C client as bin/ledger-prolog and bin/ledger-epilog when this build compiled it (hooks.sh, on
+# amd64 Linux). Run by dist's pom at package, after every tree is laid out:  tarball.sh DIST_TARGET VERSION
+set -euo pipefail
+target=$1 version=$2
+tree=$target/root
+hooks=$target/ledger-hooks-root
+name=alpsbridge-$version
+rm -rf "$target/tarball" && install -d "$target/tarball/$name"
+cp -a "$tree/usr/." "$target/tarball/$name/"
+rm -rf "$target/tarball/$name/share/lintian"
+cp -a "$tree/etc" "$tree/lib" "$target/tarball/$name/"
+if [ -f "$hooks/usr/bin/ledger-prolog" ]; then
+  # Its fallback is compiled in as /usr/lib/alpsbridge/ledger-hook-jvm: a tarball site names its own with
+  # jvm_hook= in /etc/alpsbridge/ledger-hook.conf (README, "Install").
+  install -m 0755 "$hooks/usr/bin/ledger-prolog" "$target/tarball/$name/bin/ledger-prolog"
+  ln -s ledger-prolog "$target/tarball/$name/bin/ledger-epilog"
+fi
+tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@${SOURCE_DATE_EPOCH:-0}" \
+  -C "$target/tarball" -czf "$target/$name.tar.gz" "$name"
