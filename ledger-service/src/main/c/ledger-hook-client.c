@@ -13,7 +13,17 @@
  *   jvm_hook=/usr/lib/alpsbridge/ledger-hook-jvm   run instead when no agent listens (the socket is missing
  *                                                  or refuses connections), so a site without the agent
  *                                                  still charges; the JVM hook logs that it was the fallback
+ *   spool=/var/spool/alpsbridge/ledger-hook        the agent's spool of settlements (epilog, below)
  * The wire format (AgentCodec.java): a 4-byte big-endian length, then NUL-ended UTF-8 key=value items.
+ *
+ * The epilog does not wait for the agent: once an agent answers the socket, the client writes the settlement
+ * into the agent's spool itself (a temporary name, fsync, rename, the directory fsync'd: on disk before
+ * slurmctld is answered), tells the agent its name on the socket and exits 0. slurmctld 22.05 schedules the
+ * freed CPUs at once only when a job's EpilogSlurmctld has ended before slurmd reports the job's own epilog
+ * done (proc_req.c _slurm_rpc_epilog_complete: job_epilog_complete is true only for a job no longer
+ * COMPLETING, and prep_epilog_slurmctld_callback schedules nothing); an epilog that ends later leaves the
+ * CPUs idle until the next periodic pass (sched_interval, 60 s). So the epilog is a few system calls. When
+ * the spool cannot be written, the agent is handed the call and writes it, as before.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -24,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <fcntl.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,6 +44,7 @@
 #endif
 #define DEFAULT_CONFIG "/etc/alpsbridge/ledger-hook.conf"
 #define DEFAULT_SOCKET "/run/alpsbridge/ledger-hook.sock"
+#define DEFAULT_SPOOL "/var/spool/alpsbridge/ledger-hook"
 #define MAX_FRAME (64 * 1024)
 
 enum { OK = 0, USAGE = 2, UNAVAILABLE = 3 };
@@ -43,6 +55,7 @@ static const char *name = "ledger-hook";
 static char agent_socket[sizeof(((struct sockaddr_un *)0)->sun_path)] = DEFAULT_SOCKET;
 static long agent_timeout = 60;
 static char jvm_hook[4096] = DEFAULT_JVM_HOOK;
+static char spool_dir[4096] = DEFAULT_SPOOL;
 
 /* Reads the three keys this client needs; the agent and the JVM hook check the whole file. */
 static int read_config(void) {
@@ -88,6 +101,8 @@ static int read_config(void) {
             agent_timeout = t;
         } else if (strcmp(key, "jvm_hook") == 0 && *value) {
             snprintf(jvm_hook, sizeof jvm_hook, "%s", value);
+        } else if (strcmp(key, "spool") == 0 && *value) {
+            snprintf(spool_dir, sizeof spool_dir, "%s", value);
         }
     }
     fclose(f);
@@ -128,6 +143,84 @@ static int add_item(struct buffer *b, const char *key, const char *value) {
         b->capacity = c;
     }
     b->length += (size_t)sprintf(b->data + b->length, "%s=%s", key, value) + 1; /* keeps the NUL */
+    return 0;
+}
+
+/* Writes the frame's length into its first 4 bytes. */
+static void seal(struct buffer *b) {
+    uint32_t length = (uint32_t)(b->length - 4);
+    b->data[0] = (char)(length >> 24);
+    b->data[1] = (char)(length >> 16);
+    b->data[2] = (char)(length >> 8);
+    b->data[3] = (char)length;
+}
+
+/* Whether s is a non-empty string of digits. */
+static int digits(const char *s) {
+    if (!s || !*s) return 0;
+    for (; *s; s++) {
+        if (!isdigit((unsigned char)*s)) return 0;
+    }
+    return 1;
+}
+
+/*
+ * The epilog's settlement written into the agent's spool as the agent names it (EpilogSpool.java: job-ID-run-N
+ * [-CLUSTER].epilog, N = restart count + 1), durably: a temporary name, fsync, rename, the directory fsync'd.
+ * 0 and the file's name in `file`, or -1 and why in `why` (the agent is then handed the call instead).
+ */
+static int spool_epilog(const struct buffer *b, char *file, size_t file_size, char *why, size_t why_size) {
+    const char *job = getenv("SLURM_JOB_ID");
+    const char *restarts = getenv("SLURM_JOB_RESTART_COUNT");
+    const char *cluster = getenv("SLURM_CLUSTER_NAME");
+    if (!digits(job) || (restarts && *restarts && !digits(restarts)) || strlen(job) > 18
+        || (restarts && strlen(restarts) > 9)) {
+        snprintf(why, why_size, "SLURM_JOB_ID or SLURM_JOB_RESTART_COUNT is not a number");
+        return -1;
+    }
+    long run = (restarts && *restarts ? atol(restarts) : 0) + 1;
+    char suffix[300] = "";
+    if (cluster && *cluster) {
+        size_t n = 0;
+        suffix[n++] = '-';
+        for (const char *c = cluster; *c && n < sizeof suffix - 1; c++) {
+            suffix[n++] = isalnum((unsigned char)*c) || *c == '_' || *c == '.' || *c == '-' ? *c : '_';
+        }
+        suffix[n] = '\0';
+    }
+    snprintf(file, file_size, "job-%s-run-%ld%s.epilog", job, run, suffix);
+    char path[8192], tmp[8192];
+    snprintf(path, sizeof path, "%s/%s", spool_dir, file);
+    snprintf(tmp, sizeof tmp, "%s/.tmp-%s-c%ld", spool_dir, file, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        snprintf(why, why_size, "cannot write the spool %s: %s", spool_dir, strerror(errno));
+        return -1;
+    }
+    size_t done = 0;
+    while (done < b->length) {
+        ssize_t w = write(fd, b->data + done, b->length - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) break;
+        done += (size_t)w;
+    }
+    int failed = done < b->length || fsync(fd) != 0;
+    int e = errno;
+    close(fd);
+    if (failed || rename(tmp, path) != 0) {
+        if (!failed) e = errno;
+        unlink(tmp);
+        snprintf(why, why_size, "cannot write %s: %s", path, strerror(e));
+        return -1;
+    }
+    int dir = open(spool_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0 || fsync(dir) != 0) {
+        /* renamed but maybe not durable: the agent is handed the call too, and writes it again */
+        snprintf(why, why_size, "cannot fsync the spool %s: %s", spool_dir, strerror(errno));
+        if (dir >= 0) close(dir);
+        return -1;
+    }
+    close(dir);
     return 0;
 }
 
@@ -209,11 +302,7 @@ int main(int argc, char **argv) {
                 MAX_FRAME);
         return USAGE;
     }
-    uint32_t length = (uint32_t)(b.length - 4);
-    b.data[0] = (char)(length >> 24);
-    b.data[1] = (char)(length >> 16);
-    b.data[2] = (char)(length >> 8);
-    b.data[3] = (char)length;
+    seal(&b);
 
     signal(SIGPIPE, SIG_IGN); /* an agent that hangs up is an error to report, not a signal to die of */
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -235,6 +324,37 @@ int main(int argc, char **argv) {
     struct timespec deadline;
     clock_gettime(CLOCK_MONOTONIC, &deadline);
     deadline.tv_sec += agent_timeout;
+    if (strcmp(mode, "epilog") == 0) {
+        /* an agent answers: write the settlement into its spool, tell it the name, and go (see the top) */
+        struct timespec now;
+        struct tm utc;
+        char at[64], file[512], why[9000];
+        clock_gettime(CLOCK_REALTIME, &now);
+        gmtime_r(&now.tv_sec, &utc);
+        size_t k = strftime(at, sizeof at, "%Y-%m-%dT%H:%M:%S", &utc);
+        snprintf(at + k, sizeof at - k, ".%06ldZ", now.tv_nsec / 1000);
+        size_t unstamped = b.length;
+        if (add_item(&b, "at", at) == 0) {
+            seal(&b);
+            if (spool_epilog(&b, file, sizeof file, why, sizeof why) == 0 && add_item(&b, "spooled", file) == 0) {
+                seal(&b);
+                for (size_t sent = 0; sent < b.length;) {
+                    ssize_t w = write(fd, b.data + sent, b.length - sent);
+                    if (w < 0 && errno == EINTR) continue;
+                    if (w <= 0) break; /* the agent also finds the file when it next looks at its spool */
+                    sent += (size_t)w;
+                }
+                close(fd);
+                const char *restarts = getenv("SLURM_JOB_RESTART_COUNT");
+                fprintf(stderr, "ledger epilog: job %s run %ld: spooled for settlement (%s/%s)\n", getenv("SLURM_JOB_ID"),
+                        (restarts && *restarts ? atol(restarts) : 0) + 1, spool_dir, file);
+                return OK;
+            }
+            fprintf(stderr, "%s: %s; the hook agent is handed the call\n", name, why);
+        }
+        b.length = unstamped;
+        seal(&b);
+    }
     size_t sent = 0;
     while (sent < b.length) {
         if (await(fd, POLLOUT, &deadline) < 0) break;

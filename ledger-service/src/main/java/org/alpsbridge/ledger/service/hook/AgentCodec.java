@@ -21,10 +21,12 @@ import java.util.Map;
  *
  * <pre>
  * request: v=1 NUL  mode=prolog|epilog NUL  (arg=OPTION NUL)*  (env=NAME=VALUE NUL)*  [at=ISO-INSTANT NUL]
+ *          [spooled=FILE NUL]
  * reply:   exit=N NUL  (say=LINE NUL)*
  * </pre>
  *
- * {@code at} is written only into the spool (the epilog's time). A frame longer than {@link #MAX_FRAME} is
+ * {@code at} is the epilog's time, in the spool; {@code spooled} names the spool's file the C client wrote
+ * the epilog into itself (the same frame without {@code spooled}), sent without waiting for a reply. A frame longer than {@link #MAX_FRAME} is
  * refused before it is read; every other fault is an {@link IllegalArgumentException} naming it.
  */
 final class AgentCodec {
@@ -67,6 +69,7 @@ final class AgentCodec {
         List<String> options = new ArrayList<>();
         Map<String, String> env = new LinkedHashMap<>();
         Instant at = null;
+        String spooled = null;
         for (String item : items.subList(1, items.size())) {
             int eq = item.indexOf('=');
             String key = eq < 0 ? item : item.substring(0, eq);
@@ -93,8 +96,15 @@ final class AgentCodec {
                         throw new IllegalArgumentException("at item '" + item + "' is not an ISO instant");
                     }
                 }
+                case "spooled" -> {
+                    if (value == null || !EpilogSpool.isSpoolName(value)) {
+                        throw new IllegalArgumentException("spooled item '" + item + "' does not name a spooled epilog"
+                                + " (job-ID-run-N[-CLUSTER].epilog)");
+                    }
+                    spooled = value;
+                }
                 default -> throw new IllegalArgumentException("unknown request item '" + item
-                        + "' (v, mode, arg, env, at)");
+                        + "' (v, mode, arg, env, at, spooled)");
             }
             if (value == null) {
                 throw new IllegalArgumentException("request item '" + item + "' is not key=value");
@@ -103,7 +113,10 @@ final class AgentCodec {
         if (prolog == null) {
             throw new IllegalArgumentException("the request names no mode (mode=prolog or mode=epilog)");
         }
-        return new AgentRequest(prolog, options, env, at);
+        if (spooled != null && (prolog || at == null)) {
+            throw new IllegalArgumentException("only an epilog with its time (at) can have been spooled");
+        }
+        return new AgentRequest(prolog, options, env, at, spooled);
     }
 
     static byte[] frame(AgentRequest r) {
@@ -116,6 +129,9 @@ final class AgentCodec {
         }
         if (r.at() != null) {
             items.add("at=" + r.at());
+        }
+        if (r.spooled() != null) {
+            items.add("spooled=" + r.spooled());
         }
         return frame(items);
     }

@@ -11,12 +11,18 @@ import java.util.Map;
  *
  * @param prolog the prolog (true) or the epilog
  * @param at when the epilog was called (a spooled settlement); null for a call as it arrives
+ * @param spooled the name of the file in the agent's spool into which the C client wrote this epilog's
+ *     settlement itself (it tells the agent and does not wait); null when the agent is to spool it
  */
-record AgentRequest(boolean prolog, List<String> options, Map<String, String> env, Instant at) {
+record AgentRequest(boolean prolog, List<String> options, Map<String, String> env, Instant at, String spooled) {
 
     AgentRequest {
         options = List.copyOf(options);
         env = Map.copyOf(env);
+    }
+
+    AgentRequest(boolean prolog, List<String> options, Map<String, String> env, Instant at) {
+        this(prolog, options, env, at, null);
     }
 
     String mode() {
@@ -25,6 +31,6 @@ record AgentRequest(boolean prolog, List<String> options, Map<String, String> en
 
     /** This request as the spool keeps it: stamped with the epilog's time. */
     AgentRequest at(Instant when) {
-        return new AgentRequest(prolog, options, env, when);
+        return new AgentRequest(prolog, options, env, when, null);
     }
 }

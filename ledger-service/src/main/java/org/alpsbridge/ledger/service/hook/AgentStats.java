@@ -44,6 +44,8 @@ final class AgentStats {
 
     final Timer prologs = new Timer();
     final Timer epilogsSpooled = new Timer();
+    /** Epilogs the C client spooled itself: the time is the agent's handling of the notice. */
+    final Timer epilogsSpooledByClient = new Timer();
     final Timer settlements = new Timer();
     final Timer squeues = new Timer();
     private final AtomicLong lastReport = new AtomicLong(System.nanoTime());
@@ -54,7 +56,8 @@ final class AgentStats {
         double seconds = (now - lastReport.getAndSet(now)) / 1e9;
         StringBuilder b = new StringBuilder();
         for (String part : new String[] {prologs.drain("prologs answered", false),
-                epilogsSpooled.drain("epilogs spooled", false), settlements.drain("settled", false),
+                epilogsSpooled.drain("epilogs spooled", false),
+                epilogsSpooledByClient.drain("epilogs spooled by the client", false), settlements.drain("settled", false),
                 squeues.drain("squeue calls", true)}) {
             if (!part.isEmpty()) {
                 b.append(b.length() == 0 ? "" : "; ").append(part);

@@ -69,9 +69,53 @@ final class EpilogSpool implements AutoCloseable {
         }
     }
 
+    /** The names the spool gives settlements (the C client names them the same way). */
+    private static final java.util.regex.Pattern NAME = java.util.regex.Pattern.compile(
+            "job-[0-9]+-run-[0-9]+(-[A-Za-z0-9_.-]+)?\\" + SUFFIX);
+
+    /** Whether {@code name} is a settlement's file name (no path, nothing a caller could use to reach elsewhere). */
+    static boolean isSpoolName(String name) {
+        return NAME.matcher(name).matches() && !name.contains("/") && !name.startsWith(".");
+    }
+
+    /** The file of this run's settlement: job-ID-run-N[-CLUSTER].epilog. */
+    static String name(SlurmJob job) {
+        return "job-" + job.jobId() + "-run-" + job.resId()
+                + (job.cluster().isEmpty() ? "" : "-" + job.cluster().replaceAll("[^A-Za-z0-9_.-]", "_")) + SUFFIX;
+    }
+
+    /**
+     * Queues a settlement the C client wrote into the spool itself; false when there is no such file (it was
+     * settled already: a notice that came twice).
+     */
+    boolean adopt(String name) {
+        if (!isSpoolName(name)) {
+            throw new IllegalArgumentException("'" + name + "' is not a spooled epilog's name");
+        }
+        Path file = dir.resolve(name);
+        if (!Files.isRegularFile(file)) {
+            return false;
+        }
+        enqueue(file);
+        return true;
+    }
+
+    /** Queues what the spool holds that is not queued: files whose notice was lost (the C client's write failed). */
+    int rescan() throws IOException {
+        int found = 0;
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + SUFFIX)) {
+            for (Path f : files) {
+                if (isSpoolName(f.getFileName().toString()) && enqueue(f)) {
+                    found++;
+                }
+            }
+        }
+        return found;
+    }
+
     /** Writes the request durably (returns once it is on disk) and queues it. */
     Path put(SlurmJob job, AgentRequest request) throws IOException {
-        String name = "job-" + job.jobId() + "-run-" + job.resId() + (job.cluster().isEmpty() ? "" : "-" + job.cluster().replaceAll("[^A-Za-z0-9_.-]", "_")) + SUFFIX;
+        String name = name(job);
         Path file = dir.resolve(name);
         Path tmp = dir.resolve(".tmp-" + name + "-" + Thread.currentThread().getId());
         try (FileChannel c = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
@@ -101,11 +145,14 @@ final class EpilogSpool implements AutoCloseable {
         }
     }
 
-    private void enqueue(Path file) {
+    /** Whether it was not queued before. */
+    private boolean enqueue(Path file) {
         synchronized (queued) {
             if (queued.add(file)) {
                 queue.add(file);
+                return true;
             }
+            return false;
         }
     }
 
@@ -131,6 +178,9 @@ final class EpilogSpool implements AutoCloseable {
     }
 
     private void settleOne(Path file) {
+        if (!Files.exists(file)) {
+            return; // settled meanwhile (a rescan found it just before its worker removed it)
+        }
         AgentRequest request;
         try (InputStream in = Files.newInputStream(file)) {
             request = AgentCodec.request(AgentCodec.readFrame(in));

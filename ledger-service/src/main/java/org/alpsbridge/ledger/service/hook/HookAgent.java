@@ -76,8 +76,7 @@ public final class HookAgent implements AutoCloseable {
                 new LinkedBlockingQueue<>());
         calls.allowCoreThreadTimeOut(true);
         this.timer = Executors.newSingleThreadScheduledExecutor();
-        this.reports = timer.scheduleWithFixedDelay(() -> stats.report(log), REPORT_SECONDS,
-                REPORT_SECONDS, TimeUnit.SECONDS);
+        this.reports = timer.scheduleWithFixedDelay(this::everyPeriod, REPORT_SECONDS, REPORT_SECONDS, TimeUnit.SECONDS);
         this.acceptor = new Thread(this::accept, "ledger-hook-agent-accept");
         acceptor.start();
     }
@@ -113,6 +112,20 @@ public final class HookAgent implements AutoCloseable {
     /** How many spooled epilogs wait to be settled. */
     public int pendingSettlements() {
         return spool.pending();
+    }
+
+    /** The period's line, and what the spool holds that no notice brought (a client's notice was lost). */
+    private void everyPeriod() {
+        stats.report(log);
+        try {
+            int found = spool.rescan();
+            if (found > 0) {
+                log.println("ledger hook-agent: " + found + " spooled epilog(s) found in " + settings.spool()
+                        + " without their client's notice, settling them");
+            }
+        } catch (IOException | RuntimeException e) {
+            log.println("ledger hook-agent: cannot read the spool " + settings.spool() + ": " + e);
+        }
     }
 
     /** A process of its own (the tests', like {@code alpsbridge ledger hook-agent}): prints READY, stops on SIGTERM. */
@@ -217,6 +230,18 @@ public final class HookAgent implements AutoCloseable {
             exit = new Hook(job, squeue, slurm, svc, new HookLog(err, logFile), s.prologRetryMillis(), held)
                     .prolog(s.allow());
             stats.prologs.add(start, 1);
+        } else if (request.spooled() != null) {
+            // the C client wrote the settlement into the spool itself and did not wait for this answer
+            try {
+                if (!spool.adopt(request.spooled())) {
+                    log.println("ledger hook-agent: " + name + ": job " + job.jobId() + ": no " + request.spooled()
+                            + " in the spool (settled already)");
+                }
+            } catch (IllegalArgumentException e) {
+                log.println("ledger hook-agent: " + name + ": " + e.getMessage());
+            }
+            stats.epilogsSpooledByClient.add(start, 1);
+            exit = SlurmHook.OK;
         } else {
             try {
                 Path file = spool.put(job, request.at(Instant.now()));

@@ -56,8 +56,11 @@ class AgentCodecTest {
                 env.put("SLURM_" + text(random).replace("=", ""), text(random));
             }
             List<String> options = Arrays.asList(text(random), text(random));
-            AgentRequest r = new AgentRequest(random.nextBoolean(), options, env, random.nextBoolean() ? null
-                    : Instant.ofEpochMilli(random.nextLong() >>> 24));
+            boolean prolog = random.nextBoolean();
+            Instant at = random.nextBoolean() ? null : Instant.ofEpochMilli(random.nextLong() >>> 24);
+            String spooled = !prolog && at != null && random.nextBoolean()
+                    ? "job-" + random.nextInt(1_000_000) + "-run-" + (1 + random.nextInt(9)) + ".epilog" : null;
+            AgentRequest r = new AgentRequest(prolog, options, env, at, spooled);
             assertEquals(r, AgentCodec.request(AgentCodec.readFrame(new ByteArrayInputStream(AgentCodec.frame(r)))),
                     "seed " + seed);
             AgentReply a = new AgentReply(random.nextInt(5), List.of(text(random), text(random)));
@@ -85,6 +88,11 @@ class AgentCodecTest {
         assertTrue(refusal(payload("v=1", "mode=prolog", "env=SLURM_JOB_ID")).contains("env=NAME=VALUE"));
         assertTrue(refusal(payload("v=1", "mode=prolog", "arg")).contains("not key=value"));
         assertTrue(refusal(payload("v=1", "mode=epilog", "at=yesterday")).contains("ISO instant"));
+        String at = "at=2026-11-26T12:00:00.123456Z";
+        assertTrue(refusal(payload("v=1", "mode=epilog", at, "spooled=../../etc/passwd")).contains("does not name a spooled"));
+        assertTrue(refusal(payload("v=1", "mode=epilog", at, "spooled=.tmp-job-1-run-1.epilog")).contains("does not name"));
+        assertTrue(refusal(payload("v=1", "mode=prolog", at, "spooled=job-1-run-1.epilog")).contains("only an epilog"));
+        assertTrue(refusal(payload("v=1", "mode=epilog", "spooled=job-1-run-1.epilog")).contains("only an epilog"));
         assertTrue(refusal("v=1\0mode=prolog".getBytes(StandardCharsets.UTF_8)).contains("NUL"));
         assertTrue(refusal(new byte[] {'v', '=', (byte) 0xff, 0}).contains("UTF-8"));
         assertThrows(IllegalArgumentException.class, () -> AgentCodec.reply(payload("say=hello")));

@@ -92,15 +92,26 @@ class HookAgentTest {
     }
 
     @Test
-    void anEpilogIsSpooledAnsweredAtOnceAndOutlivesTheAgent() throws Exception {
+    void anEpilogIsSpooledByTheClientAndOutlivesTheAgent() throws Exception {
         Map<String, String> env = env();
         Path client = HookClient.build();
         try (HookAgent agent = HookAgent.start(env, new PrintStream(new ByteArrayOutputStream(), true))) {
             SlurmLab.Result r = runClient(client, "epilog", env, job("4242"));
             assertEquals(0, r.exit(), r.err());
             assertTrue(r.err().contains("ledger epilog: job 4242 run 1: spooled for settlement"), r.err());
-            assertTrue(Files.exists(dir.resolve("spool/job-4242-run-1-lab.epilog")), "on disk before the answer");
-            assertEquals(1, agent.pendingSettlements(), "the service at port 1 never answers: it waits");
+            Path file = dir.resolve("spool/job-4242-run-1-lab.epilog");
+            assertTrue(Files.exists(file), "on disk before the client exits");
+            AgentRequest spooled = AgentCodec.request(AgentCodec.readFrame(Files.newInputStream(file)));
+            assertEquals("4242", spooled.env().get("SLURM_JOB_ID"));
+            assertTrue(spooled.at() != null && Math.abs(spooled.at().toEpochMilli() - System.currentTimeMillis()) < 60_000,
+                    "stamped with the epilog's time: " + spooled.at());
+            assertEquals(null, spooled.spooled(), "the file is the settlement itself");
+            // the client told the agent and went: the agent queues it (the service at port 1 never answers)
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (agent.pendingSettlements() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertEquals(1, agent.pendingSettlements(), "queued on the client's notice");
         }
         assertTrue(Files.exists(dir.resolve("spool/job-4242-run-1-lab.epilog")), "kept when the agent stops");
         try (HookAgent again = HookAgent.start(env, new PrintStream(new ByteArrayOutputStream(), true))) {

@@ -11,8 +11,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.Map;
+import org.alpsbridge.ledger.Reservation;
 import org.alpsbridge.ledger.Resource;
+import org.alpsbridge.ledger.State;
 import org.alpsbridge.ledger.service.api.RequestDigest;
 import org.alpsbridge.ledger.service.api.Route;
 import org.alpsbridge.proxy.auth.Munge;
@@ -180,6 +183,36 @@ class LedgerServerTest {
                 + "\"at\":\"" + Instant.now() + "\",\"minutes\":60}");
         assertEquals(403, credit.statusCode(), credit.body());
         assertTrue(credit.body().contains("\"rule\":\"superuser-only\""), credit.body());
+    }
+
+    @Test
+    void aStartHoldsAndConfirmsInOneRequestAndItsRetryRepeatsNothing() throws Exception {
+        start(Map.of("superuser_uids", "4242", "charger_uids", "0"));  // the hooks' least privilege
+        HttpResponse<String> started = signed("POST", "/v1/start", RESERVE_ALICE);
+        assertEquals(200, started.statusCode(), started.body());
+        assertTrue(started.body().contains("\"decision\":\"OK\"") && started.body().contains("\"replayed\":false"),
+                started.body());
+        Reservation r = service.ledger().holds("chem").get(0);
+        assertEquals(State.CONFIRMED, r.state(), "held and running: " + r);
+        HttpResponse<String> again = signed("POST", "/v1/start", RESERVE_ALICE);
+        assertEquals(200, again.statusCode(), again.body());
+        assertTrue(again.body().contains("\"replayed\":true"), again.body());
+        assertEquals(List.of(r), service.ledger().holds("chem"), "the retry held nothing more");
+        assertEquals(List.of(), service.ledger().check());
+
+        service.ledger().addProject("poor", 5002, null);  // no allocation: denied, and nothing confirmed
+        HttpResponse<String> denied = signed("POST", "/v1/start", RESERVE_ALICE.replace("chem", "poor")
+                .replace("\"batchId\":\"77\"", "\"batchId\":\"78\""));
+        assertEquals(200, denied.statusCode(), denied.body());
+        assertTrue(denied.body().contains("\"decision\":\"DENIED\"") && denied.body().contains("NO_ACTIVE_ALLOCATION"),
+                denied.body());
+        assertEquals(State.DENIED, service.ledger().reservations(null, "78").get(0).state());
+
+        HttpResponse<String> token = signed("POST", "/v1/start", RESERVE_ALICE.replace("\"resId\":7", "\"resId\":0,"
+                + "\"token\":\"t1\"").replace("\"batchId\":\"77\"", "\"batchId\":\"79\""));
+        assertEquals(400, token.statusCode(), token.body());
+        assertTrue(token.body().contains("not by a token"), token.body());
+        assertTrue(service.ledger().reservations(null, "79").isEmpty(), "the refused START changed nothing");
     }
 
     @Test
