@@ -7,7 +7,8 @@
  *
  * The name it is run by picks the hook (ledger-prolog, ledger-epilog; any other name takes prolog or epilog
  * as its first argument). Settings from /etc/alpsbridge/ledger-hook.conf (env ALPSBRIDGE_LEDGER_HOOK_CONFIG
- * names another), of which it reads three keys and leaves the rest to the agent:
+ * names another; the Makefile's CONFIG builds in another default), of which it reads four keys and leaves the
+ * rest to the agent:
  *   agent_socket=/run/alpsbridge/ledger-hook.sock   where the agent listens
  *   agent_timeout=60                               seconds to wait for the agent's answer; then exit 3
  *   jvm_hook=/usr/lib/alpsbridge/ledger-hook-jvm   run instead when no agent listens (the socket is missing
@@ -42,7 +43,9 @@
 #ifndef DEFAULT_JVM_HOOK
 #define DEFAULT_JVM_HOOK "/usr/lib/alpsbridge/ledger-hook-jvm"
 #endif
+#ifndef DEFAULT_CONFIG
 #define DEFAULT_CONFIG "/etc/alpsbridge/ledger-hook.conf"
+#endif
 #define DEFAULT_SOCKET "/run/alpsbridge/ledger-hook.sock"
 #define DEFAULT_SPOOL "/var/spool/alpsbridge/ledger-hook"
 #define MAX_FRAME (64 * 1024)

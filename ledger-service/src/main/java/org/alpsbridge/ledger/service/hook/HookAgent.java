@@ -121,7 +121,7 @@ public final class HookAgent implements AutoCloseable {
             int found = spool.rescan();
             if (found > 0) {
                 log.println("ledger hook-agent: " + found + " spooled epilog(s) found in " + settings.spool()
-                        + " without their client's notice, settling them");
+                        + " before (or without) their client's notice, settling them");
             }
         } catch (IOException | RuntimeException e) {
             log.println("ledger hook-agent: cannot read the spool " + settings.spool() + ": " + e);

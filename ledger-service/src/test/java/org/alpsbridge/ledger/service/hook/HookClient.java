@@ -18,26 +18,38 @@ final class HookClient {
     }
 
     static synchronized Path build() throws Exception {
-        if (built != null) {
-            return built;
+        if (built == null) {
+            built = build(Path.of(System.getProperty("user.dir")).resolve("target/c"), null);
         }
+        return built;
+    }
+
+    /**
+     * The client built into {@code out}, with {@code config} (null: the default /etc/alpsbridge/ledger-hook.conf)
+     * as the settings file it reads: slurmctld runs a PrologSlurmctld with the job's environment only, so a lab
+     * that slurmctld runs the client in directly, as a site does, builds its own settings' path in.
+     */
+    static Path build(Path out, Path config) throws Exception {
         for (String p : List.of("make", "cc")) {
             if (SlurmLab.program(p) == null) {
                 SlurmLab.unavailable(p + " is not installed: the hooks' C client cannot be built (Debian: build-essential)");
             }
         }
         Path module = Path.of(System.getProperty("user.dir"));
-        Path out = module.resolve("target/c");
-        SlurmLab.Result r = SlurmLab.run(List.of("make", "-s", "-C", module.resolve("src/main/c").toString(),
-                "OUT=" + out, "JVM_HOOK=" + jvmHook()), Duration.ofMinutes(2));
+        List<String> argv = new java.util.ArrayList<>(List.of("make", "-s", "-C", module.resolve("src/main/c").toString(),
+                "OUT=" + out, "JVM_HOOK=" + jvmHook()));
+        if (config != null) {
+            argv.add("CONFIG=" + config);
+        }
+        SlurmLab.Result r = SlurmLab.run(argv, Duration.ofMinutes(2));
         if (r.exit() != 0) {
             throw new AssertionError("make of the hooks' C client failed: " + r.out() + r.err());
         }
-        built = out.resolve("ledger-hook-client");
-        if (!Files.isExecutable(built)) {
-            throw new AssertionError(built + " was not built");
+        Path client = out.resolve("ledger-hook-client");
+        if (!Files.isExecutable(client)) {
+            throw new AssertionError(client + " was not built");
         }
-        return built;
+        return client;
     }
 
     /** The JVM hook of this source tree ({@code bin/ledger-hook}), the client's fallback. */

@@ -206,9 +206,8 @@ class SlurmHookSlurmTest {
     private static void awaitEpilogs(SlurmLab lab, List<String> ids) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
         while (System.nanoTime() < deadline) {
-            java.nio.file.Path times = lab.dir.resolve("epilog-times");
-            List<String> done = Files.exists(times) ? Files.readAllLines(times) : List.of();
-            if (ids.stream().allMatch(id -> done.stream().anyMatch(l -> l.startsWith(id + " ")))) {
+            List<String> done = lab.hookCalls("epilog").stream().map(SlurmLab.HookCall::jobId).toList();
+            if (done.containsAll(ids)) {
                 return;
             }
             Thread.sleep(200);

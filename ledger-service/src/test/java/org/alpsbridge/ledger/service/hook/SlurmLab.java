@@ -101,7 +101,9 @@ final class SlurmLab implements AutoCloseable {
         MungeDaemon munged = MungeDaemon.start();
         Path dir = Files.createTempDirectory("alpsbridge-hooks-");
         String host = run(List.of("hostname", "-s"), Duration.ofSeconds(10)).out.strip();
-        Path client = hooks == Hooks.AGENT || hooks == Hooks.CLIENT_ONLY ? HookClient.build() : null;
+        // with the agent, slurmctld runs the client itself, as at a site, so it is built with this lab's settings
+        Path client = hooks == Hooks.AGENT ? HookClient.build(dir.resolve("client"), dir.resolve("ledger-hook.conf"))
+                : hooks == Hooks.CLIENT_ONLY ? HookClient.build() : null;
         SlurmLab lab = new SlurmLab(dir, munged, host, db != null ? db : "sqlite:" + dir.resolve("ledger.db"), cpus, hooks);
         lab.hookJar = hookJar;
         try {
@@ -228,21 +230,20 @@ final class SlurmLab implements AutoCloseable {
         int slurmd = freePort();
         String hookBin = Path.of(System.getProperty("user.dir")).resolve("../bin").normalize().toString();
         for (String mode : List.of("prolog", "epilog")) {
+            // the JVM hook (alone, or as the client's fallback) finds its classes and this lab's settings through
+            // the environment, which slurmctld does not pass on: a wrapper gives it (its cost counts as the hook's)
             Path wrapper = dir.resolve(mode + ".sh");
             Files.writeString(wrapper, String.join("\n", "#!/bin/bash",
                     "export ALPSBRIDGE_LEDGER_HOOK_CONFIG=" + dir.resolve("ledger-hook.conf"),
                     hookJar == null ? "export LEDGER_HOOK_CLASSPATH='" + System.getProperty("java.class.path") + "'"
                             : "export LEDGER_HOOK_JAR=" + hookJar + " LEDGER_HOOK_CDS_ARCHIVE=" + dir.resolve("ledger-" + mode + ".jsa"),
                     "export JAVA=" + javaBin(),
-                    // bash's own clock (no date processes): the wrapper's cost is counted as the hook's
-                    "start=${EPOCHREALTIME/[.,]/}",
-                    (hooks == Hooks.JVM ? hookBin : dir.resolve("bin").toString()) + "/ledger-" + mode + " \"$@\"",
-                    "status=$?",
-                    "end=${EPOCHREALTIME/[.,]/}",
-                    "echo \"$SLURM_JOB_ID $(( end - start )) $status\" >> " + dir.resolve(mode + "-times"),
-                    "exit $status", ""));
+                    "exec " + (hooks == Hooks.JVM ? hookBin : dir.resolve("bin").toString()) + "/ledger-" + mode + " \"$@\"",
+                    ""));
             wrapper.toFile().setExecutable(true);
         }
+        String prolog = hooks == Hooks.AGENT ? dir.resolve("bin/ledger-prolog").toString() : dir.resolve("prolog.sh").toString();
+        String epilog = hooks == Hooks.AGENT ? dir.resolve("bin/ledger-epilog").toString() : dir.resolve("epilog.sh").toString();
         String conf = String.join("\n",
                 "ClusterName=lab",
                 "SlurmctldHost=" + host + "(127.0.0.1)",
@@ -273,8 +274,12 @@ final class SlurmLab implements AutoCloseable {
                 "MaxJobCount=20000",
                 "KillWait=2",
                 "SchedulerParameters=default_queue_depth=1000,sched_min_interval=100000",
-                hooks != Hooks.NONE ? "PrologSlurmctld=" + dir.resolve("prolog.sh") : "",
-                hooks != Hooks.NONE ? "EpilogSlurmctld=" + dir.resolve("epilog.sh") : "",
+                // slurmscriptd's lines of each PrologSlurmctld/EpilogSlurmctld it runs (at verbose): how long
+                // slurmctld waited for each hook call, in its own words (hookCalls); in every lab alike
+                "DebugFlags=Script",
+                "SlurmctldDebug=verbose",
+                hooks != Hooks.NONE ? "PrologSlurmctld=" + prolog : "",
+                hooks != Hooks.NONE ? "EpilogSlurmctld=" + epilog : "",
                 "NodeName=" + host + " NodeAddr=127.0.0.1 CPUs=" + cpus + " State=UNKNOWN",
                 "PartitionName=debug Nodes=" + host + " Default=YES MaxTime=INFINITE State=UP",
                 "PartitionName=big Nodes=" + host + " MaxTime=INFINITE State=UP",
@@ -388,6 +393,51 @@ final class SlurmLab implements AutoCloseable {
         ProcessBuilder pb = new ProcessBuilder(argv);
         pb.environment().put("SLURM_CONF", dir.resolve("slurm.conf").toString());
         return run(pb, Duration.ofSeconds(60));
+    }
+
+    /** One PrologSlurmctld or EpilogSlurmctld call as slurmctld tells it: started, waited for, its exit status. */
+    record HookCall(String jobId, java.time.LocalDateTime started, long micros, int exit) {
+    }
+
+    private static final Pattern SCRIPT_LINE = Pattern.compile("^\\[([0-9T:.-]+)\\] (?:slurmscriptd: )?(?:error: )?"
+            + "(?:SCRIPT: Handling SLURMSCRIPTD_REQUEST_(RUN_SCRIPT|SCRIPT_COMPLETE) \\((\\w+)Slurmctld\\) for JobId=([0-9]+)"
+            + "|_run_script: JobId=([0-9]+) (\\w+)Slurmctld (?:exit status ([0-9]+):([0-9]+)|killed by signal ([0-9]+)))");
+
+    /**
+     * The calls of the prolog or the epilog ({@code mode}) that slurmctld has seen end, in order, from
+     * slurmscriptd's lines in slurmctld's log ({@code DebugFlags=Script}): from slurmscriptd taking the call to
+     * slurmctld handling its end, i.e. what slurmctld waited for (a process started, the hook, its exit).
+     */
+    List<HookCall> hookCalls(String mode) throws IOException {
+        String script = mode.equals("prolog") ? "Prolog" : "Epilog";
+        Map<String, java.util.ArrayDeque<java.time.LocalDateTime>> started = new java.util.HashMap<>();
+        Map<String, Integer> failed = new java.util.HashMap<>();
+        List<HookCall> calls = new ArrayList<>();
+        for (String line : Files.readAllLines(dir.resolve("slurmctld.log"), StandardCharsets.UTF_8)) {
+            Matcher m = SCRIPT_LINE.matcher(line);
+            if (!m.find()) {
+                continue;
+            }
+            java.time.LocalDateTime at = java.time.LocalDateTime.parse(m.group(1));
+            if (m.group(2) != null) {
+                if (!m.group(3).equals(script)) {
+                    continue;
+                }
+                String job = m.group(4);
+                if (m.group(2).equals("RUN_SCRIPT")) {
+                    started.computeIfAbsent(job, j -> new java.util.ArrayDeque<>()).add(at);
+                } else {
+                    java.util.ArrayDeque<java.time.LocalDateTime> q = started.get(job);
+                    java.time.LocalDateTime from = q == null || q.isEmpty() ? at : q.poll();
+                    Integer exit = failed.remove(job);
+                    calls.add(new HookCall(job, from, java.time.Duration.between(from, at).toNanos() / 1000,
+                            exit == null ? 0 : exit));
+                }
+            } else if (m.group(6).equals(script)) {
+                failed.put(m.group(5), m.group(7) != null ? Integer.parseInt(m.group(7)) : 128 + Integer.parseInt(m.group(9)));
+            }
+        }
+        return calls;
     }
 
     String tail(String log) {
