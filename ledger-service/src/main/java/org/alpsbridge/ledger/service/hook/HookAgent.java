@@ -42,6 +42,10 @@ public final class HookAgent implements AutoCloseable {
     private static final long REQUEST_SECONDS = 30;
     /** How often the journal gets a line of what the agent did (when it did something). */
     private static final long REPORT_SECONDS = 10;
+    /** A settlement waits this long after the last prolog was answered, */
+    private static final long PROLOG_QUIET_MILLIS = 200;
+    /** but no longer than this in all (prologs without end do not starve settlements). */
+    private static final long YIELD_MILLIS = 5_000;
 
     private final HookSettings settings;
     private final Path socket;
@@ -58,6 +62,9 @@ public final class HookAgent implements AutoCloseable {
     private final Thread acceptor;
     private final AgentStats stats = new AgentStats();
     private final HeldRuns held = new HeldRuns();
+    /** Prologs being answered now, and when the last one was. */
+    private final java.util.concurrent.atomic.AtomicInteger prologs = new java.util.concurrent.atomic.AtomicInteger();
+    private volatile long lastProlog = System.nanoTime() - TimeUnit.SECONDS.toNanos(60);
     private final ScheduledFuture<?> reports;
 
     private HookAgent(HookSettings settings, Map<String, String> env, PrintStream log) throws IOException {
@@ -227,8 +234,14 @@ public final class HookAgent implements AutoCloseable {
         }
         int exit;
         if (request.prolog()) {
-            exit = new Hook(job, squeue, slurm, svc, new HookLog(err, logFile), s.prologRetryMillis(), held)
-                    .prolog(s.allow());
+            prologs.incrementAndGet();
+            try {
+                exit = new Hook(job, squeue, slurm, svc, new HookLog(err, logFile), s.prologRetryMillis(), held)
+                        .prolog(s.allow());
+            } finally {
+                lastProlog = System.nanoTime();
+                prologs.decrementAndGet();
+            }
             stats.prologs.add(start, 1);
         } else if (request.spooled() != null) {
             // the C client wrote the settlement into the spool itself and did not wait for this answer
@@ -269,11 +282,31 @@ public final class HookAgent implements AutoCloseable {
             return SlurmHook.NO_JOB;
         }
         ServiceCall svc = request.options().isEmpty() ? service : new ServiceCall(s.service(), s.timeoutMillis());
+        yieldToPrologs();
         long start = System.nanoTime();
         int exit = new Hook(job, squeue, slurm, svc, new HookLog(log, logFile), Hook.FOREVER, held)
                 .epilog(request.at());
         stats.settlements.add(start, 1);
         return exit;
+    }
+
+    /**
+     * Waits while prologs are being answered (and {@link #PROLOG_QUIET_MILLIS} after the last), at most
+     * {@link #YIELD_MILLIS}: a job holds its CPUs while its prolog runs, so slurmctld's dispatch path comes first;
+     * a settlement waits for no one, and sent a moment later it competes with none of them for the CPU, munged
+     * or the service.
+     */
+    private void yieldToPrologs() {
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(YIELD_MILLIS);
+        while (System.nanoTime() < until && (prologs.get() > 0
+                || System.nanoTime() - lastProlog < TimeUnit.MILLISECONDS.toNanos(PROLOG_QUIET_MILLIS))) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 
     private static void answer(SocketChannel c, AgentReply reply) throws IOException {
