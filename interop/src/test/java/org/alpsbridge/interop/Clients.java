@@ -70,10 +70,18 @@ final class Clients {
             if (!"1".equals(System.getenv("ALPSBRIDGE_REQUIRE_SERVICES"))) {
                 Host.skip(name + " is not built in " + dir + "; run .ci/build-clients " + name);
             }
-            Host.Result r = Host.run(Map.of(), Duration.ofMinutes(50),
+            // The script takes the client's build lock: while CI's background build (.ci/run) holds it, this waits
+            // for that build (at most ALPSBRIDGE_BUILD_WAIT s) instead of starting a second one, and fails with the
+            // log's tail if it failed. The limit here covers that wait and one cold build after it.
+            System.out.println("interop: " + name + " is not built in " + dir + "; running .ci/build-clients " + name
+                    + " (waits for a build already running, else builds: Slurm ~10 min, OpenPBS ~15-25 min on 2 cores)");
+            long started = System.nanoTime();
+            Host.Result r = Host.run(Map.of(), Duration.ofMinutes(100),
                     List.of("bash", Host.repository().resolve(".ci/build-clients").toString(), name));
+            System.out.println("interop: .ci/build-clients " + name + " ended with exit " + r.exit() + " after "
+                    + Duration.ofNanos(System.nanoTime() - started).toSeconds() + " s: " + r.out().strip());
             if (r.exit() != 0 || !Files.exists(dir.resolve(".built"))) {
-                throw new IllegalStateException(".ci/build-clients " + name + " failed: " + r.out());
+                throw new IllegalStateException(".ci/build-clients " + name + " failed (exit " + r.exit() + "): " + r.out());
             }
         }
         return dir;

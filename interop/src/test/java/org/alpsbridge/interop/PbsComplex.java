@@ -133,6 +133,13 @@ final class PbsComplex implements AutoCloseable {
         Host.Result start = inside(env(), Duration.ofMinutes(3), List.of(prefix.resolve("libexec/pbs_init.d").toString(), "start"));
         Files.writeString(dir.resolve("pbs_init.log"), start.out());
         start.ok();
+        // the init script returns once pbs_server has forked; it answers only after reaching its datastore (seconds
+        // on a loaded machine), and a qmgr before that is refused ("cannot connect to server")
+        if (!Host.await(Duration.ofSeconds(120), () -> cmd("qstat", "-B").exit() == 0)) {
+            List<String> log = serverLog().lines().toList();
+            throw new IllegalStateException("pbs_server does not answer after pbs_init.d start; its log ends:\n"
+                    + String.join("\n", log.subList(Math.max(0, log.size() - 40), log.size())));
+        }
         // history keeps a finished job's state, exit status and comment for qstat -x
         qmgr("set server job_history_enable = True");
         // what pbs_habitat sets on a Cray (it looks for /proc/cray_xt): a suspended job's ncpus are released

@@ -13,7 +13,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
@@ -26,8 +25,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-// -Plong until CI builds OpenPBS (~15-40 min cold) and the network namespaces are proven on the CI machine
-@Tag("long")
+@Order(5) // the class order: src/test/resources/junit-platform.properties
 class PbsInteropTest {
 
     /** What pbs_mom logs when an ALPS exchange failed (alps.c) or a job could not get its reservation (mom_start.c). */
@@ -105,10 +103,16 @@ class PbsInteropTest {
         assertNoErrors();
     }
 
+    /**
+     * {@code qsig -s suspend} / {@code resume} of a running job: SWITCH OUT and IN of its reservation (pbs_mom polls
+     * STATUS between); it runs on and leaves queue and ALPS when deleted.
+     */
     @Test
     @Order(4)
     void aSuspendedJobIsSwitchedOutOfAlpsAndBackIn() {
-        String job = pbs.submit("backup", PbsComplex.nodes(2), 30);
+        // runs until deleted: with pbs_mom's calls taking seconds each under load, a short job could end before
+        // its suspend reached it, or at once after its resume, before the test saw it running again
+        String job = pbs.submit("backup", PbsComplex.nodes(2), 600);
         // running once pbs_mom has confirmed and started it (it has a session); before, qsig is "invalid for state"
         assertTrue(Host.await(Duration.ofMinutes(2), () -> pbs.state(job).equals("R")
                 && !pbs.attribute(job, "session_id").isEmpty()), pbs.job(job));
@@ -119,10 +123,10 @@ class PbsInteropTest {
         pbs.cmd("qsig", "-s", "resume", job).ok();
         assertTrue(Host.await(Duration.ofSeconds(90), () -> pbs.state(job).equals("R")
                 && bridge.requests("SWITCH") > switches + 1), "SWITCH IN: " + pbs.job(job) + bridge.stats().out());
-        assertTrue(Host.await(Duration.ofMinutes(2), () -> pbs.state(job).equals("F")), pbs.job(job));
-        assertEquals("0", pbs.attribute(job, "Exit_status"), pbs.job(job));
+        pbs.cmd("qdel", job).ok();
+        assertTrue(Host.await(Duration.ofMinutes(1), () -> pbs.queue().isEmpty()), "left: " + pbs.queue());
+        assertTrue(Host.await(Duration.ofSeconds(30), () -> alpsReservations().isEmpty()), "ALPS holds " + alpsReservations());
         assertNoErrors();
-        assertEquals("", alpsReservations(), "ALPS holds nothing");
     }
 
     private String alpsReservations() {

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,8 +17,7 @@ import org.junit.jupiter.api.Test;
  * BACKEND one for ever): pbs_mom ends the job at once, never retried, and the proxy's on-deny command has put the
  * ledger's reason in the job's comment, which its owner reads with {@code qstat -xf}.
  */
-// -Plong until CI builds OpenPBS (~15-40 min cold) and the network namespaces are proven on the CI machine
-@Tag("long")
+@Order(7) // the class order: src/test/resources/junit-platform.properties
 class PbsLedgerTest {
 
     @Test

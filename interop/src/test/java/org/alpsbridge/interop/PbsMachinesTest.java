@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,8 +19,7 @@ import org.junit.jupiter.api.Test;
  * ({@code accelerator}, {@code naccelerators}, {@code accelerator_model}, {@code accelerator_memory}). The values
  * expected are read from the emulator's own answers, and a job asking for them runs.
  */
-// -Plong until CI builds OpenPBS (~15-40 min cold) and the network namespaces are proven on the CI machine
-@Tag("long")
+@Order(6) // the class order: src/test/resources/junit-platform.properties
 class PbsMachinesTest {
 
     @Test

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Order(1) // the class order: src/test/resources/junit-platform.properties
 class SlurmInteropTest {
 
     /** Users of a Debian base system (no test users are created), each with its own primary group. */

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * the job with the reason as its comment, which its owner reads with {@code squeue -o %k} or
  * {@code scontrol show job}.
  */
+@Order(2) // the class order: src/test/resources/junit-platform.properties
 class SlurmLedgerTest {
 
     @Test

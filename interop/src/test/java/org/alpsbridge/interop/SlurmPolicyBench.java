@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Test;
  * -Dsurefire.failIfNoSpecifiedTests=false}.
  */
 @Tag("long")
+@Order(4) // the class order: src/test/resources/junit-platform.properties
 class SlurmPolicyBench {
 
     /** One side's figures: each method's call times (ns) as Slurm saw them, what reached ALPS, the proxy's stats. */
