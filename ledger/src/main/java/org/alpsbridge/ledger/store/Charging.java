@@ -257,8 +257,11 @@ final class Charging {
     Outcome release(ReleaseRequest q) {
         long t = q.at().getEpochSecond();
         String payload = q.payloadText();
-        return executor.writeEvent(groups.of(q.lookup()), c -> {
-            Res r = lookups.findReservation(c, q.lookup());
+        // the lookup (and lock) of the reservation is the prepare step: on PostgreSQL it runs before any event of
+        // the transaction locks an allocation. What it read is used only to settle a hold in progress, and the
+        // settling statement checks that it is still so; every other case reads the reservation again.
+        return executor.writeEvent(groups.of(q.lookup()), c -> lookups.findReservation(c, q.lookup()), (c, prepared) -> {
+            Res r = prepared != null && settles(prepared, q) ? prepared : lookups.findReservation(c, q.lookup());
             if (r == null) {
                 return forcedForUnknown(c, q.lookup(), q.ifUnknown(), t, Math.max(0, q.elapsedSeconds()), false);
             }
@@ -300,10 +303,21 @@ final class Charging {
                         if (r.hold() > 0) {
                             moves.add(new Journal.Move(Kind.RETURN, r.hold(), null));
                         }
-                        // no SELECT ... FOR UPDATE: the balance is not consulted, and append's UPDATE locks the row
-                        journal.append(c, r.allocationId(), r.key(), "release", t, new Object[] {"UPDATE reservation SET state = ?,"
-                                + " charge = ?, overrun_s = ?, reason = ?, t_release = ?, release_text = ? WHERE id = ?",
-                                State.SETTLED.name(), charge, overrun, reason, t, payload, r.id()}, moves);
+                        // no SELECT ... FOR UPDATE: the balance is not consulted, and append's UPDATE locks the row.
+                        // The UPDATE changes the row only if it is as read (still the lookup's latest reservation,
+                        // still unsettled): else append refuses and the event runs again on its own
+                        Lookup l = q.lookup();
+                        List<Object> update = new ArrayList<>(List.of("UPDATE reservation SET state = ?, charge = ?,"
+                                + " overrun_s = ?, reason = ?, t_release = ?, release_text = ? WHERE id = ? AND state = ?"
+                                + " AND release_text IS NULL AND hold = ? AND t_confirm IS NOT DISTINCT FROM ?"
+                                + " AND NOT EXISTS (SELECT 1 FROM reservation n WHERE n.cluster = ? AND n.res_id = ?"
+                                + " AND n.id > ?" + (l.batchId() == null ? ")" : " AND n.batch_id = ?)")));
+                        update.addAll(java.util.Arrays.asList(State.SETTLED.name(), charge, overrun, reason, t, payload,
+                                r.id(), r.state().name(), r.hold(), r.tConfirm(), l.cluster(), l.resId(), r.id()));
+                        if (l.batchId() != null) {
+                            update.add(l.batchId());
+                        }
+                        journal.append(c, r.allocationId(), r.key(), "release", t, update.toArray(), moves);
                         return new Outcome(Decision.OK, r.key(), r.project(), State.SETTLED, r.hold(), charge,
                                 r.available(), reason, r.message(), r.forced(), false);
                     }
@@ -313,6 +327,13 @@ final class Charging {
             Sql.update(c, "UPDATE reservation SET release_text = ? WHERE id = ?", payload, r.id());
             return lookups.reservationByKey(c, r.key()).outcome(Decision.OK, false);
         });
+    }
+
+    /** Whether RELEASE {@code q} of {@code r} as read settles a hold in progress (not a repeat, a void or a late one). */
+    private static boolean settles(Res r, ReleaseRequest q) {
+        boolean inProgress = r.state() == State.HELD || r.state() == State.CONFIRMED;
+        boolean byClock = q.elapsedSeconds() == ReleaseRequest.BY_CLOCK;
+        return inProgress && r.releaseText() == null && !q.neverRan() && !(byClock && r.tConfirm() == null);
     }
 
     private static Outcome nothingToSettle(Res r, boolean replayed) {

@@ -88,4 +88,58 @@ class GroupCommitTest {
             assertTrue(ledger.failures("hot", 10).isEmpty(), "a failed event leaves no trace");
         }
     }
+
+    @Test
+    void aReleaseRepeatedAtOnceSettlesOnceOnPostgresql() throws Exception {
+        releasesRepeatedAtOnce(PostgresServer.get().newDatabase());
+    }
+
+    @Test
+    void aReleaseRepeatedAtOnceSettlesOnceOnSqlite() throws Exception {
+        releasesRepeatedAtOnce("sqlite:" + dir.resolve("repeat.db"));
+    }
+
+    /**
+     * Issue 21: a transaction looks up the reservations of all its RELEASEs before it applies the first
+     * event, so a RELEASE sent by 16 callers at once (a retried epilog) finds it unsettled in each of them. The
+     * first settles it; the others see that it changed, run again on their own and get the stored outcome:
+     * each job charged once, every answer the same charge.
+     */
+    private static void releasesRepeatedAtOnce(String url) throws Exception {
+        int threads = 16;
+        int jobs = 40;
+        try (JdbcLedger ledger = (JdbcLedger) ConcurrencyTest.fresh(url, 10_000_000)) {
+            for (int j = 1; j <= jobs; j++) {
+                assertTrue(ledger.reserve(new ReserveRequest(null, "j" + j, j, null, "hot", "u", null, Resource.CPU, 1,
+                        NodeShape.cores(32), 600, ConcurrencyTest.T)).ok());
+            }
+            CyclicBarrier together = new CyclicBarrier(threads);
+            AtomicLong settled = new AtomicLong();
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            List<Future<?>> futures = new ArrayList<>();
+            for (int th = 0; th < threads; th++) {
+                futures.add(pool.submit(() -> {
+                    for (int j = 1; j <= jobs; j++) {
+                        together.await();
+                        Outcome r = ledger.release(ReleaseRequest.of(j, 300, ConcurrencyTest.T.plusSeconds(300)));
+                        assertTrue(r.ok(), r.toString());
+                        assertEquals(160, r.charge(), r.toString());
+                        if (!r.replayed()) {
+                            settled.incrementAndGet();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : futures) {
+                f.get(5, TimeUnit.MINUTES);
+            }
+            pool.shutdown();
+            assertEquals(jobs, settled.get(), "each RELEASE settled once, the repeats answered from the store");
+            Balance b = ledger.balances("hot").get(0);
+            assertEquals(0, b.held());
+            assertEquals(160L * jobs, b.used());
+            assertEquals(List.of(), ledger.check());
+        }
+    }
 }
