@@ -90,36 +90,42 @@ class GroupCommitTest {
     }
 
     @Test
-    void aReleaseRepeatedAtOnceSettlesOnceOnPostgresql() throws Exception {
-        releasesRepeatedAtOnce(PostgresServer.get().newDatabase());
+    void anEventRepeatedAtOnceTakesEffectOnceOnPostgresql() throws Exception {
+        eventsRepeatedAtOnce(PostgresServer.get().newDatabase());
     }
 
     @Test
-    void aReleaseRepeatedAtOnceSettlesOnceOnSqlite() throws Exception {
-        releasesRepeatedAtOnce("sqlite:" + dir.resolve("repeat.db"));
+    void anEventRepeatedAtOnceTakesEffectOnceOnSqlite() throws Exception {
+        eventsRepeatedAtOnce("sqlite:" + dir.resolve("repeat.db"));
     }
 
     /**
-     * Issue 21: a transaction looks up the reservations of all its RELEASEs before it applies the first
-     * event, so a RELEASE sent by 16 callers at once (a retried epilog) finds it unsettled in each of them. The
-     * first settles it; the others see that it changed, run again on their own and get the stored outcome:
-     * each job charged once, every answer the same charge.
+     * Issue 21: a transaction reads what its RESERVEs charge and looks up the reservations of its RELEASEs
+     * before it applies the first event, so a RESERVE or a RELEASE sent by 16 callers at once (a retried
+     * prolog or epilog) finds the key free or the hold unsettled in each of them. The first takes effect; the
+     * others find the key taken or the reservation changed, run again on their own and get the stored
+     * outcome: each job held once and charged once, every answer the same.
      */
-    private static void releasesRepeatedAtOnce(String url) throws Exception {
+    private static void eventsRepeatedAtOnce(String url) throws Exception {
         int threads = 16;
         int jobs = 40;
         try (JdbcLedger ledger = (JdbcLedger) ConcurrencyTest.fresh(url, 10_000_000)) {
-            for (int j = 1; j <= jobs; j++) {
-                assertTrue(ledger.reserve(new ReserveRequest(null, "j" + j, j, null, "hot", "u", null, Resource.CPU, 1,
-                        NodeShape.cores(32), 600, ConcurrencyTest.T)).ok());
-            }
             CyclicBarrier together = new CyclicBarrier(threads);
+            AtomicLong held = new AtomicLong();
             AtomicLong settled = new AtomicLong();
             ExecutorService pool = Executors.newFixedThreadPool(threads);
             List<Future<?>> futures = new ArrayList<>();
             for (int th = 0; th < threads; th++) {
                 futures.add(pool.submit(() -> {
                     for (int j = 1; j <= jobs; j++) {
+                        together.await();
+                        Outcome h = ledger.reserve(new ReserveRequest(null, "j" + j, j, null, "hot", "u", null,
+                                Resource.CPU, 1, NodeShape.cores(32), 600, ConcurrencyTest.T));
+                        assertTrue(h.ok(), h.toString());
+                        assertEquals(320, h.hold(), h.toString());
+                        if (!h.replayed()) {
+                            held.incrementAndGet();
+                        }
                         together.await();
                         Outcome r = ledger.release(ReleaseRequest.of(j, 300, ConcurrencyTest.T.plusSeconds(300)));
                         assertTrue(r.ok(), r.toString());
@@ -135,6 +141,7 @@ class GroupCommitTest {
                 f.get(5, TimeUnit.MINUTES);
             }
             pool.shutdown();
+            assertEquals(jobs, held.get(), "each RESERVE held once, the repeats answered from the store");
             assertEquals(jobs, settled.get(), "each RELEASE settled once, the repeats answered from the store");
             Balance b = ledger.balances("hot").get(0);
             assertEquals(0, b.held());
