@@ -48,13 +48,14 @@ final class PostgresExecutor implements Executor {
 
     private static final Logger log = LoggerFactory.getLogger(PostgresExecutor.class);
     /**
-     * Write connections, i.e. transactions in progress at once (default 8, property
+     * Write connections, i.e. transactions in progress at once (default 4, property
      * {@code alpsbridge.ledger.pgPool}). Fewer connections than callers is what makes events share commits:
      * with one connection per caller every event waited for a WAL flush of its own (16 callers on 16
-     * connections: 1.0 event per commit and 0.3 of pgbench's TPS on 2 cores; on 8 connections 1.7 per commit
-     * and about 0.9, issue 21).
+     * connections: 1.0 event per commit and 0.3–0.5 of pgbench's TPS on 2 cores; on 8 connections 1.7 per
+     * commit and 0.7–0.9; on 4, 3.0 per commit and about 0.9, issue 21). A transaction applies its events one
+     * round trip after another, so 4 of them still carry thousands of events per second.
      */
-    static final int WRITERS = Math.max(1, Integer.getInteger("alpsbridge.ledger.pgPool", 8));
+    static final int WRITERS = Math.max(1, Integer.getInteger("alpsbridge.ledger.pgPool", 4));
     /** Read connections kept open at most (the same property). */
     static final int READERS = WRITERS;
     /**
