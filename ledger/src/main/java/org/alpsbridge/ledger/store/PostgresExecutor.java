@@ -56,8 +56,11 @@ final class PostgresExecutor implements Executor {
      * round trip after another, so 4 of them still carry thousands of events per second.
      */
     static final int WRITERS = Math.max(1, Integer.getInteger("alpsbridge.ledger.pgPool", 4));
-    /** Read connections kept open at most (the same property). */
-    static final int READERS = WRITERS;
+    /**
+     * Read connections kept open at most, opened as needed: as many as write connections, at least 16 (reads
+     * share no commits, and a service's readers should not wait for one another).
+     */
+    static final int READERS = Math.max(WRITERS, 16);
     /**
      * Transactions of one group in progress at once (default 2, property
      * {@code alpsbridge.ledger.pgGroupWriters}): the second prepares while the first commits, and takes
