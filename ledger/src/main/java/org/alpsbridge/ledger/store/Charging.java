@@ -53,7 +53,16 @@ final class Charging {
         String params = q.paramsText();
         long t = q.at().getEpochSecond();
         groups.remember(key, q.cluster(), q.resId(), q.project());
-        return executor.writeEvent(q.project(), c -> {
+        // on PostgreSQL the prepare step reads the allocation unlocked, before any event of the transaction locks
+        // one; the usual RESERVE then holds in one statement that checks the balance under the lock it takes
+        return executor.writeEvent(q.project(), c -> lookups.unlockedChargeTarget(c, key, q.project(), q.resource(), t,
+                q.partition()), (c, prepared) -> {
+            if (prepared != null && !prepared.keyTaken()) {
+                Outcome held = holdIfAvailable(c, q, prepared, limitSource);
+                if (held != null) {
+                    return held;
+                }
+            }
             // one round trip in the usual case: the key's existence is read with the allocation; the reservation
             // row is locked (after the allocation) only when it exists or there is nothing to charge
             Lookups.Target target = lookups.chargeTarget(c, key, q.project(), q.resource(), t, q.partition());
@@ -117,6 +126,42 @@ final class Charging {
             return new Outcome(state == State.HELD ? Decision.OK : Decision.DENIED, key, projectName, state,
                     state == State.HELD ? hold : 0, 0, availableAfter, reason, message, false, false);
         });
+    }
+
+    /**
+     * PostgreSQL: RESERVE {@code q} held on the allocation of {@code target} (read unlocked) in one statement
+     * that locks the allocation and holds only if the hold fits its balance then, the allocation still covers
+     * the RESERVE's time and its project is active; null when it did not hold (the caller then decides as
+     * usual, under the lock). The key is not checked here: a RESERVE of a key inserted meanwhile fails on the
+     * key's uniqueness and runs again.
+     */
+    private Outcome holdIfAvailable(Connection c, ReserveRequest q, Lookups.Target target, String limitSource)
+            throws SQLException {
+        long t = q.at().getEpochSecond();
+        long rate = Cost.rate(q.resource(), q.nodes(), q.node(), target.weights());
+        long hold = Cost.worst(rate, q.limitSeconds());
+        Alloc a = target.allocation();
+        Long availableAfter = Sql.one(c, "WITH a AS (UPDATE allocation SET last_seq = last_seq + 1, held = held + ?"
+                + " WHERE id = ? AND credited - held - settled >= ? AND starts_at <= ? AND ends_at > ?"
+                + " AND EXISTS (SELECT 1 FROM project p WHERE p.id = allocation.project_id AND p.active = 1)"
+                + " RETURNING last_seq, credited - held - settled AS available),"
+                + " r AS (INSERT INTO reservation (rkey, cluster, batch_id, res_id, project, owner, allocation_id, params,"
+                + " rate, limit_s, limit_source, state, hold, reason, message, available, t_reserve)"
+                + " SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, a.available, ? FROM a),"
+                + " e AS (INSERT INTO entry (allocation_id, allocation_seq, kind, amount, rkey, actor, reason, created_at)"
+                + " SELECT ?, a.last_seq, ?, ?, ?, 'reserve', NULL, ? FROM a)"
+                + " SELECT available FROM a", rs -> rs.getLong(1),
+                hold, a.id(), hold, t, t,
+                q.key(), q.cluster(), q.batchId(), q.resId(), a.project(), q.owner(), a.id(), q.paramsText(), rate,
+                q.limitSeconds(), limitSource, State.HELD.name(), hold, t,
+                a.id(), Kind.HOLD.name(), -hold, q.key(), t);
+        if (availableAfter == null) {
+            return null;
+        }
+        log.debug("held {} {} for {} (limit {} s from {})", hold, q.resource().unit(), q.key(), q.limitSeconds(),
+                limitSource);
+        return new Outcome(Decision.OK, q.key(), a.project(), State.HELD, hold, 0, availableAfter, null, null, false,
+                false);
     }
 
     Outcome bind(String key, long resId) {
@@ -257,8 +302,11 @@ final class Charging {
     Outcome release(ReleaseRequest q) {
         long t = q.at().getEpochSecond();
         String payload = q.payloadText();
-        return executor.writeEvent(groups.of(q.lookup()), c -> {
-            Res r = lookups.findReservation(c, q.lookup());
+        // the lookup (and lock) of the reservation is the prepare step: on PostgreSQL it runs before any event of
+        // the transaction locks an allocation. What it read is used only to settle a hold in progress, and the
+        // settling statement checks that it is still so; every other case reads the reservation again.
+        return executor.writeEvent(groups.of(q.lookup()), c -> lookups.findReservation(c, q.lookup()), (c, prepared) -> {
+            Res r = prepared != null && settles(prepared, q) ? prepared : lookups.findReservation(c, q.lookup());
             if (r == null) {
                 return forcedForUnknown(c, q.lookup(), q.ifUnknown(), t, Math.max(0, q.elapsedSeconds()), false);
             }
@@ -300,10 +348,25 @@ final class Charging {
                         if (r.hold() > 0) {
                             moves.add(new Journal.Move(Kind.RETURN, r.hold(), null));
                         }
-                        // no SELECT ... FOR UPDATE: the balance is not consulted, and append's UPDATE locks the row
-                        journal.append(c, r.allocationId(), r.key(), "release", t, new Object[] {"UPDATE reservation SET state = ?,"
-                                + " charge = ?, overrun_s = ?, reason = ?, t_release = ?, release_text = ? WHERE id = ?",
-                                State.SETTLED.name(), charge, overrun, reason, t, payload, r.id()}, moves);
+                        // no SELECT ... FOR UPDATE: the balance is not consulted, and append's UPDATE locks the row.
+                        // The UPDATE changes the row only if it is as read (still the lookup's latest reservation,
+                        // still unsettled): else append refuses and the event runs again on its own
+                        Lookup l = q.lookup();
+                        // (the latest is found as findReservation finds it: a query of that shape is planned on
+                        // reservation_res even while the table is empty, which a generic plan keeps)
+                        List<Object> update = new ArrayList<>(List.of("UPDATE reservation SET state = ?, charge = ?,"
+                                + " overrun_s = ?, reason = ?, t_release = ?, release_text = ? WHERE id = ? AND state = ?"
+                                + " AND release_text IS NULL AND hold = ? AND t_confirm IS NOT DISTINCT FROM ?"
+                                + " AND id = (SELECT n.id FROM reservation n WHERE n.cluster = ?"
+                                + (l.batchId() == null ? "" : " AND n.batch_id = ?")
+                                + " AND n.res_id = ? ORDER BY n.id DESC LIMIT 1)"));
+                        update.addAll(java.util.Arrays.asList(State.SETTLED.name(), charge, overrun, reason, t, payload,
+                                r.id(), r.state().name(), r.hold(), r.tConfirm(), l.cluster()));
+                        if (l.batchId() != null) {
+                            update.add(l.batchId());
+                        }
+                        update.add(l.resId());
+                        journal.append(c, r.allocationId(), r.key(), "release", t, update.toArray(), moves);
                         return new Outcome(Decision.OK, r.key(), r.project(), State.SETTLED, r.hold(), charge,
                                 r.available(), reason, r.message(), r.forced(), false);
                     }
@@ -313,6 +376,13 @@ final class Charging {
             Sql.update(c, "UPDATE reservation SET release_text = ? WHERE id = ?", payload, r.id());
             return lookups.reservationByKey(c, r.key()).outcome(Decision.OK, false);
         });
+    }
+
+    /** Whether RELEASE {@code q} of {@code r} as read settles a hold in progress (not a repeat, a void or a late one). */
+    private static boolean settles(Res r, ReleaseRequest q) {
+        boolean inProgress = r.state() == State.HELD || r.state() == State.CONFIRMED;
+        boolean byClock = q.elapsedSeconds() == ReleaseRequest.BY_CLOCK;
+        return inProgress && r.releaseText() == null && !q.neverRan() && !(byClock && r.tConfirm() == null);
     }
 
     private static Outcome nothingToSettle(Res r, boolean replayed) {

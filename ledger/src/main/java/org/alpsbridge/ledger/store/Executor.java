@@ -19,6 +19,23 @@ interface Executor extends AutoCloseable {
         return write(work);
     }
 
+    /**
+     * A job event in two steps: {@code prepare} (reads and row locks of the event's own reservation) and
+     * {@code work}, which gets what prepare read. A store whose transactions hold several events may run the
+     * prepare steps of all of them first, before the first work locks an allocation, so that they cost no
+     * time under that lock: work must then make sure that what prepare read is still so (an earlier event of
+     * the same transaction may have changed it) and throw otherwise, and the event runs again on its own.
+     */
+    default <P, T> T writeEvent(String group, Tx<P> prepare, Step<P, T> work) {
+        return writeEvent(group, c -> work.apply(c, prepare.apply(c)));
+    }
+
+    /** The second step of a two-step event. */
+    @FunctionalInterface
+    interface Step<P, T> {
+        T apply(java.sql.Connection c, P prepared) throws java.sql.SQLException;
+    }
+
     <T> T read(Tx<T> work);
 
     @Override

@@ -41,7 +41,9 @@ final class Journal {
     /**
      * Appends entries of one allocation, in order, and moves its balance cache with them; {@code also}
      * (a reservation INSERT or UPDATE, with its arguments first) runs in the same statement on
-     * PostgreSQL, where each round trip is paid while the allocation row is locked.
+     * PostgreSQL, where each round trip is paid while the allocation row is locked. {@code also} must change
+     * one row: when it changes none (an UPDATE whose condition no longer holds) nothing is appended and this
+     * throws, naming reservation {@code key}.
      */
     void append(Connection c, long allocationId, String key, String actor, long at, Object[] also,
                         List<Move> moves) throws SQLException {
@@ -60,10 +62,11 @@ final class Journal {
             List<Object> args = new ArrayList<>();
             StringBuilder sql = new StringBuilder("WITH ");
             if (also != null) {
-                sql.append("r AS (").append(also[0]).append("), ");
+                sql.append("r AS (").append(also[0]).append(" RETURNING 1), ");
                 args.addAll(java.util.Arrays.asList(also).subList(1, also.length));
             }
-            sql.append("a AS (").append(bump).append(") INSERT INTO entry (allocation_id, allocation_seq, kind, amount,"
+            sql.append("a AS (").append(also == null ? bump : bump.replace(" RETURNING", " AND EXISTS (SELECT 1 FROM r) RETURNING"))
+                    .append(") INSERT INTO entry (allocation_id, allocation_seq, kind, amount,"
                     + " rkey, actor, reason, created_at) SELECT ?, a.last_seq - ? + m.i, m.kind, m.amount, ?, ?, m.reason,"
                     + " ? FROM a, (VALUES ");
             args.addAll(java.util.Arrays.asList(moves.size(), delta[0], delta[1], delta[2], allocationId, allocationId,
@@ -75,11 +78,13 @@ final class Journal {
                 args.addAll(java.util.Arrays.asList(i + 1L, m.kind().name(), m.amount(), m.reason()));
             }
             sql.append(") AS m (i, kind, amount, reason)");
-            Sql.update(c, sql.toString(), args.toArray());
+            if (Sql.update(c, sql.toString(), args.toArray()) != moves.size()) {
+                throw unchanged(key);
+            }
             return;
         }
-        if (also != null) {
-            Sql.update(c, (String) also[0], java.util.Arrays.copyOfRange(also, 1, also.length));
+        if (also != null && Sql.update(c, (String) also[0], java.util.Arrays.copyOfRange(also, 1, also.length)) != 1) {
+            throw unchanged(key);
         }
         if (moves.isEmpty()) {
             return;
@@ -92,6 +97,11 @@ final class Journal {
                     + " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", allocationId, ++seq, m.kind().name(), m.amount(),
                     key, actor, m.reason(), at);
         }
+    }
+
+    private static LedgerException unchanged(String key) {
+        return new LedgerException("reservation " + key + " changed in this transaction after it was read"
+                + " (another event of it, applied first); nothing of this event was kept, it runs again on its own");
     }
 
     /**

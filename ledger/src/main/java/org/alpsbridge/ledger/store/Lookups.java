@@ -106,13 +106,28 @@ final class Lookups {
      */
     Target chargeTarget(Connection c, String key, String nameOrAccount, Resource resource, long at, String partition)
             throws SQLException {
+        return chargeTarget(c, key, nameOrAccount, resource, at, partition, true);
+    }
+
+    /**
+     * {@link #chargeTarget} read without locking the allocation, for a RESERVE's prepare step on PostgreSQL
+     * (whose hold then checks the balance in the statement that takes the lock); null on SQLite, whose one
+     * writer has nothing to gain from it.
+     */
+    Target unlockedChargeTarget(Connection c, String key, String nameOrAccount, Resource resource, long at,
+                                String partition) throws SQLException {
+        return dialect == Dialect.POSTGRESQL ? chargeTarget(c, key, nameOrAccount, resource, at, partition, false) : null;
+    }
+
+    private Target chargeTarget(Connection c, String key, String nameOrAccount, Resource resource, long at,
+                                String partition, boolean lock) throws SQLException {
         return Sql.one(c, "SELECT " + Alloc.COLUMNS + ", w.cpu_milli, w.mem_milli, w.gpu_milli, w.mult_milli,"
                 + " EXISTS (SELECT 1 FROM reservation r WHERE r.rkey = ?)"
                 + " FROM allocation a JOIN project p ON p.id = a.project_id"
                 + " LEFT JOIN partition_weights w ON w.name = ?"
                 + " WHERE (p.name = ? OR p.account = ? AND NOT EXISTS (SELECT 1 FROM project n WHERE n.name = ?))"
                 + " AND p.active = 1 AND a.resource = ? AND a.starts_at <= ? AND a.ends_at > ?"
-                + (dialect == Dialect.POSTGRESQL ? " FOR UPDATE OF a" : ""), rs -> {
+                + (lock && dialect == Dialect.POSTGRESQL ? " FOR UPDATE OF a" : ""), rs -> {
                     rs.getLong(11);
                     Weights w = rs.wasNull() ? null
                             : new Weights(rs.getLong(11), rs.getLong(12), rs.getLong(13), rs.getLong(14));

@@ -49,36 +49,25 @@ class GroupCommitTest {
         try (JdbcLedger ledger = (JdbcLedger) ConcurrencyTest.fresh(url, 10_000_000)) {
             AtomicLong charged = new AtomicLong();
             AtomicLong refused = new AtomicLong();
-            CyclicBarrier start = new CyclicBarrier(threads);
-            ExecutorService pool = Executors.newFixedThreadPool(threads);
-            List<Future<?>> futures = new ArrayList<>();
-            for (int th = 0; th < threads; th++) {
-                int id = th;
-                futures.add(pool.submit(() -> {
-                    start.await();
-                    for (int i = 0; i < perThread; i++) {
-                        long resId = id * 1_000L + i + 1;
-                        boolean bad = i % 5 == 4;
-                        ReserveRequest q = new ReserveRequest(null, "j" + resId, resId, null, "hot", "u", bad ? "nosuch"
-                                : null, Resource.CPU, 1, NodeShape.cores(32), 600, ConcurrencyTest.T);
-                        if (bad) {
-                            LedgerException e = assertThrows(LedgerException.class, () -> ledger.reserve(q));
-                            assertTrue(e.getMessage().contains("unknown partition 'nosuch'"), e.getMessage());
-                            refused.incrementAndGet();
-                            continue;
-                        }
-                        assertTrue(ledger.reserve(q).ok());
-                        Outcome r = ledger.release(ReleaseRequest.of(resId, 300, ConcurrencyTest.T.plusSeconds(300)));
-                        assertEquals(160, r.charge());
-                        charged.addAndGet(r.charge());
+            inThreads(threads, (id, start) -> {
+                start.await();
+                for (int i = 0; i < perThread; i++) {
+                    long resId = id * 1_000L + i + 1;
+                    boolean bad = i % 5 == 4;
+                    ReserveRequest q = new ReserveRequest(null, "j" + resId, resId, null, "hot", "u", bad ? "nosuch"
+                            : null, Resource.CPU, 1, NodeShape.cores(32), 600, ConcurrencyTest.T);
+                    if (bad) {
+                        LedgerException e = assertThrows(LedgerException.class, () -> ledger.reserve(q));
+                        assertTrue(e.getMessage().contains("unknown partition 'nosuch'"), e.getMessage());
+                        refused.incrementAndGet();
+                        continue;
                     }
-                    return null;
-                }));
-            }
-            for (Future<?> f : futures) {
-                f.get(5, TimeUnit.MINUTES);
-            }
-            pool.shutdown();
+                    assertTrue(ledger.reserve(q).ok());
+                    Outcome r = ledger.release(ReleaseRequest.of(resId, 300, ConcurrencyTest.T.plusSeconds(300)));
+                    assertEquals(160, r.charge());
+                    charged.addAndGet(r.charge());
+                }
+            });
             assertEquals(threads * (perThread / 5), refused.get());
             Balance b = ledger.balances("hot").get(0);
             assertEquals(0, b.held());
@@ -86,6 +75,84 @@ class GroupCommitTest {
             assertEquals(List.of(), ledger.check());
             assertTrue(ledger.eventsPerCommit() > 1.0, "events shared commits: " + ledger.eventsPerCommit());
             assertTrue(ledger.failures("hot", 10).isEmpty(), "a failed event leaves no trace");
+        }
+    }
+
+    @Test
+    void anEventRepeatedAtOnceTakesEffectOnceOnPostgresql() throws Exception {
+        eventsRepeatedAtOnce(PostgresServer.get().newDatabase());
+    }
+
+    @Test
+    void anEventRepeatedAtOnceTakesEffectOnceOnSqlite() throws Exception {
+        eventsRepeatedAtOnce("sqlite:" + dir.resolve("repeat.db"));
+    }
+
+    /**
+     * Issue 21: a transaction reads what its RESERVEs charge and looks up the reservations of its RELEASEs
+     * before it applies the first event, so a RESERVE or a RELEASE sent by 16 callers at once (a retried
+     * prolog or epilog) finds the key free or the hold unsettled in each of them. The first takes effect; the
+     * others find the key taken or the reservation changed, run again on their own and get the stored
+     * outcome: each job held once and charged once, every answer the same.
+     */
+    private static void eventsRepeatedAtOnce(String url) throws Exception {
+        int threads = 16;
+        int jobs = 40;
+        try (JdbcLedger ledger = (JdbcLedger) ConcurrencyTest.fresh(url, 10_000_000)) {
+            AtomicLong held = new AtomicLong();
+            AtomicLong settled = new AtomicLong();
+            inThreads(threads, (id, together) -> {
+                for (int j = 1; j <= jobs; j++) {
+                    together.await();
+                    Outcome h = ledger.reserve(new ReserveRequest(null, "j" + j, j, null, "hot", "u", null,
+                            Resource.CPU, 1, NodeShape.cores(32), 600, ConcurrencyTest.T));
+                    assertTrue(h.ok(), h.toString());
+                    assertEquals(320, h.hold(), h.toString());
+                    if (!h.replayed()) {
+                        held.incrementAndGet();
+                    }
+                    together.await();
+                    Outcome r = ledger.release(ReleaseRequest.of(j, 300, ConcurrencyTest.T.plusSeconds(300)));
+                    assertTrue(r.ok(), r.toString());
+                    assertEquals(160, r.charge(), r.toString());
+                    if (!r.replayed()) {
+                        settled.incrementAndGet();
+                    }
+                }
+            });
+            assertEquals(jobs, held.get(), "each RESERVE held once, the repeats answered from the store");
+            assertEquals(jobs, settled.get(), "each RELEASE settled once, the repeats answered from the store");
+            Balance b = ledger.balances("hot").get(0);
+            assertEquals(0, b.held());
+            assertEquals(160L * jobs, b.used());
+            assertEquals(List.of(), ledger.check());
+        }
+    }
+
+    /** What one of the test's threads does: {@code id} from 0, {@code barrier} shared by all of them. */
+    @FunctionalInterface
+    private interface Body {
+        void run(int id, CyclicBarrier barrier) throws Exception;
+    }
+
+    /** Runs {@code body} in {@code threads} threads at once and waits for all (5 minutes at most), failing with the first failure. */
+    private static void inThreads(int threads, Body body) throws Exception {
+        CyclicBarrier barrier = new CyclicBarrier(threads);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (int th = 0; th < threads; th++) {
+                int id = th;
+                futures.add(pool.submit(() -> {
+                    body.run(id, barrier);
+                    return null;
+                }));
+            }
+            for (Future<?> f : futures) {
+                f.get(5, TimeUnit.MINUTES);
+            }
+        } finally {
+            pool.shutdownNow();
         }
     }
 }

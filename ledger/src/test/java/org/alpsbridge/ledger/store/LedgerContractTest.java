@@ -88,6 +88,10 @@ abstract class LedgerContractTest {
         return ReserveRequest.of(resId, job, "chem", "alice", nodes, cores, minutes, T);
     }
 
+    static ReserveRequest reserveFor(String project, long resId, String job, int nodes, int cores, long minutes) {
+        return ReserveRequest.of(resId, job, project, "alice", nodes, cores, minutes, T);
+    }
+
     @Test
     void reserveHoldsTheWorstCaseAndReleaseSettlesTheActualAndReturnsTheRest() {
         Outcome held = ledger.reserve(reserve(11, "j1", 2, 32, 120));
@@ -475,5 +479,45 @@ abstract class LedgerContractTest {
         ledger.reserve(reserve(1, "j", 1, 10, 60));
         assertNotNull(ledger.projects());
         assertEquals(List.of(), ledger.check());
+    }
+
+    /**
+     * Issue 21: a store made by schema version 1 is brought to the latest version when opened: its rows kept,
+     * the index of every reservation's state replaced by ones of holds in progress and of denials, which the
+     * sweep and the reports still find.
+     */
+    @Test
+    void aVersionOneStoreIsUpgradedWhenOpened() throws Exception {
+        String url = newStoreUrl();
+        String jdbc = Dialect.jdbcUrl(url);
+        Dialect dialect = Dialect.of(jdbc);
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(jdbc)) {
+            c.setAutoCommit(false);
+            dialect.migrate(c, 1);
+            Sql.update(c, "INSERT INTO project (name, gid, account, active, created_at) VALUES ('old', 77, NULL, 1, 0)");
+            c.commit();
+        }
+        try (Ledger upgraded = Ledger.open(url)) {
+            assertEquals("old", upgraded.projects().get(0).name(), "a row of version 1");
+            upgraded.grant("old", Resource.CPU, 500, JAN, JUL, "research", null);
+            Outcome held = upgraded.reserve(reserveFor("old", 41, "j41", 1, 4, 60));
+            Outcome denied = upgraded.reserve(reserveFor("old", 42, "j42", 4, 32, 60));
+            assertEquals(List.of(held.key()), upgraded.holds("old").stream().map(r -> r.key()).toList());
+            assertEquals(List.of(denied.key()), upgraded.failures("old", 10).stream().map(r -> r.key()).toList());
+            assertEquals(State.VOIDED, upgraded.sweep(T.plusSeconds(7_200), Duration.ofHours(1), Duration.ofMinutes(10),
+                    r -> false).get(0).state());
+            assertEquals(List.of(), upgraded.holds("old"));
+            assertEquals(List.of(), upgraded.check());
+        }
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(jdbc)) {
+            assertEquals(List.of(1L, 2L), Sql.list(c, "SELECT version FROM schema_version ORDER BY version",
+                    rs -> rs.getLong(1)));
+            List<String> indexes = Sql.list(c, dialect == Dialect.POSTGRESQL
+                    ? "SELECT indexname FROM pg_indexes WHERE tablename = 'reservation' ORDER BY 1"
+                    : "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'reservation'"
+                            + " AND sql IS NOT NULL ORDER BY 1", rs -> rs.getString(1));
+            assertTrue(indexes.contains("reservation_open") && indexes.contains("reservation_denied"), indexes.toString());
+            assertFalse(indexes.contains("reservation_state"), indexes.toString());
+        }
     }
 }
