@@ -20,7 +20,10 @@ import org.alpsbridge.proxy.auth.MungeDaemon;
  * {@code basil emulate control}); {@code alpsbridge proxy serve} in its own JVM with {@code auth=munge} and the
  * emulator as its {@code exec:} backend; and the {@code apbasil} the clients run: a wrapper that sets the drop-in
  * client's settings and runs {@code bin/apbasil}. Everything is on loopback in a directory under
- * {@code interop/target/} (pbs_mom refuses an {@code $alps_client} under a world-writable directory such as /tmp).
+ * {@code interop/target/}, or, when the checkout lies under a directory that is writable by others or not root's
+ * (a clone in /tmp), under {@value #SECURE_BASE} with a link to it in {@code interop/target/}: pbs_mom refuses a
+ * PBS_HOME or an {@code $alps_client} whose real path passes such a directory ("Security violation ... resolves
+ * to /tmp", and exits 3).
  * The proxy starts with {@link #startProxy()}, once the scheduler's environment for its commands is known.
  */
 final class Bridge implements AutoCloseable {
@@ -52,7 +55,14 @@ final class Bridge implements AutoCloseable {
         }
         Path target = repo.resolve("interop/target");
         Files.createDirectories(target);
-        this.dir = Files.createTempDirectory(target, name + "-");
+        if (securePath(target.toRealPath())) {
+            this.dir = Files.createTempDirectory(target, name + "-");
+        } else {
+            Path base = Files.createDirectories(Path.of(SECURE_BASE));
+            Files.setPosixFilePermissions(base, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+            this.dir = Files.createTempDirectory(base, name + "-");
+            Files.createSymbolicLink(target.resolve(dir.getFileName()), dir); // where the logs are looked for
+        }
         // the jobs' users read their scripts below it (Slurm's spool) and pbs_mom checks its $alps_client's path
         Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
         this.munge = MungeDaemon.start();
@@ -295,6 +305,24 @@ final class Bridge implements AutoCloseable {
 
     Path apkill() {
         return dir.resolve("apkill");
+    }
+
+    /** Where the scenarios' directories go when the checkout's own path is one pbs_mom would refuse. */
+    static final String SECURE_BASE = "/var/lib/alpsbridge-interop";
+
+    /** Whether {@code dir} and every directory above it are root's and writable by no one else (pbs_mom's rule). */
+    static boolean securePath(Path dir) throws IOException {
+        for (Path d = dir; d != null; d = d.getParent()) {
+            java.nio.file.attribute.PosixFileAttributes a = Files.readAttributes(d,
+                    java.nio.file.attribute.PosixFileAttributes.class);
+            java.util.Set<java.nio.file.attribute.PosixFilePermission> p = a.permissions();
+            if (!a.owner().getName().equals("root")
+                    || p.contains(java.nio.file.attribute.PosixFilePermission.GROUP_WRITE)
+                    || p.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_WRITE)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     Path dir() {
