@@ -339,13 +339,16 @@ int main(int argc, char **argv) {
         size_t unstamped = b.length;
         if (add_item(&b, "at", at) == 0) {
             seal(&b);
-            if (spool_epilog(&b, file, sizeof file, why, sizeof why) == 0 && add_item(&b, "spooled", file) == 0) {
-                seal(&b);
-                for (size_t sent = 0; sent < b.length;) {
-                    ssize_t w = write(fd, b.data + sent, b.length - sent);
-                    if (w < 0 && errno == EINTR) continue;
-                    if (w <= 0) break; /* the agent also finds the file when it next looks at its spool */
-                    sent += (size_t)w;
+            if (spool_epilog(&b, file, sizeof file, why, sizeof why) == 0) {
+                /* the notice is a courtesy: the agent also finds the file when it next looks at its spool */
+                if (add_item(&b, "spooled", file) == 0) {
+                    seal(&b);
+                    for (size_t sent = 0; sent < b.length;) {
+                        ssize_t w = write(fd, b.data + sent, b.length - sent);
+                        if (w < 0 && errno == EINTR) continue;
+                        if (w <= 0) break;
+                        sent += (size_t)w;
+                    }
                 }
                 close(fd);
                 const char *restarts = getenv("SLURM_JOB_RESTART_COUNT");
