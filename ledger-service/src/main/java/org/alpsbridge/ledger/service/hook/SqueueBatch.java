@@ -34,8 +34,8 @@ final class SqueueBatch implements Hook.JobRecords, AutoCloseable {
     private final Listings slurm;
     private final AgentStats.Timer timer;
     private final Map<String, List<CompletableFuture<Map<String, String>>>> waiting = new LinkedHashMap<>();
-    /** Prologs waiting for the next listing; guarded by {@link #waiting}. */
-    private final List<CompletableFuture<Map<String, Map<String, String>>>> listeners = new ArrayList<>();
+    /** The next listing, once a prolog has asked for one; null otherwise; guarded by {@link #waiting}. */
+    private CompletableFuture<Map<String, Map<String, String>>> next;
     /** The last listing of the jobs being started and when it was asked for; guarded by {@link #waiting}. */
     private Map<String, Map<String, String>> listing = Map.of();
     private long listedAt;
@@ -97,10 +97,12 @@ final class SqueueBatch implements Hook.JobRecords, AutoCloseable {
                     f = inFlight;
                     definitive = inFlightAsked - called >= 0;
                 } else {
-                    f = new CompletableFuture<>();
+                    if (next == null) {
+                        next = new CompletableFuture<>();
+                        waiting.notifyAll();
+                    }
+                    f = next;
                     definitive = true;
-                    listeners.add(f);
-                    waiting.notifyAll();
                 }
             }
             Map<String, String> listed = await(f, "the jobs being started").get(jobId);
@@ -129,10 +131,9 @@ final class SqueueBatch implements Hook.JobRecords, AutoCloseable {
     private void loop() {
         while (true) {
             Map<String, List<CompletableFuture<Map<String, String>>>> batch;
-            List<CompletableFuture<Map<String, Map<String, String>>>> listen;
             CompletableFuture<Map<String, Map<String, String>>> listed;
             synchronized (waiting) {
-                while (waiting.isEmpty() && listeners.isEmpty() && !closed) {
+                while (waiting.isEmpty() && next == null && !closed) {
                     try {
                         waiting.wait();
                     } catch (InterruptedException e) {
@@ -142,7 +143,7 @@ final class SqueueBatch implements Hook.JobRecords, AutoCloseable {
                 // records by id are the settlements' (nobody waits on them): a moment gathers a wave's into one
                 // squeue; a prolog's listing is never held up by it
                 long gatherUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(GATHER_MILLIS);
-                while (listeners.isEmpty() && !closed && System.nanoTime() < gatherUntil) {
+                while (next == null && !closed && System.nanoTime() < gatherUntil) {
                     try {
                         waiting.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(gatherUntil - System.nanoTime())));
                     } catch (InterruptedException e) {
@@ -154,15 +155,14 @@ final class SqueueBatch implements Hook.JobRecords, AutoCloseable {
                 }
                 batch = new LinkedHashMap<>(waiting);
                 waiting.clear();
-                listen = new ArrayList<>(listeners);
-                listeners.clear();
-                // marked under way as the waiting prologs are taken: a prolog that comes now joins this listing
-                listed = listen.isEmpty() ? null : new CompletableFuture<>();
+                // marked under way as it is taken: a prolog that comes now joins this listing
+                listed = next;
+                next = null;
                 inFlight = listed;
                 inFlightAsked = System.nanoTime();
             }
             if (listed != null) {
-                list(listen, listed);
+                list(listed);
             }
             if (batch.isEmpty()) {
                 continue;
@@ -178,16 +178,8 @@ final class SqueueBatch implements Hook.JobRecords, AutoCloseable {
         }
     }
 
-    /** One listing of the jobs being started, asked for after every prolog in {@code listen} was called. */
-    private void list(List<CompletableFuture<Map<String, Map<String, String>>>> listen,
-                      CompletableFuture<Map<String, Map<String, String>>> listed) {
-        listen.forEach(f -> listed.whenComplete((records, e) -> {
-            if (e != null) {
-                f.completeExceptionally(e);
-            } else {
-                f.complete(records);
-            }
-        }));
+    /** One listing of the jobs being started, asked for after every prolog that waits on {@code listed} was called. */
+    private void list(CompletableFuture<Map<String, Map<String, String>>> listed) {
         long start;
         synchronized (waiting) {
             start = inFlightAsked;
@@ -215,8 +207,10 @@ final class SqueueBatch implements Hook.JobRecords, AutoCloseable {
             closed = true;
             waiting.values().forEach(fs -> fs.forEach(f -> f.completeExceptionally(new IOException("the agent is stopping"))));
             waiting.clear();
-            listeners.forEach(f -> f.completeExceptionally(new IOException("the agent is stopping")));
-            listeners.clear();
+            if (next != null) {
+                next.completeExceptionally(new IOException("the agent is stopping"));
+                next = null;
+            }
             waiting.notifyAll();
         }
     }
