@@ -351,21 +351,15 @@ final class Charging {
                         // no SELECT ... FOR UPDATE: the balance is not consulted, and append's UPDATE locks the row.
                         // The UPDATE changes the row only if it is as read (still the lookup's latest reservation,
                         // still unsettled): else append refuses and the event runs again on its own
-                        Lookup l = q.lookup();
                         // (the latest is found as findReservation finds it: a query of that shape is planned on
                         // reservation_res even while the table is empty, which a generic plan keeps)
                         List<Object> update = new ArrayList<>(List.of("UPDATE reservation SET state = ?, charge = ?,"
                                 + " overrun_s = ?, reason = ?, t_release = ?, release_text = ? WHERE id = ? AND state = ?"
                                 + " AND release_text IS NULL AND hold = ? AND t_confirm IS NOT DISTINCT FROM ?"
-                                + " AND id = (SELECT n.id FROM reservation n WHERE n.cluster = ?"
-                                + (l.batchId() == null ? "" : " AND n.batch_id = ?")
-                                + " AND n.res_id = ? ORDER BY n.id DESC LIMIT 1)"));
+                                + " AND id = (SELECT id FROM reservation WHERE " + Lookups.latest(q.lookup()) + ")"));
                         update.addAll(java.util.Arrays.asList(State.SETTLED.name(), charge, overrun, reason, t, payload,
-                                r.id(), r.state().name(), r.hold(), r.tConfirm(), l.cluster()));
-                        if (l.batchId() != null) {
-                            update.add(l.batchId());
-                        }
-                        update.add(l.resId());
+                                r.id(), r.state().name(), r.hold(), r.tConfirm()));
+                        update.addAll(Lookups.latestArgs(q.lookup()));
                         journal.append(c, r.allocationId(), r.key(), "release", t, update.toArray(), moves);
                         return new Outcome(Decision.OK, r.key(), r.project(), State.SETTLED, r.hold(), charge,
                                 r.available(), reason, r.message(), r.forced(), false);

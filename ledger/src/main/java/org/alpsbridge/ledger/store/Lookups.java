@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.List;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.LedgerException;
 import org.alpsbridge.ledger.Lookup;
@@ -76,13 +77,27 @@ final class Lookups {
     }
 
     Res findReservation(Connection c, Lookup l) throws SQLException {
+        return Sql.one(c, "SELECT " + Res.COLUMNS + " FROM reservation WHERE " + latest(l) + dialect.forUpdate(),
+                Res::of, latestArgs(l).toArray());
+    }
+
+    /**
+     * The condition (and order) that picks lookup {@code l}'s latest reservation from {@code reservation}, with
+     * {@link #latestArgs}: {@link #findReservation}'s, and the RELEASE's check that it settles that one still.
+     * The shape is planned on reservation_res even on an empty table.
+     */
+    static String latest(Lookup l) {
+        return "cluster = ?" + (l.batchId() == null ? "" : " AND batch_id = ?") + " AND res_id = ? ORDER BY id DESC LIMIT 1";
+    }
+
+    /** The arguments of {@link #latest}, in its order. */
+    static List<Object> latestArgs(Lookup l) {
+        List<Object> args = new java.util.ArrayList<>(List.of(l.cluster()));
         if (l.batchId() != null) {
-            return Sql.one(c, "SELECT " + Res.COLUMNS + " FROM reservation WHERE cluster = ? AND batch_id = ?"
-                    + " AND res_id = ? ORDER BY id DESC LIMIT 1" + dialect.forUpdate(), Res::of,
-                    l.cluster(), l.batchId(), l.resId());
+            args.add(l.batchId());
         }
-        return Sql.one(c, "SELECT " + Res.COLUMNS + " FROM reservation WHERE cluster = ? AND res_id = ?"
-                + " ORDER BY id DESC LIMIT 1" + dialect.forUpdate(), Res::of, l.cluster(), l.resId());
+        args.add(l.resId());
+        return args;
     }
 
     Res reservationByKey(Connection c, String key) throws SQLException {
