@@ -32,8 +32,8 @@ import org.slf4j.LoggerFactory;
  * commit (one COMMIT round trip, one WAL flush) instead of one each. The units are applied in the order of
  * their groups' names, so that two transactions lock the allocations they share in the same order and do
  * not deadlock. The prepare steps of all units (a two-step {@link #writeEvent(String, Tx, Step)}) run before
- * the first unit's work, so that they are not paid under an allocation's lock. When a unit fails, the transaction is rolled back and run again without it, and the failing
- * unit runs alone: it fails alone, its neighbours commit. A deadlock, a serialization failure or a
+ * the first unit's work, so that they are not paid under an allocation's lock. When a unit fails, the
+ * transaction is rolled back and run again without it, and the failing unit runs alone: it fails alone, its neighbours commit. A deadlock, a serialization failure or a
  * concurrent insert of the same key rolls the transaction back and runs each unit again on its own, retried.
  *
  * <p><b>Failover.</b> A lost connection (the server killed, restarted, or a standby promoted behind a
