@@ -5,11 +5,11 @@
 # with a control file that depends on the glibc its symbols need. Run by dist's pom on amd64 Linux, where the
 # build has a C compiler (no Slurm headers needed):  hooks.sh PROJECT_ROOT DIST_TARGET
 set -euo pipefail
+. "$(dirname "$0")/companion.sh"
 root=$1 target=$2
 src=$root/dist/src
 tree=$target/ledger-hooks-root
 build=$target/ledger-hooks-build
-doc=usr/share/doc/alpsbridge-ledger-hooks
 cc=${CC:-gcc}
 if ! command -v "$cc" >/dev/null; then
   echo "hooks: no C compiler ($cc) for the ledger hooks' client; install gcc, or build without the" \
@@ -17,7 +17,7 @@ if ! command -v "$cc" >/dev/null; then
   exit 1
 fi
 rm -rf "$tree" "$build" "$target/ledger-hooks-control"
-install -d "$tree/usr/bin" "$tree/$doc" "$target/ledger-hooks-control"
+install -d "$tree/usr/bin" "$target/ledger-hooks-control"
 # Debian's hardening flags (what dpkg-buildflags gives a package build, plus bindnow), so lintian finds them;
 # gcc on Debian builds PIE by default. The fallback it execs when no agent listens: the arch-all package's.
 make -s -C "$root/ledger-service/src/main/c" CC="$cc" OUT="$build" JVM_HOOK=/usr/lib/alpsbridge/ledger-hook-jvm \
@@ -25,9 +25,7 @@ make -s -C "$root/ledger-service/src/main/c" CC="$cc" OUT="$build" JVM_HOOK=/usr
 -Werror=format-security -Wl,-z,relro,-z,now"
 install -m 0755 "$build/ledger-hook-client" "$tree/usr/bin/ledger-prolog"
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$tree/usr/bin/ledger-prolog"
-install -m 0644 "$src/doc/copyright" "$tree/$doc/copyright"
-zcat "$target/root/usr/share/doc/alpsbridge/changelog.gz" | sed '1s/^alpsbridge /alpsbridge-ledger-hooks /' | gzip -9n \
-  > "$tree/$doc/changelog.gz"
+companion_docs alpsbridge-ledger-hooks "$tree" "$src" "$target"
 # The control file: Source alpsbridge, so that lintian, given both packages, finds the hooks' man pages
 # (ledger-prolog.1, ledger-epilog.1) in alpsbridge, which this package depends on and which documents the JVM
 # hook and ledger-hook.conf too; and libc6 at least as new as the newest symbol version the client uses (what dpkg-shlibdeps would say).

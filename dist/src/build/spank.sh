@@ -4,6 +4,7 @@
 # plugin loads only into the Slurm release it was built for). Run by dist's pom where Slurm's headers are
 # installed (Debian: libslurm-dev):  spank.sh PROJECT_ROOT DIST_TARGET
 set -euo pipefail
+. "$(dirname "$0")/companion.sh"
 root=$1 target=$2
 src=$root/dist/src
 tree=$target/spank-root
@@ -17,9 +18,7 @@ strip --strip-unneeded --remove-section=.comment --remove-section=.note "$tree/$
 chmod 0644 "$tree/$plugindir/reduced_auto_affinity.so"
 install -m 0644 "$src/deb/spank/reduced-auto-affinity.conf" "$tree/etc/slurm/plugstack.conf.d/"
 install -m 0644 "$root/affinity/spank/README.md" "$tree/usr/share/doc/alpsbridge-spank/README.md"
-install -m 0644 "$src/doc/copyright" "$tree/usr/share/doc/alpsbridge-spank/copyright"
-zcat "$target/root/usr/share/doc/alpsbridge/changelog.gz" | sed '1s/^alpsbridge /alpsbridge-spank /' | gzip -9n \
-  > "$tree/usr/share/doc/alpsbridge-spank/changelog.gz"
+companion_docs alpsbridge-spank "$tree" "$src" "$target"
 # The Slurm release of the headers: 22.05.8-4+deb12u3 -> depends on 22.05.x.
 slurm=$(dpkg-query -W -f='${Version}' libslurm-dev 2>/dev/null || true)
 if [ -z "$slurm" ]; then

@@ -1,0 +1,12 @@
+# Sourced by the scripts that lay out alpsbridge's compiled companion packages (spank.sh, hooks.sh): what every
+# such package carries besides its own files.
+
+# companion_docs PACKAGE TREE DIST_SRC DIST_TARGET: /usr/share/doc/PACKAGE with alpsbridge's copyright and its
+# changelog under the package's name (Debian policy; lintian checks both).
+companion_docs() {
+  local package=$1 tree=$2 src=$3 target=$4 doc=$2/usr/share/doc/$1
+  install -d "$doc"
+  install -m 0644 "$src/doc/copyright" "$doc/copyright"
+  zcat "$target/root/usr/share/doc/alpsbridge/changelog.gz" | sed "1s/^alpsbridge /$package /" | gzip -9n \
+    > "$doc/changelog.gz"
+}
