@@ -273,7 +273,10 @@ final class SlurmLab implements AutoCloseable {
                 "MinJobAge=600",
                 "MaxJobCount=20000",
                 "KillWait=2",
-                "SchedulerParameters=default_queue_depth=1000,sched_min_interval=100000",
+                // sched_interval=2: what ledger/README.md tells a site running the hooks (a job whose
+                // EpilogSlurmctld ends after slurmd's epilog frees its CPUs only at the next periodic pass);
+                // in every lab alike, so the storm's two runs differ by the hooks alone
+                "SchedulerParameters=default_queue_depth=1000,sched_min_interval=100000,sched_interval=2",
                 // slurmscriptd's lines of each PrologSlurmctld/EpilogSlurmctld it runs (at verbose): how long
                 // slurmctld waited for each hook call, in its own words (hookCalls); in every lab alike
                 "DebugFlags=Script",
