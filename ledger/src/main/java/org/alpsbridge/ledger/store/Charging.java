@@ -302,11 +302,21 @@ final class Charging {
     Outcome release(ReleaseRequest q) {
         long t = q.at().getEpochSecond();
         String payload = q.payloadText();
-        // the lookup (and lock) of the reservation is the prepare step: on PostgreSQL it runs before any event of
-        // the transaction locks an allocation. What it read is used only to settle a hold in progress, and the
-        // settling statement checks that it is still so; every other case reads the reservation again.
-        return executor.writeEvent(groups.of(q.lookup()), c -> lookups.findReservation(c, q.lookup()), (c, prepared) -> {
-            Res r = prepared != null && settles(prepared, q) ? prepared : lookups.findReservation(c, q.lookup());
+        // The prepare step looks up (and locks) the reservation and, when the RELEASE settles a hold in progress,
+        // writes the reservation's settled row: on PostgreSQL it runs before any event of the transaction locks an
+        // allocation, so that under the allocation's lock only the balance and its journal entries remain, shared
+        // with the project's other settlements of the transaction. Every other case (a repeat, a void, a late
+        // RELEASE, a reservation changed meanwhile) reads it again in work.
+        return executor.writeEvent(groups.of(q.lookup()), c -> settledAhead(c, q, t, payload), (c, ahead) -> {
+            if (ahead != null) {
+                // the balance and its entries: on PostgreSQL one statement for all settlements of the project in
+                // this transaction (one round trip under the allocation's lock instead of one per RELEASE)
+                Res r = ahead.reservation();
+                executor.share(c, journal.appends, new Journal.Append(r.allocationId(), r.key(), "release", t,
+                        ahead.moves()));
+                return ahead.outcome();
+            }
+            Res r = lookups.findReservation(c, q.lookup());
             if (r == null) {
                 return forcedForUnknown(c, q.lookup(), q.ifUnknown(), t, Math.max(0, q.elapsedSeconds()), false);
             }
@@ -325,51 +335,77 @@ final class Charging {
                 Sql.update(c, "UPDATE reservation SET release_text = ? WHERE id = ?", payload, r.id());
                 return nothingToSettle(r, false);
             }
+            if (settles(r, q)) {
+                // (found only now: the prepare step found none or an older one, or it changed meanwhile)
+                Settlement s = settlement(r, q, t, payload);
+                journal.append(c, r.allocationId(), r.key(), "release", t, s.update(), s.moves());
+                return s.outcome();
+            }
             boolean byClock = q.elapsedSeconds() == ReleaseRequest.BY_CLOCK;
             long elapsed = !byClock ? q.elapsedSeconds() : r.tConfirm() == null ? 0 : Math.max(0, t - r.tConfirm());
             boolean neverRan = q.neverRan() || byClock && r.tConfirm() == null;
-            long limit = r.limit();
-            long overrun = Math.max(0, elapsed - limit);
-            long actual = q.nodeFailure() || neverRan ? 0 : Cost.actual(r.rate(), elapsed, limit);
-            String reason = q.nodeFailure() ? "NODE_FAILURE" : neverRan ? "NEVER_RAN" : null;
-            switch (r.state()) {
-                case HELD, CONFIRMED -> {
-                    if (neverRan) {
-                        voidIt(c, r, "NEVER_RAN", t);
-                    } else {
-                        if (r.state() == State.HELD && actual > 0) {
-                            log.debug("RELEASE of unconfirmed {} reports {} s of use: charged", r.key(), elapsed);
-                        }
-                        long charge = Math.min(actual, r.hold());
-                        List<Journal.Move> moves = new ArrayList<>(2);
-                        if (charge > 0) {
-                            moves.add(new Journal.Move(Kind.SETTLE, -charge, reason));
-                        }
-                        if (r.hold() > 0) {
-                            moves.add(new Journal.Move(Kind.RETURN, r.hold(), null));
-                        }
-                        // no SELECT ... FOR UPDATE: the balance is not consulted, and append's UPDATE locks the row.
-                        // The UPDATE changes the row only if it is as read (still the lookup's latest reservation,
-                        // still unsettled): else append refuses and the event runs again on its own
-                        // (the latest is found as findReservation finds it: a query of that shape is planned on
-                        // reservation_res even while the table is empty, which a generic plan keeps)
-                        List<Object> update = new ArrayList<>(List.of("UPDATE reservation SET state = ?, charge = ?,"
-                                + " overrun_s = ?, reason = ?, t_release = ?, release_text = ? WHERE id = ? AND state = ?"
-                                + " AND release_text IS NULL AND hold = ? AND t_confirm IS NOT DISTINCT FROM ?"
-                                + " AND id = (SELECT id FROM reservation WHERE " + Lookups.latest(q.lookup()) + ")"));
-                        update.addAll(java.util.Arrays.asList(State.SETTLED.name(), charge, overrun, reason, t, payload,
-                                r.id(), r.state().name(), r.hold(), r.tConfirm()));
-                        update.addAll(Lookups.latestArgs(q.lookup()));
-                        journal.append(c, r.allocationId(), r.key(), "release", t, update.toArray(), moves);
-                        return new Outcome(Decision.OK, r.key(), r.project(), State.SETTLED, r.hold(), charge,
-                                r.available(), reason, r.message(), r.forced(), false);
-                    }
-                }
-                default -> lateRelease(c, r, actual, overrun, reason, t);
+            if ((r.state() == State.HELD || r.state() == State.CONFIRMED) && neverRan) {
+                voidIt(c, r, "NEVER_RAN", t);
+            } else {
+                long actual = q.nodeFailure() || neverRan ? 0 : Cost.actual(r.rate(), elapsed, r.limit());
+                String reason = q.nodeFailure() ? "NODE_FAILURE" : neverRan ? "NEVER_RAN" : null;
+                lateRelease(c, r, actual, Math.max(0, elapsed - r.limit()), reason, t);
             }
             Sql.update(c, "UPDATE reservation SET release_text = ? WHERE id = ?", payload, r.id());
             return lookups.reservationByKey(c, r.key()).outcome(Decision.OK, false);
         });
+    }
+
+    /**
+     * What a RELEASE that settles a hold in progress writes: the reservation's settled row ({@code update}, an
+     * UPDATE with its arguments, which changes the row only if it is still as read and still the lookup's latest
+     * reservation) and the journal entries that move the balance.
+     */
+    private record Settlement(Res reservation, Object[] update, List<Journal.Move> moves, Outcome outcome) {
+    }
+
+    private static Settlement settlement(Res r, ReleaseRequest q, long t, String payload) {
+        boolean byClock = q.elapsedSeconds() == ReleaseRequest.BY_CLOCK;
+        long elapsed = byClock ? Math.max(0, t - r.tConfirm()) : q.elapsedSeconds();
+        long actual = q.nodeFailure() ? 0 : Cost.actual(r.rate(), elapsed, r.limit());
+        String reason = q.nodeFailure() ? "NODE_FAILURE" : null;
+        if (r.state() == State.HELD && actual > 0) {
+            log.debug("RELEASE of unconfirmed {} reports {} s of use: charged", r.key(), elapsed);
+        }
+        long charge = Math.min(actual, r.hold());
+        List<Journal.Move> moves = new ArrayList<>(2);
+        if (charge > 0) {
+            moves.add(new Journal.Move(Kind.SETTLE, -charge, reason));
+        }
+        if (r.hold() > 0) {
+            moves.add(new Journal.Move(Kind.RETURN, r.hold(), null));
+        }
+        // no SELECT ... FOR UPDATE of the allocation: the balance is not consulted, and append's UPDATE locks the
+        // row. The latest is found as findReservation finds it: a query of that shape is planned on reservation_res
+        // even while the table is empty, which a generic plan keeps.
+        List<Object> update = new ArrayList<>(List.of("UPDATE reservation SET state = ?, charge = ?,"
+                + " overrun_s = ?, reason = ?, t_release = ?, release_text = ? WHERE id = ? AND state = ?"
+                + " AND release_text IS NULL AND hold = ? AND t_confirm IS NOT DISTINCT FROM ?"
+                + " AND id = (SELECT id FROM reservation WHERE " + Lookups.latest(q.lookup()) + ")"));
+        update.addAll(java.util.Arrays.asList(State.SETTLED.name(), charge, Math.max(0, elapsed - r.limit()), reason,
+                t, payload, r.id(), r.state().name(), r.hold(), r.tConfirm()));
+        update.addAll(Lookups.latestArgs(q.lookup()));
+        return new Settlement(r, update.toArray(), moves, new Outcome(Decision.OK, r.key(), r.project(),
+                State.SETTLED, r.hold(), charge, r.available(), reason, r.message(), r.forced(), false));
+    }
+
+    /**
+     * RELEASE's prepare step: the settlement, with the reservation's row already written, when {@code q}
+     * settles the hold in progress of the lookup's latest reservation; else null (work decides).
+     */
+    private Settlement settledAhead(Connection c, ReleaseRequest q, long t, String payload) throws SQLException {
+        Res r = lookups.findReservation(c, q.lookup());
+        if (r == null || !settles(r, q)) {
+            return null;
+        }
+        Settlement s = settlement(r, q, t, payload);
+        Object[] update = s.update();
+        return Sql.update(c, (String) update[0], java.util.Arrays.copyOfRange(update, 1, update.length)) == 1 ? s : null;
     }
 
     /** Whether RELEASE {@code q} of {@code r} as read settles a hold in progress (not a repeat, a void or a late one). */

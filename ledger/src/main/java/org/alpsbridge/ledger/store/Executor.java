@@ -20,7 +20,7 @@ interface Executor extends AutoCloseable {
     }
 
     /**
-     * A job event in two steps: {@code prepare} (reads and row locks of the event's own reservation) and
+     * A job event in two steps: {@code prepare} (reads, row locks and writes of the event's own reservation) and
      * {@code work}, which gets what prepare read. A store whose transactions hold several events may run the
      * prepare steps of all of them first, before the first work locks an allocation, so that they cost no
      * time under that lock: work must then make sure that what prepare read is still so (an earlier event of
@@ -28,6 +28,23 @@ interface Executor extends AutoCloseable {
      */
     default <P, T> T writeEvent(String group, Tx<P> prepare, Step<P, T> work) {
         return writeEvent(group, c -> work.apply(c, prepare.apply(c)));
+    }
+
+    /**
+     * Has {@code item} applied with the other items of {@code kind} that events of this transaction share: a
+     * store whose transactions hold several events applies them all in one statement, after the work of the
+     * transaction's events of the same group and before those of the next group (so that allocations are
+     * still locked in group order), and before its commit. Only for work that cannot fail on its own: a failure
+     * there fails every event of the statement, and each then runs again alone. Applied at once by default.
+     */
+    default <S> void share(java.sql.Connection c, Shared<S> kind, S item) throws java.sql.SQLException {
+        kind.applyAll(c, java.util.List.of(item));
+    }
+
+    /** Work several events of one transaction may share: {@link #share}. */
+    @FunctionalInterface
+    interface Shared<S> {
+        void applyAll(java.sql.Connection c, java.util.List<S> items) throws java.sql.SQLException;
     }
 
     /** The second step of a two-step event. */

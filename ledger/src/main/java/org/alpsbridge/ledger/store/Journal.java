@@ -99,6 +99,76 @@ final class Journal {
         }
     }
 
+    /** Entries of one allocation to append, as {@link #append} appends them without {@code also}. */
+    record Append(long allocationId, String key, String actor, long at, List<Move> moves) {
+    }
+
+    /** Appends that the events of one transaction share ({@link Executor#share}). */
+    final Executor.Shared<Append> appends = this::appendAll;
+
+    /**
+     * Appends each of {@code appends}, in order; on PostgreSQL in one statement, which locks their allocations
+     * (the caller's transaction holds their locks already, or is the only one to take them in its order).
+     */
+    private void appendAll(Connection c, List<Append> appends) throws SQLException {
+        if (dialect != Dialect.POSTGRESQL || appends.size() == 1) {
+            for (Append a : appends) {
+                append(c, a.allocationId(), a.key(), a.actor(), a.at(), null, a.moves());
+            }
+            return;
+        }
+        List<Long> allocation = new ArrayList<>();
+        List<String> kind = new ArrayList<>();
+        List<Long> amount = new ArrayList<>();
+        List<String> reason = new ArrayList<>();
+        List<String> key = new ArrayList<>();
+        List<String> actor = new ArrayList<>();
+        List<Long> at = new ArrayList<>();
+        List<Long> credited = new ArrayList<>();
+        List<Long> held = new ArrayList<>();
+        List<Long> settled = new ArrayList<>();
+        for (Append a : appends) {
+            for (Move m : a.moves()) {
+                allocation.add(a.allocationId());
+                kind.add(m.kind().name());
+                amount.add(m.amount());
+                reason.add(m.reason());
+                key.add(a.key());
+                actor.add(a.actor());
+                at.add(a.at());
+                long delta = m.kind().columnDelta(m.amount());
+                String column = m.kind().column();
+                credited.add(column.equals("credited") ? delta : 0L);
+                held.add(column.equals("held") ? delta : 0L);
+                settled.add(column.equals("credited") || column.equals("held") ? 0L : delta);
+            }
+        }
+        if (allocation.isEmpty()) {
+            return;
+        }
+        // each allocation's sequence moves once by its number of entries, which are numbered in their order
+        int appended = Sql.update(c, "WITH m AS (SELECT * FROM unnest(?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WITH ORDINALITY"
+                + " AS m (allocation_id, kind, amount, reason, rkey, actor, created_at, credited, held, settled, i)),"
+                + " d AS (SELECT allocation_id, count(*) AS n, CAST(sum(credited) AS BIGINT) AS credited,"
+                + " CAST(sum(held) AS BIGINT) AS held, CAST(sum(settled) AS BIGINT) AS settled FROM m"
+                + " GROUP BY allocation_id),"
+                + " a AS (UPDATE allocation SET last_seq = last_seq + d.n, credited = allocation.credited + d.credited,"
+                + " held = allocation.held + d.held, settled = allocation.settled + d.settled FROM d"
+                + " WHERE allocation.id = d.allocation_id RETURNING allocation.id, allocation.last_seq - d.n AS base)"
+                + " INSERT INTO entry (allocation_id, allocation_seq, kind, amount, rkey, actor, reason, created_at)"
+                + " SELECT m.allocation_id, a.base + row_number() OVER (PARTITION BY m.allocation_id ORDER BY m.i),"
+                + " m.kind, m.amount, m.rkey, m.actor, m.reason, m.created_at FROM m JOIN a ON a.id = m.allocation_id",
+                c.createArrayOf("bigint", allocation.toArray()), c.createArrayOf("text", kind.toArray()),
+                c.createArrayOf("bigint", amount.toArray()), c.createArrayOf("text", reason.toArray()),
+                c.createArrayOf("text", key.toArray()), c.createArrayOf("text", actor.toArray()),
+                c.createArrayOf("bigint", at.toArray()), c.createArrayOf("bigint", credited.toArray()),
+                c.createArrayOf("bigint", held.toArray()), c.createArrayOf("bigint", settled.toArray()));
+        if (appended != allocation.size()) {
+            throw new LedgerException("journal: " + appended + " of " + allocation.size() + " entries appended for "
+                    + appends.size() + " settlements; nothing of them was kept, each runs again on its own");
+        }
+    }
+
     private static LedgerException unchanged(String key) {
         return new LedgerException("reservation " + key + " changed in this transaction after it was read"
                 + " (another event of it, applied first); nothing of this event was kept, it runs again on its own");

@@ -32,7 +32,9 @@ import org.slf4j.LoggerFactory;
  * commit (one COMMIT round trip, one WAL flush) instead of one each. The units are applied in the order of
  * their groups' names, so that two transactions lock the allocations they share in the same order and do
  * not deadlock. The prepare steps of all units (a two-step {@link #writeEvent(String, Tx, Step)}) run before
- * the first unit's work, so that they are not paid under an allocation's lock. When a unit fails, the
+ * the first unit's work, so that they are not paid under an allocation's lock; what units share
+ * ({@link #share}: the journal entries of a project's settlements) is applied in one statement after the
+ * work of their group, one round trip under the lock for all of them. When a unit fails, the
  * transaction is rolled back and run again without it, and the failing unit runs alone: it fails alone, its neighbours commit. A deadlock, a serialization failure or a
  * concurrent insert of the same key rolls the transaction back and runs each unit again on its own, retried.
  *
@@ -167,6 +169,19 @@ final class PostgresExecutor implements Executor {
         return n == 0 ? 0 : (double) committed.get() / n;
     }
 
+    /** Items to share, by the write connection of the transaction they belong to. */
+    private final java.util.Map<Connection, Shares> sharing = new java.util.concurrent.ConcurrentHashMap<>();
+
+    @Override
+    public <S> void share(Connection c, Shared<S> kind, S item) throws SQLException {
+        Shares shares = sharing.get(c);
+        if (shares == null) {
+            kind.applyAll(c, List.of(item));
+        } else {
+            shares.add(kind, item);
+        }
+    }
+
     @Override
     public <T> T write(Tx<T> work) {
         return submit(new Pending<>(null, null, (Connection c, Object none) -> work.apply(c), false));
@@ -179,7 +194,7 @@ final class PostgresExecutor implements Executor {
 
     /**
      * The prepare steps of a transaction's events all run before the first work step: on a hot allocation
-     * they cost no time under its lock (a RELEASE's lookup and lock of its reservation), and the next
+     * they cost no time under its lock (a RELEASE's lookup, lock and settled row of its reservation), and the next
      * transaction of a project does them while the one before holds the allocation.
      */
     @Override
@@ -388,6 +403,8 @@ final class PostgresExecutor implements Executor {
                         return;
                     }
                 }
+                Shares shares = new Shares();
+                sharing.put(c, shares);
                 try {
                     Object[] prepared = new Object[todo.size()];
                     for (applying = 0; applying < todo.size(); applying++) {
@@ -395,8 +412,13 @@ final class PostgresExecutor implements Executor {
                         prepared[applying] = prepare == null ? null : prepare.apply(c);
                     }
                     for (applying = 0; applying < todo.size(); applying++) {
+                        if (applying > 0 && !java.util.Objects.equals(todo.get(applying).group,
+                                todo.get(applying - 1).group)) {
+                            shares.apply(c); // the group before, before this group's allocations are locked
+                        }
                         results[applying] = todo.get(applying).work.apply(c, prepared[applying]);
                     }
+                    shares.apply(c);
                     committing = true;
                     c.commit();
                     commits.incrementAndGet();
@@ -425,7 +447,7 @@ final class PostgresExecutor implements Executor {
                     }
                     rollbackQuietly(c);
                     if (todo.size() > 1) {
-                        if (!committing && !(sql != null && isRetryable(sql))) { // the unit's own failure
+                        if (!committing && !shares.applying && !(sql != null && isRetryable(sql))) { // the unit's own failure
                             Pending<?> failing = todo.get(applying);
                             List<Pending<?>> rest = new ArrayList<>(todo);
                             rest.remove(applying);
@@ -449,8 +471,35 @@ final class PostgresExecutor implements Executor {
                     earlier.forEach(failure::addSuppressed);
                     todo.get(0).result.completeExceptionally(failure);
                     return;
+                } finally {
+                    sharing.remove(c);
                 }
             }
+        }
+    }
+
+    /**
+     * What the events of one transaction share ({@link Executor#share}), by kind, in the order they came:
+     * applied when the transaction moves to the next group and before it commits.
+     */
+    private static final class Shares {
+
+        private final java.util.Map<Shared<?>, List<Object>> items = new java.util.LinkedHashMap<>();
+        /** Being applied: a failure now is none of one unit's own. */
+        boolean applying;
+
+        void add(Shared<?> kind, Object item) {
+            items.computeIfAbsent(kind, k -> new ArrayList<>()).add(item);
+        }
+
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        void apply(Connection c) throws SQLException {
+            applying = true;
+            for (var e : items.entrySet()) {
+                ((Shared) e.getKey()).applyAll(c, e.getValue());
+            }
+            items.clear();
+            applying = false;
         }
     }
 
