@@ -49,12 +49,7 @@ final class Journal {
                         List<Move> moves) throws SQLException {
         long[] delta = new long[3]; // credited, held, settled
         for (Move m : moves) {
-            int column = switch (m.kind().column()) {
-                case "credited" -> 0;
-                case "held" -> 1;
-                default -> 2;
-            };
-            delta[column] = Math.addExact(delta[column], m.kind().columnDelta(m.amount()));
+            delta[column(m)] = Math.addExact(delta[column(m)], m.kind().columnDelta(m.amount()));
         }
         String bump = "UPDATE allocation SET last_seq = last_seq + ?, credited = credited + ?, held = held + ?,"
                 + " settled = settled + ? WHERE id = ? RETURNING last_seq";
@@ -99,6 +94,15 @@ final class Journal {
         }
     }
 
+    /** The balance column move {@code m} changes: 0 credited (granted), 1 held, 2 settled (used). */
+    private static int column(Move m) {
+        return switch (m.kind().column()) {
+            case "credited" -> 0;
+            case "held" -> 1;
+            default -> 2;
+        };
+    }
+
     /** Entries of one allocation to append, as {@link #append} appends them without {@code also}. */
     record Append(long allocationId, String key, String actor, long at, List<Move> moves) {
     }
@@ -136,11 +140,11 @@ final class Journal {
                 key.add(a.key());
                 actor.add(a.actor());
                 at.add(a.at());
-                long delta = m.kind().columnDelta(m.amount());
-                String column = m.kind().column();
-                credited.add(column.equals("credited") ? delta : 0L);
-                held.add(column.equals("held") ? delta : 0L);
-                settled.add(column.equals("credited") || column.equals("held") ? 0L : delta);
+                long[] delta = new long[3];
+                delta[column(m)] = m.kind().columnDelta(m.amount());
+                credited.add(delta[0]);
+                held.add(delta[1]);
+                settled.add(delta[2]);
             }
         }
         if (allocation.isEmpty()) {

@@ -89,10 +89,11 @@ class GroupCommitTest {
     }
 
     /**
-     * Issue 21: a transaction reads what its RESERVEs charge and looks up the reservations of its RELEASEs
-     * before it applies the first event, so a RESERVE or a RELEASE sent by 16 callers at once (a retried
-     * prolog or epilog) finds the key free or the hold unsettled in each of them. The first takes effect; the
-     * others find the key taken or the reservation changed, run again on their own and get the stored
+     * Issue 21: a transaction reads what its RESERVEs charge and settles the reservations of its RELEASEs
+     * before it applies the first event, so a RESERVE sent by 16 callers at once (a retried prolog) finds the
+     * key free in each of them, and a RELEASE sent so (a retried epilog) finds its reservation settled by the
+     * first of them in the same transaction, or in another. The first takes effect; the others find the key
+     * taken (and run again on their own) or the reservation settled with their report, and get the stored
      * outcome: each job held once and charged once, every answer the same.
      */
     private static void eventsRepeatedAtOnce(String url) throws Exception {
