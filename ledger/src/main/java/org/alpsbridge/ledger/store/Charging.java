@@ -30,6 +30,11 @@ final class Charging {
 
     private static final Logger log = LoggerFactory.getLogger(JdbcLedger.class); // one logger name for the whole store
 
+    /** The start of a RESERVE's reservation INSERT (held or denied): its columns, in the order of its values. */
+    private static final String INSERT_RESERVATION = "INSERT INTO reservation (rkey, cluster, batch_id, res_id, project,"
+            + " owner, allocation_id, params, rate, limit_s, limit_source, state, hold, reason, message, available,"
+            + " t_reserve)";
+
     private final Executor executor;
     private final Lookups lookups;
     private final Journal journal;
@@ -109,9 +114,7 @@ final class Charging {
             State state = reason == null ? State.HELD : State.DENIED;
             // (the figures stored are the ones the decision saw, in this transaction)
             long availableAfter = a == null ? 0 : state == State.HELD ? a.available() - hold : a.available();
-            Object[] insert = {"INSERT INTO reservation (rkey, cluster, batch_id, res_id, project, owner, allocation_id,"
-                    + " params, rate, limit_s, limit_source, state, hold, reason, message, available, t_reserve)"
-                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            Object[] insert = {INSERT_RESERVATION + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     key, q.cluster(), q.batchId(), q.resId(), projectName, q.owner(), a == null ? null : a.id(), params,
                     rate, q.limitSeconds(), limitSource, state.name(), state == State.HELD ? hold : 0, reason, message,
                     availableAfter, t};
@@ -145,11 +148,9 @@ final class Charging {
                 + " WHERE id = ? AND credited - held - settled >= ? AND starts_at <= ? AND ends_at > ?"
                 + " AND EXISTS (SELECT 1 FROM project p WHERE p.id = allocation.project_id AND p.active = 1)"
                 + " RETURNING last_seq, credited - held - settled AS available),"
-                + " r AS (INSERT INTO reservation (rkey, cluster, batch_id, res_id, project, owner, allocation_id, params,"
-                + " rate, limit_s, limit_source, state, hold, reason, message, available, t_reserve)"
+                + " r AS (" + INSERT_RESERVATION
                 + " SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, a.available, ? FROM a),"
-                + " e AS (INSERT INTO entry (allocation_id, allocation_seq, kind, amount, rkey, actor, reason, created_at)"
-                + " SELECT ?, a.last_seq, ?, ?, ?, 'reserve', NULL, ? FROM a)"
+                + " e AS (" + Journal.INSERT_ENTRY + " SELECT ?, a.last_seq, ?, ?, ?, 'reserve', NULL, ? FROM a)"
                 + " SELECT available FROM a", rs -> rs.getLong(1),
                 hold, a.id(), hold, t, t,
                 q.key(), q.cluster(), q.batchId(), q.resId(), a.project(), q.owner(), a.id(), q.paramsText(), rate,

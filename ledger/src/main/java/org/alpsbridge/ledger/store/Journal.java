@@ -25,6 +25,10 @@ final class Journal {
         this.dialect = dialect;
     }
 
+    /** The start of every journal entry's INSERT: its columns, in the order of the values that follow. */
+    static final String INSERT_ENTRY = "INSERT INTO entry (allocation_id, allocation_seq, kind, amount, rkey, actor,"
+            + " reason, created_at)";
+
     /** One journal entry to append: what it adds to the available balance, and why. */
     record Move(Kind kind, long amount, String reason) {
     }
@@ -61,8 +65,7 @@ final class Journal {
                 args.addAll(java.util.Arrays.asList(also).subList(1, also.length));
             }
             sql.append("a AS (").append(also == null ? bump : bump.replace(" RETURNING", " AND EXISTS (SELECT 1 FROM r) RETURNING"))
-                    .append(") INSERT INTO entry (allocation_id, allocation_seq, kind, amount,"
-                    + " rkey, actor, reason, created_at) SELECT ?, a.last_seq - ? + m.i, m.kind, m.amount, ?, ?, m.reason,"
+                    .append(") " + INSERT_ENTRY + " SELECT ?, a.last_seq - ? + m.i, m.kind, m.amount, ?, ?, m.reason,"
                     + " ? FROM a, (VALUES ");
             args.addAll(java.util.Arrays.asList(moves.size(), delta[0], delta[1], delta[2], allocationId, allocationId,
                     moves.size(), key, actor, at));
@@ -88,9 +91,8 @@ final class Journal {
         long seq = Sql.returning(c, bump, (long) moves.size(), delta[0], delta[1], delta[2], allocationId)
                 - moves.size();
         for (Move m : moves) {
-            Sql.update(c, "INSERT INTO entry (allocation_id, allocation_seq, kind, amount, rkey, actor, reason,"
-                    + " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", allocationId, ++seq, m.kind().name(), m.amount(),
-                    key, actor, m.reason(), at);
+            Sql.update(c, INSERT_ENTRY + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", allocationId, ++seq, m.kind().name(),
+                    m.amount(), key, actor, m.reason(), at);
         }
     }
 
@@ -159,9 +161,9 @@ final class Journal {
                 + " a AS (UPDATE allocation SET last_seq = last_seq + d.n, credited = allocation.credited + d.credited,"
                 + " held = allocation.held + d.held, settled = allocation.settled + d.settled FROM d"
                 + " WHERE allocation.id = d.allocation_id RETURNING allocation.id, allocation.last_seq - d.n AS base)"
-                + " INSERT INTO entry (allocation_id, allocation_seq, kind, amount, rkey, actor, reason, created_at)"
-                + " SELECT m.allocation_id, a.base + row_number() OVER (PARTITION BY m.allocation_id ORDER BY m.i),"
-                + " m.kind, m.amount, m.rkey, m.actor, m.reason, m.created_at FROM m JOIN a ON a.id = m.allocation_id",
+                + " " + INSERT_ENTRY + " SELECT m.allocation_id,"
+                + " a.base + row_number() OVER (PARTITION BY m.allocation_id ORDER BY m.i), m.kind, m.amount, m.rkey,"
+                + " m.actor, m.reason, m.created_at FROM m JOIN a ON a.id = m.allocation_id",
                 c.createArrayOf("bigint", allocation.toArray()), c.createArrayOf("text", kind.toArray()),
                 c.createArrayOf("bigint", amount.toArray()), c.createArrayOf("text", reason.toArray()),
                 c.createArrayOf("text", key.toArray()), c.createArrayOf("text", actor.toArray()),
