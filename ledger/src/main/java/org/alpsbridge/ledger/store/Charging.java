@@ -31,7 +31,7 @@ final class Charging {
     private static final Logger log = LoggerFactory.getLogger(JdbcLedger.class); // one logger name for the whole store
 
     /** The start of a RESERVE's reservation INSERT (held or denied): its columns, in the order of its values. */
-    private static final String INSERT_RESERVATION = "INSERT INTO reservation (rkey, cluster, batch_id, res_id, project,"
+    static final String INSERT_RESERVATION = "INSERT INTO reservation (rkey, cluster, batch_id, res_id, project,"
             + " owner, allocation_id, params, rate, limit_s, limit_source, state, hold, reason, message, available,"
             + " t_reserve)";
 
@@ -59,14 +59,17 @@ final class Charging {
         long t = q.at().getEpochSecond();
         groups.remember(key, q.cluster(), q.resId(), q.project());
         // on PostgreSQL the prepare step reads the allocation unlocked, before any event of the transaction locks
-        // one; the usual RESERVE then holds in one statement that checks the balance under the lock it takes
+        // one; the usual RESERVE is then held with the project's other RESERVEs of the transaction in one statement
+        // that checks the balance under the lock it takes, and the rest are decided here one by one
         return executor.writeEvent(q.project(), c -> lookups.unlockedChargeTarget(c, key, q.project(), q.resource(), t,
-                q.partition()), (c, prepared) -> {
-            if (prepared != null && !prepared.keyTaken()) {
-                Outcome held = holdIfAvailable(c, q, prepared, limitSource);
-                if (held != null) {
-                    return held;
-                }
+                q.partition()), Holds.ALL, prepared -> prepared == null || prepared.keyTaken() ? null
+                : Holds.Hold.of(q, prepared, limitSource), (c, prepared, heldLeaving) -> {
+            if (heldLeaving != null) { // held together with others, leaving this balance
+                Holds.Hold h = Holds.Hold.of(q, prepared, limitSource);
+                log.debug("held {} {} for {} (limit {} s from {})", h.hold(), q.resource().unit(), key,
+                        q.limitSeconds(), limitSource);
+                return new Outcome(Decision.OK, key, h.project(), State.HELD, h.hold(), 0, heldLeaving, null, null,
+                        false, false);
             }
             // one round trip in the usual case: the key's existence is read with the allocation; the reservation
             // row is locked (after the allocation) only when it exists or there is nothing to charge
@@ -129,40 +132,6 @@ final class Charging {
             return new Outcome(state == State.HELD ? Decision.OK : Decision.DENIED, key, projectName, state,
                     state == State.HELD ? hold : 0, 0, availableAfter, reason, message, false, false);
         });
-    }
-
-    /**
-     * PostgreSQL: RESERVE {@code q} held on the allocation of {@code target} (read unlocked) in one statement
-     * that locks the allocation and holds only if the hold fits its balance then, the allocation still covers
-     * the RESERVE's time and its project is active; null when it did not hold (the caller then decides as
-     * usual, under the lock). The key is not checked here: a RESERVE of a key inserted meanwhile fails on the
-     * key's uniqueness and runs again.
-     */
-    private Outcome holdIfAvailable(Connection c, ReserveRequest q, Lookups.Target target, String limitSource)
-            throws SQLException {
-        long t = q.at().getEpochSecond();
-        long rate = Cost.rate(q.resource(), q.nodes(), q.node(), target.weights());
-        long hold = Cost.worst(rate, q.limitSeconds());
-        Alloc a = target.allocation();
-        Long availableAfter = Sql.one(c, "WITH a AS (UPDATE allocation SET last_seq = last_seq + 1, held = held + ?"
-                + " WHERE id = ? AND credited - held - settled >= ? AND starts_at <= ? AND ends_at > ?"
-                + " AND EXISTS (SELECT 1 FROM project p WHERE p.id = allocation.project_id AND p.active = 1)"
-                + " RETURNING last_seq, credited - held - settled AS available),"
-                + " r AS (" + INSERT_RESERVATION
-                + " SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, a.available, ? FROM a),"
-                + " e AS (" + Journal.INSERT_ENTRY + " SELECT ?, a.last_seq, ?, ?, ?, 'reserve', NULL, ? FROM a)"
-                + " SELECT available FROM a", rs -> rs.getLong(1),
-                hold, a.id(), hold, t, t,
-                q.key(), q.cluster(), q.batchId(), q.resId(), a.project(), q.owner(), a.id(), q.paramsText(), rate,
-                q.limitSeconds(), limitSource, State.HELD.name(), hold, t,
-                a.id(), Kind.HOLD.name(), -hold, q.key(), t);
-        if (availableAfter == null) {
-            return null;
-        }
-        log.debug("held {} {} for {} (limit {} s from {})", hold, q.resource().unit(), q.key(), q.limitSeconds(),
-                limitSource);
-        return new Outcome(Decision.OK, q.key(), a.project(), State.HELD, hold, 0, availableAfter, null, null, false,
-                false);
     }
 
     Outcome bind(String key, long resId) {

@@ -47,6 +47,36 @@ interface Executor extends AutoCloseable {
         void applyAll(java.sql.Connection c, java.util.List<S> items) throws java.sql.SQLException;
     }
 
+    /**
+     * A two-step job event whose usual case is decided together with the other events of its group in the
+     * transaction: {@code ask} turns what prepare read into the item to decide (null: none), {@code kind} decides
+     * the group's items ({@link Asked#decideAll}: one statement on a store whose transactions hold several
+     * events, after the group's work and its {@link #share shared} items), and {@code then} finishes the event
+     * with its item's answer (null when it had no item or the item was not decided) under the same locks. A
+     * failure in {@code then} is the event's own; one in {@code decideAll} fails every event of it, each then
+     * runs again alone. Decided at once by default.
+     */
+    default <P, S, A, T> T writeEvent(String group, Tx<P> prepare, Asked<S, A> kind, java.util.function.Function<P, S> ask,
+                                      Then<P, A, T> then) {
+        return writeEvent(group, prepare, (c, prepared) -> {
+            S item = ask.apply(prepared);
+            return then.apply(c, prepared, item == null ? null : kind.decideAll(c, java.util.List.of(item)).get(0));
+        });
+    }
+
+    /** Items several events of one transaction have decided together: {@link #writeEvent(String, Tx, Asked, java.util.function.Function, Then)}. */
+    @FunctionalInterface
+    interface Asked<S, A> {
+        /** The answer to each of {@code items}, in their order; null for an item not decided. */
+        java.util.List<A> decideAll(java.sql.Connection c, java.util.List<S> items) throws java.sql.SQLException;
+    }
+
+    /** The last step of an event decided with others: what prepare read, and its item's answer. */
+    @FunctionalInterface
+    interface Then<P, A, T> {
+        T apply(java.sql.Connection c, P prepared, A answer) throws java.sql.SQLException;
+    }
+
     /** The second step of a two-step event. */
     @FunctionalInterface
     interface Step<P, T> {

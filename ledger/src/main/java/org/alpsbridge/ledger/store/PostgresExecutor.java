@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * not deadlock. The prepare steps of all units (a two-step {@link #writeEvent(String, Tx, Step)}) run before
  * the first unit's work, so that they are not paid under an allocation's lock; what units share
  * ({@link #share}: the journal entries of a project's settlements) is applied in one statement after the
- * work of their group, one round trip under the lock for all of them. When a unit fails, the
+ * work of their group, one round trip under the lock for all of them, and what they have decided together
+ * ({@link Asked}: the project's RESERVEs, {@link Holds}) in one more, before each unit's last step. When a unit fails, the
  * transaction is rolled back and run again without it, and the failing unit runs alone: it fails alone, its neighbours commit. A deadlock, a serialization failure or a
  * concurrent insert of the same key rolls the transaction back and runs each unit again on its own, retried.
  *
@@ -99,7 +100,12 @@ final class PostgresExecutor implements Executor {
         final String group;
         /** Run, for every unit of a transaction, before the first unit's work; null if none. */
         final Tx<?> prepare;
+        /** The work step; null for an event decided with others ({@link #kind}). */
         final Step<Object, T> work;
+        /** For an event decided with the others of its group: their kind, its item, and its last step. */
+        final Asked<Object, Object> kind;
+        final java.util.function.Function<Object, Object> ask;
+        final Then<Object, Object, T> then;
         final boolean event;
         final CompletableFuture<T> result = new CompletableFuture<>();
         /** A leader has it; guarded by {@link #queue}. */
@@ -110,7 +116,22 @@ final class PostgresExecutor implements Executor {
             this.group = group;
             this.prepare = prepare;
             this.work = (Step<Object, T>) work;
+            this.kind = null;
+            this.ask = null;
+            this.then = null;
             this.event = event;
+        }
+
+        @SuppressWarnings("unchecked")
+        <P, S, A> Pending(String group, Tx<P> prepare, Asked<S, A> kind, java.util.function.Function<P, S> ask,
+                          Then<P, A, T> then) {
+            this.group = group;
+            this.prepare = prepare;
+            this.work = null;
+            this.kind = (Asked<Object, Object>) kind;
+            this.ask = (java.util.function.Function<Object, Object>) ask;
+            this.then = (Then<Object, Object, T>) then;
+            this.event = true;
         }
     }
 
@@ -200,6 +221,16 @@ final class PostgresExecutor implements Executor {
     @Override
     public <P, T> T writeEvent(String group, Tx<P> prepare, Step<P, T> work) {
         return submit(new Pending<>(group, prepare, work, true));
+    }
+
+    /**
+     * The items of a group's events are decided in one {@link Asked#decideAll} after the group's work and
+     * shared items: on a hot allocation one round trip under its lock for all the RESERVEs of the transaction.
+     */
+    @Override
+    public <P, S, A, T> T writeEvent(String group, Tx<P> prepare, Asked<S, A> kind,
+                                     java.util.function.Function<P, S> ask, Then<P, A, T> then) {
+        return submit(new Pending<>(group, prepare, kind, ask, then));
     }
 
     private <T> T submit(Pending<T> p) {
@@ -411,14 +442,35 @@ final class PostgresExecutor implements Executor {
                         Tx<?> prepare = todo.get(applying).prepare;
                         prepared[applying] = prepare == null ? null : prepare.apply(c);
                     }
-                    for (applying = 0; applying < todo.size(); applying++) {
-                        if (applying > 0 && !java.util.Objects.equals(todo.get(applying).group,
-                                todo.get(applying - 1).group)) {
-                            shares.apply(c); // the group before, before this group's allocations are locked
+                    Object[] answers = new Object[todo.size()];
+                    for (int next = 0, start = 0; next <= todo.size(); next++) {
+                        if (next == todo.size() || next > 0 && !java.util.Objects.equals(todo.get(next).group,
+                                todo.get(next - 1).group)) {
+                            // the group before, before the next group's allocations are locked: what its units
+                            // shared and asked, then the last step of those that asked
+                            shares.apply(c, answers);
+                            for (applying = start; applying < next; applying++) {
+                                Pending<?> p = todo.get(applying);
+                                if (p.then != null) {
+                                    results[applying] = p.then.apply(c, prepared[applying], answers[applying]);
+                                }
+                            }
+                            shares.apply(c, answers); // what those last steps shared
+                            start = next;
                         }
-                        results[applying] = todo.get(applying).work.apply(c, prepared[applying]);
+                        if (next < todo.size()) {
+                            applying = next;
+                            Pending<?> p = todo.get(next);
+                            if (p.work != null) {
+                                results[next] = p.work.apply(c, prepared[next]);
+                            } else {
+                                Object item = p.ask.apply(prepared[next]);
+                                if (item != null) {
+                                    shares.ask(p.kind, item, next);
+                                }
+                            }
+                        }
                     }
-                    shares.apply(c);
                     committing = true;
                     c.commit();
                     commits.incrementAndGet();
@@ -479,12 +531,17 @@ final class PostgresExecutor implements Executor {
     }
 
     /**
-     * What the events of one transaction share ({@link Executor#share}), by kind, in the order they came:
-     * applied when the transaction moves to the next group and before it commits.
+     * What the events of one transaction share ({@link Executor#share}) and ask to have decided together
+     * ({@link Asked}), by kind, in the order they came: applied when the transaction moves to the next group
+     * and before it commits, the shared items first (a settlement's returned hold is there for the RESERVEs
+     * decided after it).
      */
     private static final class Shares {
 
         private final java.util.Map<Shared<?>, List<Object>> items = new java.util.LinkedHashMap<>();
+        private final java.util.Map<Asked<Object, Object>, List<Object>> asked = new java.util.LinkedHashMap<>();
+        /** The unit (index in its transaction) of each asked item, in the same order. */
+        private final java.util.Map<Asked<Object, Object>, List<Integer>> askers = new java.util.HashMap<>();
         /** Being applied: a failure now is none of one unit's own. */
         boolean applying;
 
@@ -492,13 +549,31 @@ final class PostgresExecutor implements Executor {
             items.computeIfAbsent(kind, k -> new ArrayList<>()).add(item);
         }
 
+        void ask(Asked<Object, Object> kind, Object item, int unit) {
+            asked.computeIfAbsent(kind, k -> new ArrayList<>()).add(item);
+            askers.computeIfAbsent(kind, k -> new ArrayList<>()).add(unit);
+        }
+
+        /** Applies the shared items, then decides the asked ones, each answer into {@code answers} at its unit. */
         @SuppressWarnings({"unchecked", "rawtypes"})
-        void apply(Connection c) throws SQLException {
+        void apply(Connection c, Object[] answers) throws SQLException {
             applying = true;
             for (var e : items.entrySet()) {
                 ((Shared) e.getKey()).applyAll(c, e.getValue());
             }
             items.clear();
+            for (var e : asked.entrySet()) {
+                List<Object> decided = e.getKey().decideAll(c, e.getValue());
+                List<Integer> units = askers.get(e.getKey());
+                if (decided.size() != units.size()) {
+                    throw new LedgerException(decided.size() + " answers to " + units.size() + " items decided together");
+                }
+                for (int i = 0; i < units.size(); i++) {
+                    answers[units.get(i)] = decided.get(i);
+                }
+            }
+            asked.clear();
+            askers.clear();
             applying = false;
         }
     }
