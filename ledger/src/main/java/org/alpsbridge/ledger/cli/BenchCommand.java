@@ -39,7 +39,10 @@ import picocli.CommandLine.Spec;
                 "acknowledged) with --clients threads: each client charges its own project ('spread'), then all",
                 "charge one allocation ('hot'), with the events each SQLite commit carried; then an fsync probe",
                 "(the disk's flush rate, which bounds SQLite's group commits). With --postgresql, the same on",
-                "PostgreSQL and then pgbench -n -N (simple update) with the same clients on the same server.",
+                "PostgreSQL, with pgbench -n -N (simple update) with the same clients on the same server run before",
+                "and after them: each ratio divides by the mean of the two pgbench runs around it, so that a server",
+                "whose speed drifts during the bench (a shared machine) skews it less. --rounds repeats the runs,",
+                "each round followed by pgbench again, and prints each round's ratio and their median.",
                 "--clients 16,64 repeats all of it for each number of clients and prints the ratios of each.",
                 "The PostgreSQL database must be a scratch one: the bench adds projects and pgbench tables."})
 final class BenchCommand implements Callable<Integer> {
@@ -72,19 +75,26 @@ final class BenchCommand implements Callable<Integer> {
     Path pgbench;
     @Option(names = "--pgbench-scale", defaultValue = "10", description = "pgbench -i -s (default ${DEFAULT-VALUE}).")
     int scale;
+    @Option(names = "--rounds", defaultValue = "1", description = {"Rounds of runs per number of clients, each"
+            + " followed by pgbench (default ${DEFAULT-VALUE}); with several, the median ratio is printed too."})
+    int rounds;
+    /** pgbench's tables are initialised (-i) once, before its first run. */
+    private boolean pgbenchReady;
 
     static final Instant T = Instant.parse("2026-03-01T00:00:00Z");
 
     @Override
     public Integer call() throws Exception {
         var out = spec.commandLine().getOut();
-        if (clientCounts.stream().anyMatch(n -> n < 1) || seconds < 1 || warmup < 0) {
-            throw new LedgerException("--clients and --seconds must be positive");
+        if (clientCounts.stream().anyMatch(n -> n < 1) || seconds < 1 || warmup < 0 || rounds < 1) {
+            throw new LedgerException("--clients, --seconds and --rounds must be positive");
         }
         if (postgresqlOnly && postgresql == null) {
             throw new LedgerException("--postgresql-only needs --postgresql URL");
         }
         Map<String, Double> figures = new java.util.LinkedHashMap<>();
+        /* each ratio of PostgreSQL to pgbench, by "clients shape", one per round */
+        Map<String, List<Double>> ratios = new java.util.LinkedHashMap<>();
         Path temp = null;
         String sqliteUrl;
         if (sqlite == null) {
@@ -97,16 +107,31 @@ final class BenchCommand implements Callable<Integer> {
         try {
             for (int n : clientCounts) {
                 clients = n;
-                for (Shape shape : shapes) {
-                    if (!postgresqlOnly) {
-                        figures.put(n + " sqlite " + shape, run(sqliteUrl, shape == Shape.hot));
+                double pgbenchBefore = Double.NaN;
+                if (postgresql != null) {
+                    pgbenchBefore = pgbench(postgresql);
+                    figures.put(n + " pgbench -N tps" + (rounds > 1 ? " 0" : " before"), pgbenchBefore);
+                }
+                for (int round = 1; round <= rounds; round++) {
+                    String suffix = rounds > 1 ? " " + round : "";
+                    Map<Shape, Double> rates = new java.util.EnumMap<>(Shape.class);
+                    for (Shape shape : shapes) {
+                        if (!postgresqlOnly) {
+                            figures.put(n + " sqlite " + shape + suffix, run(sqliteUrl, shape == Shape.hot));
+                        }
+                        if (postgresql != null) {
+                            rates.put(shape, run(postgresql, shape == Shape.hot));
+                            figures.put(n + " postgresql " + shape + suffix, rates.get(shape));
+                        }
                     }
                     if (postgresql != null) {
-                        figures.put(n + " postgresql " + shape, run(postgresql, shape == Shape.hot));
+                        double pgbenchAfter = pgbench(postgresql);
+                        figures.put(n + " pgbench -N tps" + (rounds > 1 ? suffix : " after"), pgbenchAfter);
+                        double around = (pgbenchBefore + pgbenchAfter) / 2;
+                        rates.forEach((shape, rate) -> ratios.computeIfAbsent(n + " " + shape, k -> new ArrayList<>())
+                                .add(rate / around));
+                        pgbenchBefore = pgbenchAfter;
                     }
-                }
-                if (postgresql != null) {
-                    figures.put(n + " pgbench -N tps", pgbench(postgresql));
                 }
             }
             if (!postgresqlOnly) {
@@ -130,14 +155,19 @@ final class BenchCommand implements Callable<Integer> {
                 out.printf("SQLite commits once per group of waiting events: with %d clients its ceiling is about %d x"
                         + " the fsync probe = %.0f /s%n", n, n, n * fsync);
             }
-            Double pgb = figures.get(n + " pgbench -N tps");
-            if (pgb != null && pgb > 0) {
-                StringBuilder ratios = new StringBuilder();
+            if (postgresql != null) {
+                StringBuilder line = new StringBuilder();
                 for (Shape shape : shapes) {
-                    ratios.append(ratios.isEmpty() ? "" : ", ").append(String.format("%s / pgbench = %.2f", shape,
-                            figures.get(n + " postgresql " + shape) / pgb));
+                    List<Double> each = ratios.get(n + " " + shape);
+                    line.append(line.isEmpty() ? "" : ", ").append(String.format("%s / pgbench = %.2f", shape,
+                            median(each)));
+                    if (each.size() > 1) {
+                        line.append(each.stream().map(r -> String.format("%.2f", r))
+                                .collect(java.util.stream.Collectors.joining(" ", " (median of ", ")")));
+                    }
                 }
-                out.printf("%d clients: ratio postgresql %s%n", n, ratios);
+                out.printf("%d clients: ratio postgresql %s; pgbench as the mean of its runs before and after%n", n,
+                        line);
             }
         }
         out.flush();
@@ -216,6 +246,12 @@ final class BenchCommand implements Callable<Integer> {
             }
             return rate;
         }
+    }
+
+    private static double median(List<Double> values) {
+        List<Double> sorted = values.stream().sorted().toList();
+        int m = sorted.size() / 2;
+        return sorted.size() % 2 == 1 ? sorted.get(m) : (sorted.get(m - 1) + sorted.get(m)) / 2;
     }
 
     /**
@@ -302,10 +338,13 @@ final class BenchCommand implements Callable<Integer> {
             env.put("PGPASSWORD", q.get("password"));
         }
         String bin = pgbench != null ? pgbench.toString() : findPgbench();
-        List<String> init = new ArrayList<>(List.of(bin, "-q", "-i", "-s", Integer.toString(scale)));
-        init.addAll(conn);
-        init.add(db);
-        exec(init, env);
+        if (!pgbenchReady) {
+            List<String> init = new ArrayList<>(List.of(bin, "-q", "-i", "-s", Integer.toString(scale)));
+            init.addAll(conn);
+            init.add(db);
+            exec(init, env);
+            pgbenchReady = true;
+        }
         List<String> run = new ArrayList<>(List.of(bin, "-n", "-N", "-c", Integer.toString(clients), "-j", "2", "-T",
                 Integer.toString(seconds)));
         run.addAll(conn);
