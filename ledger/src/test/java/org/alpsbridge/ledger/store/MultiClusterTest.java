@@ -64,6 +64,19 @@ class MultiClusterTest {
                 Resource.CPU, 1, NodeShape.cores(32), 600, ConcurrencyTest.T));
     }
 
+    @Test
+    void aClusterNameIsOneTo64LettersDigitsAndUnderscoreDotAtHyphen() {
+        for (String good : List.of("a", "Piz_Daint-2.cscs@ch", "x".repeat(64), "0")) {
+            assertEquals(good + "/j1/5", new ReserveRequest(good, "j1", 5, null, "chem", "u", null, Resource.CPU, 1,
+                    NodeShape.cores(32), 600, ConcurrencyTest.T).key());
+        }
+        assertEquals(new Lookup(null, 5, null).cluster(), new Lookup(" ", 5, null).cluster(), "blank: the default");
+        for (String bad : List.of("x".repeat(65), "a b", "a/b", "a#b", "é", "alps\n", "a:b", "٣")) {
+            LedgerException e = assertThrows(LedgerException.class, () -> new Lookup(bad, 5, null));
+            assertEquals("cluster name '" + bad + "' must be 1-64 of letters, digits and _.@-", e.getMessage());
+        }
+    }
+
     static void storm(String url, int threads, int perThread, long seed) throws Exception {
         String where = "seed " + seed + " " + url.replaceAll("\\?.*", "");
         System.out.println("MultiClusterTest " + where);
