@@ -97,14 +97,21 @@ class SharedAppendTest {
         return url;
     }
 
-    /** The allocations' balance columns and sequence, and every entry but its global seq (and a grant's time). */
+    /** The allocations' balance columns and sequences, and every journal entry but its global seq (and a grant's time). */
+    static final List<String> BALANCES_AND_JOURNAL = List.of(
+            "SELECT id, credited, held, settled, last_seq FROM allocation ORDER BY id",
+            "SELECT allocation_id, allocation_seq, kind, amount, rkey, actor, reason,"
+                    + " CASE WHEN rkey IS NULL THEN 0 ELSE created_at END FROM entry ORDER BY allocation_id, allocation_seq");
+
     private static String rows(String url) throws SQLException {
+        return rows(url, BALANCES_AND_JOURNAL);
+    }
+
+    /** The rows of {@code queries} on {@code url}, one line each, to compare two ledgers by. */
+    static String rows(String url, List<String> queries) throws SQLException {
         StringBuilder out = new StringBuilder();
         try (Connection c = DriverManager.getConnection(url)) {
-            for (String query : List.of("SELECT id, credited, held, settled, last_seq FROM allocation ORDER BY id",
-                    "SELECT allocation_id, allocation_seq, kind, amount, rkey, actor, reason,"
-                            + " CASE WHEN rkey IS NULL THEN 0 ELSE created_at END FROM entry"
-                            + " ORDER BY allocation_id, allocation_seq")) {
+            for (String query : queries) {
                 try (var rs = c.createStatement().executeQuery(query)) {
                     int columns = rs.getMetaData().getColumnCount();
                     while (rs.next()) {

@@ -158,25 +158,9 @@ class SharedHoldTest {
 
     /** The allocations' balances and sequences, every journal entry but its global seq, every reservation. */
     private static String rows(String url) throws SQLException {
-        StringBuilder out = new StringBuilder();
-        try (Connection c = DriverManager.getConnection(url)) {
-            for (String query : List.of("SELECT id, credited, held, settled, last_seq FROM allocation ORDER BY id",
-                    "SELECT allocation_id, allocation_seq, kind, amount, rkey, actor, reason,"
-                            + " CASE WHEN rkey IS NULL THEN 0 ELSE created_at END FROM entry"
-                            + " ORDER BY allocation_id, allocation_seq",
-                    "SELECT id, rkey, cluster, batch_id, res_id, project, owner, allocation_id, params, rate, limit_s,"
-                            + " limit_source, state, hold, reason, message, available, t_reserve FROM reservation"
-                            + " ORDER BY id")) {
-                try (var rs = c.createStatement().executeQuery(query)) {
-                    int columns = rs.getMetaData().getColumnCount();
-                    while (rs.next()) {
-                        for (int i = 1; i <= columns; i++) {
-                            out.append(rs.getString(i)).append(i < columns ? " " : "\n");
-                        }
-                    }
-                }
-            }
-        }
-        return out.toString();
+        List<String> queries = new ArrayList<>(SharedAppendTest.BALANCES_AND_JOURNAL);
+        queries.add("SELECT id, rkey, cluster, batch_id, res_id, project, owner, allocation_id, params, rate, limit_s,"
+                + " limit_source, state, hold, reason, message, available, t_reserve FROM reservation ORDER BY id");
+        return SharedAppendTest.rows(url, queries);
     }
 }
