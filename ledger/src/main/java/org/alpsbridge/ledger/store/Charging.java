@@ -63,13 +63,13 @@ final class Charging {
         // that checks the balance under the lock it takes, and the rest are decided here one by one
         return executor.writeEvent(q.project(), c -> lookups.unlockedChargeTarget(c, key, q.project(), q.resource(), t,
                 q.partition()), Holds.ALL, prepared -> prepared == null || prepared.keyTaken() ? null
-                : Holds.Hold.of(q, prepared, limitSource), (c, prepared, heldLeaving) -> {
-            if (heldLeaving != null) { // held together with others, leaving this balance
-                Holds.Hold h = Holds.Hold.of(q, prepared, limitSource);
+                : Holds.Hold.of(q, prepared, limitSource), (c, prepared, held) -> {
+            if (held != null) { // held together with the project's other RESERVEs of the transaction
+                Holds.Hold h = held.hold();
                 log.debug("held {} {} for {} (limit {} s from {})", h.hold(), q.resource().unit(), key,
                         q.limitSeconds(), limitSource);
-                return new Outcome(Decision.OK, key, h.project(), State.HELD, h.hold(), 0, heldLeaving, null, null,
-                        false, false);
+                return new Outcome(Decision.OK, key, h.project(), State.HELD, h.hold(), 0, held.available(), null,
+                        null, false, false);
             }
             // one round trip in the usual case: the key's existence is read with the allocation; the reservation
             // row is locked (after the allocation) only when it exists or there is nothing to charge

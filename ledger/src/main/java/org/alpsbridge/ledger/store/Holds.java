@@ -2,7 +2,6 @@ package org.alpsbridge.ledger.store;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.alpsbridge.ledger.JournalEntry.Kind;
@@ -33,53 +32,32 @@ final class Holds {
         }
     }
 
+    /** A hold made: the allocation's balance after it. */
+    record Held(Hold hold, long available) {
+    }
+
     /** The RESERVEs of one transaction, decided together ({@link Executor#writeEvent(String, Tx, Executor.Asked,
-     * java.util.function.Function, Executor.Then)}): each answer is the allocation's balance after its hold, or null. */
-    static final Executor.Asked<Hold, Long> ALL = Holds::holdAll;
+     * java.util.function.Function, Executor.Then)}): each answer is its hold made, or null. */
+    static final Executor.Asked<Hold, Held> ALL = Holds::holdAll;
 
     private Holds() {
     }
 
-    private static List<Long> holdAll(Connection c, List<Hold> holds) throws SQLException {
+    private static List<Held> holdAll(Connection c, List<Hold> holds) throws SQLException {
         if (holds.size() == 1) {
             return java.util.Collections.singletonList(holdOne(c, holds.get(0)));
         }
-        int n = holds.size();
-        Long[] allocation = new Long[n];
-        Long[] hold = new Long[n];
-        Long[] at = new Long[n];
-        String[] key = new String[n];
-        String[] cluster = new String[n];
-        String[] batch = new String[n];
-        Long[] resId = new Long[n];
-        String[] project = new String[n];
-        String[] owner = new String[n];
-        String[] params = new String[n];
-        Long[] rate = new Long[n];
-        Long[] limit = new Long[n];
-        String[] limitSource = new String[n];
-        for (int i = 0; i < n; i++) {
-            Hold h = holds.get(i);
-            ReserveRequest q = h.request();
-            allocation[i] = h.allocationId();
-            hold[i] = h.hold();
-            at[i] = q.at().getEpochSecond();
-            key[i] = q.key();
-            cluster[i] = q.cluster();
-            batch[i] = q.batchId();
-            resId[i] = q.resId();
-            project[i] = h.project();
-            owner[i] = q.owner();
-            params[i] = q.paramsText();
-            rate[i] = h.rate();
-            limit[i] = q.limitSeconds();
-            limitSource[i] = h.limitSource();
-        }
+        Object[] columns = Sql.columnArrays(c, holds, Sql.bigint(Hold::allocationId), Sql.bigint(Hold::hold),
+                Sql.bigint(h -> h.request().at().getEpochSecond()), Sql.text(h -> h.request().key()),
+                Sql.text(h -> h.request().cluster()), Sql.text(h -> h.request().batchId()),
+                Sql.bigint(h -> h.request().resId()), Sql.text(Hold::project), Sql.text(h -> h.request().owner()),
+                Sql.text(h -> h.request().paramsText()), Sql.bigint(Hold::rate),
+                Sql.bigint(h -> h.request().limitSeconds()), Sql.text(Hold::limitSource));
         // al: the allocations, locked in id order (the latest row versions, under READ COMMITTED); run: each hold with
         // the balance after it and all before it on its allocation, and whether it or one before it lies outside the
         // allocation's time; a: the balance moved by the holds that fit, only if they still fit (so that nothing can
         // overdraw even if the lock were not what was read); then the reservations and their journal entries, in order
-        Long[] after = new Long[n];
+        Held[] held = new Held[holds.size()];
         Sql.list(c, "WITH h AS (SELECT * FROM unnest(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WITH ORDINALITY AS h"
                 + " (allocation_id, hold, at, rkey, cluster, batch_id, res_id, project, owner, params, rate, limit_s,"
                 + " limit_source, i)),"
@@ -102,20 +80,15 @@ final class Holds {
                 + " after, at FROM f ORDER BY i),"
                 + " e AS (" + Journal.INSERT_ENTRY + " SELECT allocation_id, seq, '" + Kind.HOLD.name() + "', -hold,"
                 + " rkey, 'reserve', NULL, at FROM f ORDER BY i)"
-                + " SELECT i, after FROM f", rs -> after[rs.getInt(1) - 1] = rs.getLong(2),
-                c.createArrayOf("bigint", allocation), c.createArrayOf("bigint", hold), c.createArrayOf("bigint", at),
-                c.createArrayOf("text", key), c.createArrayOf("text", cluster), c.createArrayOf("text", batch),
-                c.createArrayOf("bigint", resId), c.createArrayOf("text", project), c.createArrayOf("text", owner),
-                c.createArrayOf("text", params), c.createArrayOf("bigint", rate), c.createArrayOf("bigint", limit),
-                c.createArrayOf("text", limitSource));
-        return new ArrayList<>(Arrays.asList(after));
+                + " SELECT i, after FROM f", rs -> held[rs.getInt(1) - 1] = new Held(holds.get(rs.getInt(1) - 1), rs.getLong(2)), columns);
+        return Arrays.asList(held);
     }
 
     /**
      * One RESERVE alone (each project's only one of its transaction, as when every client charges its own): the
      * same decision in a lighter statement, a single-row UPDATE whose condition is checked on the locked row.
      */
-    private static Long holdOne(Connection c, Hold h) throws SQLException {
+    private static Held holdOne(Connection c, Hold h) throws SQLException {
         ReserveRequest q = h.request();
         long t = q.at().getEpochSecond();
         return Sql.one(c, "WITH a AS (UPDATE allocation SET last_seq = last_seq + 1, held = held + ?"
@@ -125,7 +98,7 @@ final class Holds {
                 + " r AS (" + Charging.INSERT_RESERVATION
                 + " SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, a.available, ? FROM a),"
                 + " e AS (" + Journal.INSERT_ENTRY + " SELECT ?, a.last_seq, ?, ?, ?, 'reserve', NULL, ? FROM a)"
-                + " SELECT available FROM a", rs -> rs.getLong(1),
+                + " SELECT available FROM a", rs -> new Held(h, rs.getLong(1)),
                 h.hold(), h.allocationId(), h.hold(), t, t,
                 q.key(), q.cluster(), q.batchId(), q.resId(), h.project(), q.owner(), h.allocationId(), q.paramsText(),
                 h.rate(), q.limitSeconds(), h.limitSource(), State.HELD.name(), h.hold(), t,

@@ -109,6 +109,10 @@ final class Journal {
     record Append(long allocationId, String key, String actor, long at, List<Move> moves) {
     }
 
+    /** One entry of a shared append: its move, and what it adds to each balance column (credited, held, settled). */
+    private record Entry(Append append, Move move, long[] delta) {
+    }
+
     /** Appends that the events of one transaction share ({@link Executor#share}). */
     final Executor.Shared<Append> appends = this::appendAll;
 
@@ -123,33 +127,15 @@ final class Journal {
             }
             return;
         }
-        List<Long> allocation = new ArrayList<>();
-        List<String> kind = new ArrayList<>();
-        List<Long> amount = new ArrayList<>();
-        List<String> reason = new ArrayList<>();
-        List<String> key = new ArrayList<>();
-        List<String> actor = new ArrayList<>();
-        List<Long> at = new ArrayList<>();
-        List<Long> credited = new ArrayList<>();
-        List<Long> held = new ArrayList<>();
-        List<Long> settled = new ArrayList<>();
+        List<Entry> entries = new ArrayList<>();
         for (Append a : appends) {
             for (Move m : a.moves()) {
-                allocation.add(a.allocationId());
-                kind.add(m.kind().name());
-                amount.add(m.amount());
-                reason.add(m.reason());
-                key.add(a.key());
-                actor.add(a.actor());
-                at.add(a.at());
                 long[] delta = new long[3];
                 delta[column(m)] = m.kind().columnDelta(m.amount());
-                credited.add(delta[0]);
-                held.add(delta[1]);
-                settled.add(delta[2]);
+                entries.add(new Entry(a, m, delta));
             }
         }
-        if (allocation.isEmpty()) {
+        if (entries.isEmpty()) {
             return;
         }
         // each allocation's sequence moves once by its number of entries, which are numbered in their order
@@ -164,13 +150,13 @@ final class Journal {
                 + " " + INSERT_ENTRY + " SELECT m.allocation_id,"
                 + " a.base + row_number() OVER (PARTITION BY m.allocation_id ORDER BY m.i), m.kind, m.amount, m.rkey,"
                 + " m.actor, m.reason, m.created_at FROM m JOIN a ON a.id = m.allocation_id",
-                c.createArrayOf("bigint", allocation.toArray()), c.createArrayOf("text", kind.toArray()),
-                c.createArrayOf("bigint", amount.toArray()), c.createArrayOf("text", reason.toArray()),
-                c.createArrayOf("text", key.toArray()), c.createArrayOf("text", actor.toArray()),
-                c.createArrayOf("bigint", at.toArray()), c.createArrayOf("bigint", credited.toArray()),
-                c.createArrayOf("bigint", held.toArray()), c.createArrayOf("bigint", settled.toArray()));
-        if (appended != allocation.size()) {
-            throw new LedgerException("journal: " + appended + " of " + allocation.size() + " entries appended for "
+                Sql.columnArrays(c, entries, Sql.bigint(e -> e.append().allocationId()),
+                        Sql.text(e -> e.move().kind().name()), Sql.bigint(e -> e.move().amount()),
+                        Sql.text(e -> e.move().reason()), Sql.text(e -> e.append().key()),
+                        Sql.text(e -> e.append().actor()), Sql.bigint(e -> e.append().at()),
+                        Sql.bigint(e -> e.delta()[0]), Sql.bigint(e -> e.delta()[1]), Sql.bigint(e -> e.delta()[2])));
+        if (appended != entries.size()) {
+            throw new LedgerException("journal: " + appended + " of " + entries.size() + " entries appended for "
                     + appends.size() + " settlements; nothing of them was kept, each runs again on its own");
         }
     }

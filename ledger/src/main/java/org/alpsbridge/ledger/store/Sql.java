@@ -86,6 +86,35 @@ final class Sql {
         }
     }
 
+    /** One column of rows passed to PostgreSQL as an array: its SQL element type, and its value in a row. */
+    record Column<R>(String type, java.util.function.Function<R, Object> value) {
+    }
+
+    static <R> Column<R> bigint(java.util.function.Function<R, Object> value) {
+        return new Column<>("bigint", value);
+    }
+
+    static <R> Column<R> text(java.util.function.Function<R, Object> value) {
+        return new Column<>("text", value);
+    }
+
+    /**
+     * {@code rows} as one SQL array per column, in the columns' order: the arguments of an
+     * {@code unnest(?, ?, ...) WITH ORDINALITY} that reads them back as rows, in order (PostgreSQL).
+     */
+    @SafeVarargs
+    static <R> Object[] columnArrays(Connection c, List<R> rows, Column<R>... columns) throws SQLException {
+        Object[] arrays = new Object[columns.length];
+        for (int j = 0; j < columns.length; j++) {
+            Object[] values = new Object[rows.size()];
+            for (int i = 0; i < values.length; i++) {
+                values[i] = columns[j].value().apply(rows.get(i));
+            }
+            arrays[j] = c.createArrayOf(columns[j].type(), values);
+        }
+        return arrays;
+    }
+
     static Long nullableLong(ResultSet rs, String column) throws SQLException {
         long v = rs.getLong(column);
         return rs.wasNull() ? null : v;

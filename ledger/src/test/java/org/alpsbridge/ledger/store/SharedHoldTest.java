@@ -131,12 +131,16 @@ class SharedHoldTest {
         return new Holds.Hold(allocation, q.project(), q, "request", rate, Cost.worst(rate, limit));
     }
 
+    /** The balance after each hold made, null for each not made. */
     private static List<Long> decide(String url, List<Holds.Hold> holds) throws SQLException {
         try (Connection c = DriverManager.getConnection(url)) {
             c.setAutoCommit(false);
-            List<Long> answers = Holds.ALL.decideAll(c, holds);
+            List<Holds.Held> answers = Holds.ALL.decideAll(c, holds);
             c.commit();
-            return answers;
+            for (int i = 0; i < holds.size(); i++) {
+                assertTrue(answers.get(i) == null || answers.get(i).hold() == holds.get(i), "each answer is its own hold");
+            }
+            return answers.stream().map(h -> h == null ? null : h.available()).toList();
         }
     }
 
