@@ -38,12 +38,14 @@ final class Charging {
     private final Executor executor;
     private final Lookups lookups;
     private final Journal journal;
+    private final Settlements settlements;
     private final EventGroups groups = new EventGroups();
 
-    Charging(Executor executor, Lookups lookups, Journal journal) {
+    Charging(Executor executor, Dialect dialect, Lookups lookups, Journal journal) {
         this.executor = executor;
         this.lookups = lookups;
         this.journal = journal;
+        this.settlements = new Settlements(dialect, journal);
     }
 
     Outcome reserve(ReserveRequest q) {
@@ -126,7 +128,7 @@ final class Charging {
                 log.debug("held {} {} for {} (limit {} s from {})", hold, q.resource().unit(), key, q.limitSeconds(),
                         limitSource);
             } else {
-                Sql.update(c, (String) insert[0], java.util.Arrays.copyOfRange(insert, 1, insert.length));
+                Sql.update(c, insert);
                 log.info("denied {}: {}", key, message);
             }
             return new Outcome(state == State.HELD ? Decision.OK : Decision.DENIED, key, projectName, state,
@@ -272,19 +274,15 @@ final class Charging {
     Outcome release(ReleaseRequest q) {
         long t = q.at().getEpochSecond();
         String payload = q.payloadText();
-        // The prepare step looks up (and locks) the reservation and, when the RELEASE settles a hold in progress,
-        // writes the reservation's settled row: on PostgreSQL it runs before any event of the transaction locks an
-        // allocation, so that under the allocation's lock only the balance and its journal entries remain, shared
-        // with the project's other settlements of the transaction. Every other case (a repeat, a void, a late
-        // RELEASE, a reservation changed meanwhile) reads it again in work.
-        return executor.writeEvent(groups.of(q.lookup()), c -> settledAhead(c, q, t, payload), (c, ahead) -> {
-            if (ahead != null) {
-                // the balance and its entries: on PostgreSQL one statement for all settlements of the project in
-                // this transaction (one round trip under the allocation's lock instead of one per RELEASE)
-                Res r = ahead.reservation();
-                executor.share(c, journal.appends, new Journal.Append(r.allocationId(), r.key(), "release", t,
-                        ahead.moves()));
-                return ahead.outcome();
+        // The prepare step looks up the reservation, unlocked: on PostgreSQL it runs before any event of the
+        // transaction locks an allocation. The usual RELEASE settles a hold in progress: its settled row, journal
+        // entries and balance are written with the project's other settlements of the transaction in one statement
+        // (one round trip for all of them) if the reservation is still as read. Every other case (a repeat, a
+        // void, a late RELEASE, a reservation changed meanwhile) reads it again, locked, and decides here.
+        return executor.writeEvent(groups.of(q.lookup()), c -> settlementAhead(c, q, t, payload), settlements,
+                ahead -> ahead, (c, ahead, settled) -> {
+            if (settled != null) {
+                return settled.outcome();
             }
             Res r = lookups.findReservation(c, q.lookup());
             if (r == null) {
@@ -305,9 +303,9 @@ final class Charging {
                 Sql.update(c, "UPDATE reservation SET release_text = ? WHERE id = ?", payload, r.id());
                 return nothingToSettle(r, false);
             }
-            if (settles(r, q)) {
+            if (Settlements.settles(r, q)) {
                 // (found only now: the prepare step found none or an older one, or it changed meanwhile)
-                Settlement s = settlement(r, q, t, payload);
+                Settlements.Settlement s = Settlements.Settlement.of(r, q, t, payload);
                 journal.append(c, r.allocationId(), r.key(), "release", t, s.update(), s.moves());
                 return s.outcome();
             }
@@ -327,62 +325,13 @@ final class Charging {
     }
 
     /**
-     * What a RELEASE that settles a hold in progress writes: the reservation's settled row ({@code update}, an
-     * UPDATE with its arguments, which changes the row only if it is still as read and still the lookup's latest
-     * reservation) and the journal entries that move the balance.
+     * RELEASE's prepare step: the settlement to write when {@code q} settles the hold in progress of the lookup's
+     * latest reservation as read (unlocked: the settlement is written only if the row is still so); else null.
      */
-    private record Settlement(Res reservation, Object[] update, List<Journal.Move> moves, Outcome outcome) {
-    }
-
-    private static Settlement settlement(Res r, ReleaseRequest q, long t, String payload) {
-        boolean byClock = q.elapsedSeconds() == ReleaseRequest.BY_CLOCK;
-        long elapsed = byClock ? Math.max(0, t - r.tConfirm()) : q.elapsedSeconds();
-        long actual = q.nodeFailure() ? 0 : Cost.actual(r.rate(), elapsed, r.limit());
-        String reason = q.nodeFailure() ? "NODE_FAILURE" : null;
-        if (r.state() == State.HELD && actual > 0) {
-            log.debug("RELEASE of unconfirmed {} reports {} s of use: charged", r.key(), elapsed);
-        }
-        long charge = Math.min(actual, r.hold());
-        List<Journal.Move> moves = new ArrayList<>(2);
-        if (charge > 0) {
-            moves.add(new Journal.Move(Kind.SETTLE, -charge, reason));
-        }
-        if (r.hold() > 0) {
-            moves.add(new Journal.Move(Kind.RETURN, r.hold(), null));
-        }
-        // no SELECT ... FOR UPDATE of the allocation: the balance is not consulted, and append's UPDATE locks the
-        // row. The latest is found as findReservation finds it: a query of that shape is planned on reservation_res
-        // even while the table is empty, which a generic plan keeps.
-        List<Object> update = new ArrayList<>(List.of("UPDATE reservation SET state = ?, charge = ?,"
-                + " overrun_s = ?, reason = ?, t_release = ?, release_text = ? WHERE id = ? AND state = ?"
-                + " AND release_text IS NULL AND hold = ? AND t_confirm IS NOT DISTINCT FROM ?"
-                + " AND id = (SELECT id FROM reservation WHERE " + Lookups.latest(q.lookup()) + ")"));
-        update.addAll(java.util.Arrays.asList(State.SETTLED.name(), charge, Math.max(0, elapsed - r.limit()), reason,
-                t, payload, r.id(), r.state().name(), r.hold(), r.tConfirm()));
-        update.addAll(Lookups.latestArgs(q.lookup()));
-        return new Settlement(r, update.toArray(), moves, new Outcome(Decision.OK, r.key(), r.project(),
-                State.SETTLED, r.hold(), charge, r.available(), reason, r.message(), r.forced(), false));
-    }
-
-    /**
-     * RELEASE's prepare step: the settlement, with the reservation's row already written, when {@code q}
-     * settles the hold in progress of the lookup's latest reservation; else null (work decides).
-     */
-    private Settlement settledAhead(Connection c, ReleaseRequest q, long t, String payload) throws SQLException {
-        Res r = lookups.findReservation(c, q.lookup());
-        if (r == null || !settles(r, q)) {
-            return null;
-        }
-        Settlement s = settlement(r, q, t, payload);
-        Object[] update = s.update();
-        return Sql.update(c, (String) update[0], java.util.Arrays.copyOfRange(update, 1, update.length)) == 1 ? s : null;
-    }
-
-    /** Whether RELEASE {@code q} of {@code r} as read settles a hold in progress (not a repeat, a void or a late one). */
-    private static boolean settles(Res r, ReleaseRequest q) {
-        boolean inProgress = r.state() == State.HELD || r.state() == State.CONFIRMED;
-        boolean byClock = q.elapsedSeconds() == ReleaseRequest.BY_CLOCK;
-        return inProgress && r.releaseText() == null && !q.neverRan() && !(byClock && r.tConfirm() == null);
+    private Settlements.Settlement settlementAhead(Connection c, ReleaseRequest q, long t, String payload)
+            throws SQLException {
+        Res r = lookups.readReservation(c, q.lookup());
+        return r != null && Settlements.settles(r, q) ? Settlements.Settlement.of(r, q, t, payload) : null;
     }
 
     private static Outcome nothingToSettle(Res r, boolean replayed) {

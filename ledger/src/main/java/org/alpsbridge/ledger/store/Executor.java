@@ -31,27 +31,10 @@ interface Executor extends AutoCloseable {
     }
 
     /**
-     * Has {@code item} applied with the other items of {@code kind} that events of this transaction share: a
-     * store whose transactions hold several events applies them all in one statement, after the work of the
-     * transaction's events of the same group and before those of the next group (so that allocations are
-     * still locked in group order), and before its commit. Only for work that cannot fail on its own: a failure
-     * there fails every event of the statement, and each then runs again alone. Applied at once by default.
-     */
-    default <S> void share(java.sql.Connection c, Shared<S> kind, S item) throws java.sql.SQLException {
-        kind.applyAll(c, java.util.List.of(item));
-    }
-
-    /** Work several events of one transaction may share: {@link #share}. */
-    @FunctionalInterface
-    interface Shared<S> {
-        void applyAll(java.sql.Connection c, java.util.List<S> items) throws java.sql.SQLException;
-    }
-
-    /**
      * A two-step job event whose usual case is decided together with the other events of its group in the
      * transaction: {@code ask} turns what prepare read into the item to decide (null: none), {@code kind} decides
      * the group's items ({@link Asked#decideAll}: one statement on a store whose transactions hold several
-     * events, after the group's work and its {@link #share shared} items), and {@code then} finishes the event
+     * events, after the group's work, the kinds of the group in the order of their {@link Asked#rank}), and {@code then} finishes the event
      * with its item's answer (null when it had no item or the item was not decided) under the same locks. A
      * failure in {@code then} is the event's own; one in {@code decideAll} fails every event of it, each then
      * runs again alone. Decided at once by default.
@@ -69,6 +52,14 @@ interface Executor extends AutoCloseable {
     interface Asked<S, A> {
         /** The answer to each of {@code items}, in their order; null for an item not decided. */
         java.util.List<A> decideAll(java.sql.Connection c, java.util.List<S> items) throws java.sql.SQLException;
+
+        /**
+         * Kinds of one group are decided in ascending rank (default 0): settlements before holds, so that what a
+         * RELEASE returns is there for the RESERVEs of its transaction.
+         */
+        default int rank() {
+            return 0;
+        }
     }
 
     /** The last step of an event decided with others: what prepare read, and its item's answer. */

@@ -48,7 +48,7 @@ public final class JdbcLedger implements Ledger {
         Lookups lookups = new Lookups(dialect);
         this.journal = new Journal(dialect);
         this.accounts = new Accounts(executor, lookups, journal);
-        this.charging = new Charging(executor, lookups, journal);
+        this.charging = new Charging(executor, dialect, lookups, journal);
         this.reports = new Reports(executor);
         this.consistency = new Consistency(executor);
     }

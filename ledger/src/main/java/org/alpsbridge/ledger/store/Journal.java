@@ -51,6 +51,14 @@ final class Journal {
      */
     void append(Connection c, long allocationId, String key, String actor, long at, Object[] also,
                         List<Move> moves) throws SQLException {
+        if (!appendIf(c, allocationId, key, actor, at, also, moves)) {
+            throw unchanged(key);
+        }
+    }
+
+    /** {@link #append}, but false (nothing appended) instead of a failure when {@code also} changes no row. */
+    boolean appendIf(Connection c, long allocationId, String key, String actor, long at, Object[] also,
+                     List<Move> moves) throws SQLException {
         long[] delta = new long[3]; // credited, held, settled
         for (Move m : moves) {
             delta[column(m)] = Math.addExact(delta[column(m)], m.kind().columnDelta(m.amount()));
@@ -76,16 +84,13 @@ final class Journal {
                 args.addAll(java.util.Arrays.asList(i + 1L, m.kind().name(), m.amount(), m.reason()));
             }
             sql.append(") AS m (i, kind, amount, reason)");
-            if (Sql.update(c, sql.toString(), args.toArray()) != moves.size()) {
-                throw unchanged(key);
-            }
-            return;
+            return Sql.update(c, sql.toString(), args.toArray()) == moves.size();
         }
-        if (also != null && Sql.update(c, (String) also[0], java.util.Arrays.copyOfRange(also, 1, also.length)) != 1) {
-            throw unchanged(key);
+        if (also != null && Sql.update(c, also) != 1) {
+            return false;
         }
         if (moves.isEmpty()) {
-            return;
+            return true;
         }
         refuseOverflow(c, allocationId, delta);
         long seq = Sql.returning(c, bump, (long) moves.size(), delta[0], delta[1], delta[2], allocationId)
@@ -94,71 +99,16 @@ final class Journal {
             Sql.update(c, INSERT_ENTRY + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", allocationId, ++seq, m.kind().name(),
                     m.amount(), key, actor, m.reason(), at);
         }
+        return true;
     }
 
     /** The balance column move {@code m} changes: 0 credited (granted), 1 held, 2 settled (used). */
-    private static int column(Move m) {
+    static int column(Move m) {
         return switch (m.kind().column()) {
             case "credited" -> 0;
             case "held" -> 1;
             default -> 2;
         };
-    }
-
-    /** Entries of one allocation to append, as {@link #append} appends them without {@code also}. */
-    record Append(long allocationId, String key, String actor, long at, List<Move> moves) {
-    }
-
-    /** One entry of a shared append: its move, and what it adds to each balance column (credited, held, settled). */
-    private record Entry(Append append, Move move, long[] delta) {
-    }
-
-    /** Appends that the events of one transaction share ({@link Executor#share}). */
-    final Executor.Shared<Append> appends = this::appendAll;
-
-    /**
-     * Appends each of {@code appends}, in order; on PostgreSQL in one statement, which locks their allocations
-     * (the caller's transaction holds their locks already, or is the only one to take them in its order).
-     */
-    private void appendAll(Connection c, List<Append> appends) throws SQLException {
-        if (dialect != Dialect.POSTGRESQL || appends.size() == 1) {
-            for (Append a : appends) {
-                append(c, a.allocationId(), a.key(), a.actor(), a.at(), null, a.moves());
-            }
-            return;
-        }
-        List<Entry> entries = new ArrayList<>();
-        for (Append a : appends) {
-            for (Move m : a.moves()) {
-                long[] delta = new long[3];
-                delta[column(m)] = m.kind().columnDelta(m.amount());
-                entries.add(new Entry(a, m, delta));
-            }
-        }
-        if (entries.isEmpty()) {
-            return;
-        }
-        // each allocation's sequence moves once by its number of entries, which are numbered in their order
-        int appended = Sql.update(c, "WITH m AS (SELECT * FROM unnest(?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WITH ORDINALITY"
-                + " AS m (allocation_id, kind, amount, reason, rkey, actor, created_at, credited, held, settled, i)),"
-                + " d AS (SELECT allocation_id, count(*) AS n, CAST(sum(credited) AS BIGINT) AS credited,"
-                + " CAST(sum(held) AS BIGINT) AS held, CAST(sum(settled) AS BIGINT) AS settled FROM m"
-                + " GROUP BY allocation_id),"
-                + " a AS (UPDATE allocation SET last_seq = last_seq + d.n, credited = allocation.credited + d.credited,"
-                + " held = allocation.held + d.held, settled = allocation.settled + d.settled FROM d"
-                + " WHERE allocation.id = d.allocation_id RETURNING allocation.id, allocation.last_seq - d.n AS base)"
-                + " " + INSERT_ENTRY + " SELECT m.allocation_id,"
-                + " a.base + row_number() OVER (PARTITION BY m.allocation_id ORDER BY m.i), m.kind, m.amount, m.rkey,"
-                + " m.actor, m.reason, m.created_at FROM m JOIN a ON a.id = m.allocation_id",
-                Sql.columnArrays(c, entries, Sql.bigint(e -> e.append().allocationId()),
-                        Sql.text(e -> e.move().kind().name()), Sql.bigint(e -> e.move().amount()),
-                        Sql.text(e -> e.move().reason()), Sql.text(e -> e.append().key()),
-                        Sql.text(e -> e.append().actor()), Sql.bigint(e -> e.append().at()),
-                        Sql.bigint(e -> e.delta()[0]), Sql.bigint(e -> e.delta()[1]), Sql.bigint(e -> e.delta()[2])));
-        if (appended != entries.size()) {
-            throw new LedgerException("journal: " + appended + " of " + entries.size() + " entries appended for "
-                    + appends.size() + " settlements; nothing of them was kept, each runs again on its own");
-        }
     }
 
     private static LedgerException unchanged(String key) {

@@ -82,6 +82,16 @@ final class Lookups {
     }
 
     /**
+     * {@link #findReservation} without the row lock, for a write that checks in its own condition that the row is
+     * still as read (a RELEASE's settled row): a lock taken here would cost a write of its own (the lock is kept in
+     * the row) only to be taken again by that write.
+     */
+    Res readReservation(Connection c, Lookup l) throws SQLException {
+        return Sql.one(c, "SELECT " + Res.COLUMNS + " FROM reservation WHERE " + latest(l), Res::of,
+                latestArgs(l).toArray());
+    }
+
+    /**
      * The condition (and order) that picks lookup {@code l}'s latest reservation from {@code reservation}, with
      * {@link #latestArgs}: {@link #findReservation}'s, and the RELEASE's check that it settles that one still.
      * The shape is planned on reservation_res even on an empty table.

@@ -32,11 +32,11 @@ import org.slf4j.LoggerFactory;
  * commit (one COMMIT round trip, one WAL flush) instead of one each. The units are applied in the order of
  * their groups' names, so that two transactions lock the allocations they share in the same order and do
  * not deadlock. The prepare steps of all units (a two-step {@link #writeEvent(String, Tx, Step)}) run before
- * the first unit's work, so that they are not paid under an allocation's lock; what units share
- * ({@link #share}: the journal entries of a project's settlements) is applied in one statement after the
- * work of their group, one round trip under the lock for all of them, and what they have decided together
- * ({@link Asked}: the project's RESERVEs, {@link Holds}) in one more, before each unit's last step. When a unit fails, the
- * transaction is rolled back and run again without it, and the failing unit runs alone: it fails alone, its neighbours commit. A deadlock, a serialization failure or a
+ * the first unit's work, so that they are not paid under an allocation's lock; what units have decided together
+ * ({@link Asked}: the project's settlements, {@link Settlements}, then its RESERVEs, {@link Holds}) is decided
+ * in one statement per kind after the work of their group, one round trip under the lock for all of them, before
+ * each unit's last step. When a unit fails, the transaction is rolled back and run again without it, and the
+ * failing unit runs alone: it fails alone, its neighbours commit. A deadlock, a serialization failure or a
  * concurrent insert of the same key rolls the transaction back and runs each unit again on its own, retried.
  *
  * <p><b>Failover.</b> A lost connection (the server killed, restarted, or a standby promoted behind a
@@ -190,19 +190,6 @@ final class PostgresExecutor implements Executor {
         return n == 0 ? 0 : (double) committed.get() / n;
     }
 
-    /** Items to share, by the write connection of the transaction they belong to. */
-    private final java.util.Map<Connection, Shares> sharing = new java.util.concurrent.ConcurrentHashMap<>();
-
-    @Override
-    public <S> void share(Connection c, Shared<S> kind, S item) throws SQLException {
-        Shares shares = sharing.get(c);
-        if (shares == null) {
-            kind.applyAll(c, List.of(item));
-        } else {
-            shares.add(kind, item);
-        }
-    }
-
     @Override
     public <T> T write(Tx<T> work) {
         return submit(new Pending<>(null, null, (Connection c, Object none) -> work.apply(c), false));
@@ -215,7 +202,7 @@ final class PostgresExecutor implements Executor {
 
     /**
      * The prepare steps of a transaction's events all run before the first work step: on a hot allocation
-     * they cost no time under its lock (a RELEASE's lookup, lock and settled row of its reservation), and the next
+     * they cost no time under its lock (a RESERVE's and a RELEASE's lookups), and the next
      * transaction of a project does them while the one before holds the allocation.
      */
     @Override
@@ -224,8 +211,9 @@ final class PostgresExecutor implements Executor {
     }
 
     /**
-     * The items of a group's events are decided in one {@link Asked#decideAll} after the group's work and
-     * shared items: on a hot allocation one round trip under its lock for all the RESERVEs of the transaction.
+     * The items of a group's events are decided in one {@link Asked#decideAll} per kind after the group's work:
+     * on a hot allocation one round trip under its lock for all the RESERVEs of the transaction, one for all its
+     * settlements.
      */
     @Override
     public <P, S, A, T> T writeEvent(String group, Tx<P> prepare, Asked<S, A> kind,
@@ -434,8 +422,7 @@ final class PostgresExecutor implements Executor {
                         return;
                     }
                 }
-                Shares shares = new Shares();
-                sharing.put(c, shares);
+                Asks asks = new Asks();
                 try {
                     Object[] prepared = new Object[todo.size()];
                     for (applying = 0; applying < todo.size(); applying++) {
@@ -447,15 +434,14 @@ final class PostgresExecutor implements Executor {
                         if (next == todo.size() || next > 0 && !java.util.Objects.equals(todo.get(next).group,
                                 todo.get(next - 1).group)) {
                             // the group before, before the next group's allocations are locked: what its units
-                            // shared and asked, then the last step of those that asked
-                            shares.apply(c, answers);
+                            // asked, then the last step of those that asked
+                            asks.decide(c, answers);
                             for (applying = start; applying < next; applying++) {
                                 Pending<?> p = todo.get(applying);
                                 if (p.then != null) {
                                     results[applying] = p.then.apply(c, prepared[applying], answers[applying]);
                                 }
                             }
-                            shares.apply(c, answers); // what those last steps shared
                             start = next;
                         }
                         if (next < todo.size()) {
@@ -466,7 +452,7 @@ final class PostgresExecutor implements Executor {
                             } else {
                                 Object item = p.ask.apply(prepared[next]);
                                 if (item != null) {
-                                    shares.ask(p.kind, item, next);
+                                    asks.ask(p.kind, item, next);
                                 }
                             }
                         }
@@ -499,7 +485,7 @@ final class PostgresExecutor implements Executor {
                     }
                     rollbackQuietly(c);
                     if (todo.size() > 1) {
-                        if (!committing && !shares.applying && !(sql != null && isRetryable(sql))) { // the unit's own failure
+                        if (!committing && !asks.deciding && !(sql != null && isRetryable(sql))) { // the unit's own failure
                             Pending<?> failing = todo.get(applying);
                             List<Pending<?>> rest = new ArrayList<>(todo);
                             rest.remove(applying);
@@ -523,48 +509,41 @@ final class PostgresExecutor implements Executor {
                     earlier.forEach(failure::addSuppressed);
                     todo.get(0).result.completeExceptionally(failure);
                     return;
-                } finally {
-                    sharing.remove(c);
                 }
             }
         }
     }
 
     /**
-     * What the events of one transaction share ({@link Executor#share}) and ask to have decided together
-     * ({@link Asked}), by kind, in the order they came: applied when the transaction moves to the next group
-     * and before it commits, the shared items first (a settlement's returned hold is there for the RESERVEs
-     * decided after it).
+     * What the events of one group of a transaction ask to have decided together ({@link Asked}), by kind, in the
+     * order they came: decided when the transaction moves to the next group and before it commits, the kinds in
+     * the order of their {@link Asked#rank} (a settlement's returned hold is there for the RESERVEs decided after
+     * it).
      */
-    private static final class Shares {
+    private static final class Asks {
 
-        private final java.util.Map<Shared<?>, List<Object>> items = new java.util.LinkedHashMap<>();
-        private final java.util.Map<Asked<Object, Object>, List<Object>> asked = new java.util.LinkedHashMap<>();
+        private final java.util.Map<Asked<Object, Object>, List<Object>> items = new java.util.HashMap<>();
         /** The unit (index in its transaction) of each asked item, in the same order. */
         private final java.util.Map<Asked<Object, Object>, List<Integer>> askers = new java.util.HashMap<>();
-        /** Being applied: a failure now is none of one unit's own. */
-        boolean applying;
-
-        void add(Shared<?> kind, Object item) {
-            items.computeIfAbsent(kind, k -> new ArrayList<>()).add(item);
-        }
+        /** Being decided: a failure now is none of one unit's own. */
+        boolean deciding;
 
         void ask(Asked<Object, Object> kind, Object item, int unit) {
-            asked.computeIfAbsent(kind, k -> new ArrayList<>()).add(item);
+            items.computeIfAbsent(kind, k -> new ArrayList<>()).add(item);
             askers.computeIfAbsent(kind, k -> new ArrayList<>()).add(unit);
         }
 
-        /** Applies the shared items, then decides the asked ones, each answer into {@code answers} at its unit. */
-        @SuppressWarnings({"unchecked", "rawtypes"})
-        void apply(Connection c, Object[] answers) throws SQLException {
-            applying = true;
-            for (var e : items.entrySet()) {
-                ((Shared) e.getKey()).applyAll(c, e.getValue());
+        /** Decides the asked items, kind by kind, each answer into {@code answers} at its unit. */
+        void decide(Connection c, Object[] answers) throws SQLException {
+            if (items.isEmpty()) {
+                return;
             }
-            items.clear();
-            for (var e : asked.entrySet()) {
-                List<Object> decided = e.getKey().decideAll(c, e.getValue());
-                List<Integer> units = askers.get(e.getKey());
+            deciding = true;
+            List<Asked<Object, Object>> kinds = new ArrayList<>(items.keySet());
+            kinds.sort(java.util.Comparator.comparingInt(Asked::rank));
+            for (Asked<Object, Object> kind : kinds) {
+                List<Object> decided = kind.decideAll(c, items.get(kind));
+                List<Integer> units = askers.get(kind);
                 if (decided.size() != units.size()) {
                     throw new LedgerException(decided.size() + " answers to " + units.size() + " items decided together");
                 }
@@ -572,9 +551,9 @@ final class PostgresExecutor implements Executor {
                     answers[units.get(i)] = decided.get(i);
                 }
             }
-            asked.clear();
+            items.clear();
             askers.clear();
-            applying = false;
+            deciding = false;
         }
     }
 

@@ -86,6 +86,11 @@ final class Sql {
         }
     }
 
+    /** {@link #update} of a statement kept with its arguments: the SQL first, then its arguments in order. */
+    static int update(Connection c, Object[] statement) throws SQLException {
+        return update(c, (String) statement[0], java.util.Arrays.copyOfRange(statement, 1, statement.length));
+    }
+
     /** One column of rows passed to PostgreSQL as an array: its SQL element type, and its value in a row. */
     record Column<R>(String type, java.util.function.Function<R, Object> value) {
     }

@@ -162,9 +162,9 @@ class SharedHoldTest {
 
     /** The allocations' balances and sequences, every journal entry but its global seq, every reservation. */
     private static String rows(String url) throws SQLException {
-        List<String> queries = new ArrayList<>(SharedAppendTest.BALANCES_AND_JOURNAL);
+        List<String> queries = new ArrayList<>(SharedSettlementTest.BALANCES_AND_JOURNAL);
         queries.add("SELECT id, rkey, cluster, batch_id, res_id, project, owner, allocation_id, params, rate, limit_s,"
                 + " limit_source, state, hold, reason, message, available, t_reserve FROM reservation ORDER BY id");
-        return SharedAppendTest.rows(url, queries);
+        return SharedSettlementTest.rows(url, queries);
     }
 }
