@@ -60,12 +60,12 @@ final class Charging {
         String params = q.paramsText();
         long t = q.at().getEpochSecond();
         groups.remember(key, q.cluster(), q.resId(), q.project());
-        // on PostgreSQL the prepare step reads the allocation unlocked, before any event of the transaction locks
-        // one; the usual RESERVE is then held with the project's other RESERVEs of the transaction in one statement
-        // that checks the balance under the lock it takes, and the rest are decided here one by one
-        return executor.writeEvent(q.project(), c -> lookups.unlockedChargeTarget(c, key, q.project(), q.resource(), t,
-                q.partition()), Holds.ALL, prepared -> prepared == null || prepared.keyTaken() ? null
-                : Holds.Hold.of(q, prepared, limitSource), (c, prepared, held) -> {
+        // on PostgreSQL the allocation is read unlocked, with the other RESERVEs' of the transaction, before any event
+        // of it locks one; the usual RESERVE is then held with the project's other RESERVEs of the transaction in one
+        // statement that checks the balance under the lock it takes, and the rest are decided here one by one
+        return executor.writeEvent(q.project(), lookups.unlockedTargets, q, Holds.ALL,
+                read -> read == null || read.keyTaken() ? null : Holds.Hold.of(q, read, limitSource),
+                (c, read, held) -> {
             if (held != null) { // held together with the project's other RESERVEs of the transaction
                 Holds.Hold h = held.hold();
                 log.debug("held {} {} for {} (limit {} s from {})", h.hold(), q.resource().unit(), key,
@@ -274,13 +274,14 @@ final class Charging {
     Outcome release(ReleaseRequest q) {
         long t = q.at().getEpochSecond();
         String payload = q.payloadText();
-        // The prepare step looks up the reservation, unlocked: on PostgreSQL it runs before any event of the
-        // transaction locks an allocation. The usual RELEASE settles a hold in progress: its settled row, journal
-        // entries and balance are written with the project's other settlements of the transaction in one statement
-        // (one round trip for all of them) if the reservation is still as read. Every other case (a repeat, a
-        // void, a late RELEASE, a reservation changed meanwhile) reads it again, locked, and decides here.
-        return executor.writeEvent(groups.of(q.lookup()), c -> settlementAhead(c, q, t, payload), settlements,
-                ahead -> ahead, (c, ahead, settled) -> {
+        // The reservation is read unlocked, with the other RELEASEs' of the transaction: on PostgreSQL before any
+        // event of the transaction locks an allocation. The usual RELEASE settles a hold in progress: its settled
+        // row, journal entries and balance are written with the project's other settlements of the transaction in
+        // one statement (one round trip for all of them) if the reservation is still as read. Every other case (a
+        // repeat, a void, a late RELEASE, a reservation changed meanwhile) reads it again, locked, and decides here.
+        return executor.writeEvent(groups.of(q.lookup()), lookups.latestReservations, q.lookup(), settlements,
+                read -> read != null && Settlements.settles(read, q) ? Settlements.Settlement.of(read, q, t, payload)
+                        : null, (c, read, settled) -> {
             if (settled != null) {
                 return settled.outcome();
             }
@@ -322,16 +323,6 @@ final class Charging {
             Sql.update(c, "UPDATE reservation SET release_text = ? WHERE id = ?", payload, r.id());
             return lookups.reservationByKey(c, r.key()).outcome(Decision.OK, false);
         });
-    }
-
-    /**
-     * RELEASE's prepare step: the settlement to write when {@code q} settles the hold in progress of the lookup's
-     * latest reservation as read (unlocked: the settlement is written only if the row is still so); else null.
-     */
-    private Settlements.Settlement settlementAhead(Connection c, ReleaseRequest q, long t, String payload)
-            throws SQLException {
-        Res r = lookups.readReservation(c, q.lookup());
-        return r != null && Settlements.settles(r, q) ? Settlements.Settlement.of(r, q, t, payload) : null;
     }
 
     private static Outcome nothingToSettle(Res r, boolean replayed) {

@@ -20,34 +20,31 @@ interface Executor extends AutoCloseable {
     }
 
     /**
-     * A job event in two steps: {@code prepare} (reads, row locks and writes of the event's own reservation) and
-     * {@code work}, which gets what prepare read. A store whose transactions hold several events may run the
-     * prepare steps of all of them first, before the first work locks an allocation, so that they cost no
-     * time under that lock: work must then make sure that what prepare read is still so (an earlier event of
-     * the same transaction may have changed it) and throw otherwise, and the event runs again on its own.
+     * A job event in steps whose usual case is read and decided together with the other events of its
+     * transaction: {@code reads} reads the item {@code read} (with the other items of that kind of the
+     * transaction's events: one statement, before the transaction locks anything; it must neither lock nor
+     * write), {@code ask} turns what was read into the item to decide (null: none), {@code kind} decides the
+     * group's items ({@link Asked#decideAll}: one statement on a store whose transactions hold several events,
+     * after the group's work, the kinds of the group in the order of their {@link Asked#rank}), and {@code then}
+     * finishes the event with what was read and its item's answer (null when it had no item or the item was not
+     * decided) under the same locks; what was read may have changed since (another event of the transaction, or
+     * of another), so {@code decideAll} must decide only on what it finds still so. A failure in {@code then} is
+     * the event's own; one in {@code decideAll} fails every event of it, each then runs again alone. Read and
+     * decided at once by default.
      */
-    default <P, T> T writeEvent(String group, Tx<P> prepare, Step<P, T> work) {
-        return writeEvent(group, c -> work.apply(c, prepare.apply(c)));
-    }
-
-    /**
-     * A two-step job event whose usual case is decided together with the other events of its group in the
-     * transaction: {@code ask} turns what prepare read into the item to decide (null: none), {@code kind} decides
-     * the group's items ({@link Asked#decideAll}: one statement on a store whose transactions hold several
-     * events, after the group's work, the kinds of the group in the order of their {@link Asked#rank}), and {@code then} finishes the event
-     * with its item's answer (null when it had no item or the item was not decided) under the same locks. A
-     * failure in {@code then} is the event's own; one in {@code decideAll} fails every event of it, each then
-     * runs again alone. Decided at once by default.
-     */
-    default <P, S, A, T> T writeEvent(String group, Tx<P> prepare, Asked<S, A> kind, java.util.function.Function<P, S> ask,
-                                      Then<P, A, T> then) {
-        return writeEvent(group, prepare, (c, prepared) -> {
+    default <R, P, S, A, T> T writeEvent(String group, Asked<R, P> reads, R read, Asked<S, A> kind,
+                                         java.util.function.Function<P, S> ask, Then<P, A, T> then) {
+        return writeEvent(group, c -> {
+            P prepared = reads.decideAll(c, java.util.List.of(read)).get(0);
             S item = ask.apply(prepared);
             return then.apply(c, prepared, item == null ? null : kind.decideAll(c, java.util.List.of(item)).get(0));
         });
     }
 
-    /** Items several events of one transaction have decided together: {@link #writeEvent(String, Tx, Asked, java.util.function.Function, Then)}. */
+    /**
+     * Items several events of one transaction read or decide together: {@link #writeEvent(String, Asked, Object,
+     * Asked, java.util.function.Function, Then)}.
+     */
     @FunctionalInterface
     interface Asked<S, A> {
         /** The answer to each of {@code items}, in their order; null for an item not decided. */
@@ -66,12 +63,6 @@ interface Executor extends AutoCloseable {
     @FunctionalInterface
     interface Then<P, A, T> {
         T apply(java.sql.Connection c, P prepared, A answer) throws java.sql.SQLException;
-    }
-
-    /** The second step of a two-step event. */
-    @FunctionalInterface
-    interface Step<P, T> {
-        T apply(java.sql.Connection c, P prepared) throws java.sql.SQLException;
     }
 
     <T> T read(Tx<T> work);

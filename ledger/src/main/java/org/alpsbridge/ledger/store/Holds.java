@@ -36,8 +36,10 @@ final class Holds {
     record Held(Hold hold, long available) {
     }
 
-    /** The RESERVEs of one transaction, decided together ({@link Executor#writeEvent(String, Tx, Executor.Asked,
-     * java.util.function.Function, Executor.Then)}): each answer is its hold made, or null. */
+    /**
+     * The RESERVEs of one transaction, decided together ({@link Executor#writeEvent(String, Executor.Asked, Object,
+     * Executor.Asked, java.util.function.Function, Executor.Then)}): each answer is its hold made, or null.
+     */
     static final Executor.Asked<Hold, Held> ALL = Holds::holdAll;
 
     private Holds() {
@@ -62,7 +64,7 @@ final class Holds {
                 + " (allocation_id, hold, at, rkey, cluster, batch_id, res_id, project, owner, params, rate, limit_s,"
                 + " limit_source, i)),"
                 + " al AS (SELECT a.id, a.credited - a.held - a.settled AS available, a.starts_at, a.ends_at"
-                + " FROM allocation a WHERE a.id IN (SELECT allocation_id FROM h) AND EXISTS (SELECT 1 FROM project p"
+                + " FROM allocation a WHERE a.id = ANY (?) AND EXISTS (SELECT 1 FROM project p"
                 + " WHERE p.id = a.project_id AND p.active = 1) ORDER BY a.id FOR UPDATE),"
                 + " run AS (SELECT h.*, al.available - CAST(sum(h.hold) OVER w AS BIGINT) AS after,"
                 + " bool_or(h.at < al.starts_at OR h.at >= al.ends_at) OVER w AS outside"
@@ -80,8 +82,19 @@ final class Holds {
                 + " after, at FROM f ORDER BY i),"
                 + " e AS (" + Journal.INSERT_ENTRY + " SELECT allocation_id, seq, '" + Kind.HOLD.name() + "', -hold,"
                 + " rkey, 'reserve', NULL, at FROM f ORDER BY i)"
-                + " SELECT i, after FROM f", rs -> held[rs.getInt(1) - 1] = new Held(holds.get(rs.getInt(1) - 1), rs.getLong(2)), columns);
+                + " SELECT i, after FROM f", rs -> held[rs.getInt(1) - 1] = new Held(holds.get(rs.getInt(1) - 1),
+                        rs.getLong(2)), withAllocations(columns));
         return Arrays.asList(held);
+    }
+
+    /**
+     * The statement's arguments: its columns, then the allocations to lock again (their array, an index scan of each
+     * by its key whatever the plan was made on; an {@code IN} of the holds could be planned as a scan of them all).
+     */
+    private static Object[] withAllocations(Object[] columns) {
+        Object[] args = Arrays.copyOf(columns, columns.length + 1);
+        args[columns.length] = columns[0];
+        return args;
     }
 
     /**

@@ -9,6 +9,7 @@ import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.LedgerException;
 import org.alpsbridge.ledger.Lookup;
 import org.alpsbridge.ledger.Project;
+import org.alpsbridge.ledger.ReserveRequest;
 import org.alpsbridge.ledger.Resource;
 import org.alpsbridge.ledger.cost.Weights;
 
@@ -86,7 +87,7 @@ final class Lookups {
      * still as read (a RELEASE's settled row): a lock taken here would cost a write of its own (the lock is kept in
      * the row) only to be taken again by that write.
      */
-    Res readReservation(Connection c, Lookup l) throws SQLException {
+    private Res readReservation(Connection c, Lookup l) throws SQLException {
         return Sql.one(c, "SELECT " + Res.COLUMNS + " FROM reservation WHERE " + latest(l), Res::of,
                 latestArgs(l).toArray());
     }
@@ -135,13 +136,82 @@ final class Lookups {
     }
 
     /**
-     * {@link #chargeTarget} read without locking the allocation, for a RESERVE's prepare step on PostgreSQL
-     * (whose hold then checks the balance in the statement that takes the lock); null on SQLite, whose one
-     * writer has nothing to gain from it.
+     * What each RESERVE charges ({@link #chargeTarget}), read without locking the allocations, for RESERVEs read
+     * together before their transaction locks anything on PostgreSQL (whose holds then check the balance in the
+     * statement that takes the lock): one statement for all of them. Null for a RESERVE that finds no active
+     * project and allocation or names an unknown partition (it then looks them up itself, to say which is
+     * missing), and on SQLite, whose one writer has nothing to gain from it.
      */
-    Target unlockedChargeTarget(Connection c, String key, String nameOrAccount, Resource resource, long at,
-                                String partition) throws SQLException {
-        return dialect == Dialect.POSTGRESQL ? chargeTarget(c, key, nameOrAccount, resource, at, partition, false) : null;
+    final Executor.Asked<ReserveRequest, Target> unlockedTargets = this::unlockedTargets;
+
+    private List<Target> unlockedTargets(Connection c, List<ReserveRequest> reserves) throws SQLException {
+        if (dialect != Dialect.POSTGRESQL) {
+            return java.util.Arrays.asList(new Target[reserves.size()]);
+        }
+        if (reserves.size() == 1) {
+            ReserveRequest q = reserves.get(0);
+            Target t = null;
+            try {
+                t = chargeTarget(c, q.key(), q.project(), q.resource(), q.at().getEpochSecond(), q.partition(), false);
+            } catch (LedgerException unknownPartition) {
+                // decided by the RESERVE itself, which names it
+            }
+            return java.util.Collections.singletonList(t);
+        }
+        Target[] targets = new Target[reserves.size()];
+        Sql.list(c, "SELECT " + Alloc.COLUMNS + ", w.cpu_milli, w.mem_milli, w.gpu_milli, w.mult_milli,"
+                + " k.taken IS NOT NULL, q.i"
+                + " FROM unnest(?, ?, ?, ?, ?) WITH ORDINALITY AS q (rkey, name, resource, at, partition, i)"
+                // the project by name, else by account (each a unique index), then only if active, and its
+                // allocation then; each a LATERAL with LIMIT, so that the plan looks each up once per RESERVE by its
+                // index whatever the tables held when it was made (a join of the allocations to the RESERVEs first
+                // would look the project up once per allocation)
+                + " CROSS JOIN LATERAL (SELECT * FROM project WHERE name = q.name OR account = q.name"
+                + " ORDER BY name = q.name DESC LIMIT 1) p"
+                + " CROSS JOIN LATERAL (SELECT * FROM allocation WHERE project_id = p.id AND resource = q.resource"
+                + " AND starts_at <= q.at AND ends_at > q.at LIMIT 1) a"
+                + " LEFT JOIN partition_weights w ON w.name = q.partition"
+                // (an EXISTS here may be planned as one scan of the whole table, hashed, on a table empty then)
+                + " LEFT JOIN LATERAL (SELECT 1 AS taken FROM reservation WHERE rkey = q.rkey LIMIT 1) k ON true"
+                + " WHERE p.active = 1", rs -> {
+                    int i = rs.getInt(16) - 1;
+                    Weights w = weightsAt(rs, 11);
+                    if (w != null || Ledger.DEFAULT_PARTITION.equals(reserves.get(i).partition())) {
+                        targets[i] = new Target(Alloc.of(rs), orDefault(w, reserves.get(i).partition()),
+                                rs.getBoolean(15));
+                    }
+                    return null;
+                }, Sql.columnArrays(c, reserves, Sql.text(ReserveRequest::key), Sql.text(ReserveRequest::project),
+                        Sql.text(q -> q.resource().name()), Sql.bigint(q -> q.at().getEpochSecond()),
+                        Sql.text(ReserveRequest::partition)));
+        return java.util.Arrays.asList(targets);
+    }
+
+    /**
+     * The lookup's latest reservation ({@link #findReservation}) for each RELEASE, read without locking it, for
+     * RELEASEs read together before their transaction locks anything (a RELEASE's settlement is written only if
+     * the row is still as read): on PostgreSQL one statement for all of them. Null where there is none.
+     */
+    final Executor.Asked<Lookup, Res> latestReservations = this::latestReservations;
+
+    private List<Res> latestReservations(Connection c, List<Lookup> lookups) throws SQLException {
+        if (dialect != Dialect.POSTGRESQL || lookups.size() == 1) {
+            List<Res> found = new java.util.ArrayList<>(lookups.size());
+            for (Lookup l : lookups) {
+                found.add(readReservation(c, l));
+            }
+            return found;
+        }
+        Res[] found = new Res[lookups.size()];
+        // ordered as reservation_res is, so that even a plan made on an empty table reads it backwards from the
+        // lookup's newest row (ordered by id alone, it may walk the primary key back through the whole table)
+        Sql.list(c, "SELECT r.*, q.i FROM unnest(?, ?, ?) WITH ORDINALITY AS q (cluster, batch_id, res_id, i)"
+                + " CROSS JOIN LATERAL (SELECT " + Res.COLUMNS + " FROM reservation WHERE cluster = q.cluster"
+                + " AND (q.batch_id IS NULL OR batch_id = q.batch_id) AND res_id = q.res_id"
+                + " ORDER BY cluster DESC, res_id DESC, id DESC LIMIT 1) r",
+                rs -> found[rs.getInt("i") - 1] = Res.of(rs), Sql.columnArrays(c, lookups, Sql.text(Lookup::cluster),
+                        Sql.text(Lookup::batchId), Sql.bigint(Lookup::resId)));
+        return java.util.Arrays.asList(found);
     }
 
     private Target chargeTarget(Connection c, String key, String nameOrAccount, Resource resource, long at,
@@ -152,12 +222,16 @@ final class Lookups {
                 + " LEFT JOIN partition_weights w ON w.name = ?"
                 + " WHERE (p.name = ? OR p.account = ? AND NOT EXISTS (SELECT 1 FROM project n WHERE n.name = ?))"
                 + " AND p.active = 1 AND a.resource = ? AND a.starts_at <= ? AND a.ends_at > ?"
-                + (lock && dialect == Dialect.POSTGRESQL ? " FOR UPDATE OF a" : ""), rs -> {
-                    rs.getLong(11);
-                    Weights w = rs.wasNull() ? null
-                            : new Weights(rs.getLong(11), rs.getLong(12), rs.getLong(13), rs.getLong(14));
-                    return new Target(Alloc.of(rs), orDefault(w, partition), rs.getBoolean(15));
-                }, key, partition, nameOrAccount, nameOrAccount, nameOrAccount, resource.name(), at, at);
+                + (lock && dialect == Dialect.POSTGRESQL ? " FOR UPDATE OF a" : ""),
+                rs -> new Target(Alloc.of(rs), orDefault(weightsAt(rs, 11), partition), rs.getBoolean(15)),
+                key, partition, nameOrAccount, nameOrAccount, nameOrAccount, resource.name(), at, at);
+    }
+
+    /** The weights in the four columns from {@code column} on (a LEFT JOIN of partition_weights); null if none. */
+    private static Weights weightsAt(ResultSet rs, int column) throws SQLException {
+        rs.getLong(column);
+        return rs.wasNull() ? null : new Weights(rs.getLong(column), rs.getLong(column + 1), rs.getLong(column + 2),
+                rs.getLong(column + 3));
     }
 
     static Weights weights(Connection c, String partition) throws SQLException {

@@ -31,8 +31,10 @@ import org.slf4j.LoggerFactory;
  * commit instead of queueing on its row lock one commit at a time, and events of many projects share one
  * commit (one COMMIT round trip, one WAL flush) instead of one each. The units are applied in the order of
  * their groups' names, so that two transactions lock the allocations they share in the same order and do
- * not deadlock. The prepare steps of all units (a two-step {@link #writeEvent(String, Tx, Step)}) run before
- * the first unit's work, so that they are not paid under an allocation's lock; what units have decided together
+ * not deadlock. What the units read together ({@link #writeEvent(String, Asked, Object, Asked,
+ * java.util.function.Function, Then)}: a RESERVE's project, allocation and weights, the reservation a RELEASE
+ * settles) is read in one statement per kind before the first unit's work, so that it is not paid under an
+ * allocation's lock; what units have decided together
  * ({@link Asked}: the project's settlements, {@link Settlements}, then its RESERVEs, {@link Holds}) is decided
  * in one statement per kind after the work of their group, one round trip under the lock for all of them, before
  * each unit's last step. When a unit fails, the transaction is rolled back and run again without it, and the
@@ -98,11 +100,14 @@ final class PostgresExecutor implements Executor {
 
     private static final class Pending<T> {
         final String group;
-        /** Run, for every unit of a transaction, before the first unit's work; null if none. */
-        final Tx<?> prepare;
-        /** The work step; null for an event decided with others ({@link #kind}). */
-        final Step<Object, T> work;
-        /** For an event decided with the others of its group: their kind, its item, and its last step. */
+        /** The work of a unit that is not read and decided with others; null for one that is. */
+        final Tx<T> work;
+        /**
+         * For an event read and decided with the others of its transaction: the kind of its read and its item,
+         * the kind of its decision, its item from what was read, and its last step.
+         */
+        final Asked<Object, Object> reads;
+        final Object read;
         final Asked<Object, Object> kind;
         final java.util.function.Function<Object, Object> ask;
         final Then<Object, Object, T> then;
@@ -111,11 +116,11 @@ final class PostgresExecutor implements Executor {
         /** A leader has it; guarded by {@link #queue}. */
         boolean taken;
 
-        @SuppressWarnings("unchecked")
-        <P> Pending(String group, Tx<P> prepare, Step<P, T> work, boolean event) {
+        Pending(String group, Tx<T> work, boolean event) {
             this.group = group;
-            this.prepare = prepare;
-            this.work = (Step<Object, T>) work;
+            this.work = work;
+            this.reads = null;
+            this.read = null;
             this.kind = null;
             this.ask = null;
             this.then = null;
@@ -123,11 +128,12 @@ final class PostgresExecutor implements Executor {
         }
 
         @SuppressWarnings("unchecked")
-        <P, S, A> Pending(String group, Tx<P> prepare, Asked<S, A> kind, java.util.function.Function<P, S> ask,
-                          Then<P, A, T> then) {
+        <R, P, S, A> Pending(String group, Asked<R, P> reads, R read, Asked<S, A> kind,
+                             java.util.function.Function<P, S> ask, Then<P, A, T> then) {
             this.group = group;
-            this.prepare = prepare;
             this.work = null;
+            this.reads = (Asked<Object, Object>) reads;
+            this.read = read;
             this.kind = (Asked<Object, Object>) kind;
             this.ask = (java.util.function.Function<Object, Object>) ask;
             this.then = (Then<Object, Object, T>) then;
@@ -137,33 +143,45 @@ final class PostgresExecutor implements Executor {
 
     PostgresExecutor(String url) {
         this.url = url;
-        Connection first = connect(); // fail now, not at the first event, when the server is unreachable
+        Connection first = connect(false); // fail now, not at the first event, when the server is unreachable
         openReaders.incrementAndGet();
         releaseReader(first);
     }
 
-    private Connection connect() {
+    private Connection connect(boolean writer) {
         try {
-            return open();
+            return open(writer);
         } catch (SQLException e) {
             throw new LedgerUnavailableException("cannot reach PostgreSQL ledger " + redacted() + ": " + e.getMessage(), e);
         }
     }
 
-    private Connection open() throws SQLException {
+    /**
+     * A write connection plans each statement once, for any arguments ({@code plan_cache_mode =
+     * force_generic_plan}): every statement of a job event is planned on the indexes its shape names, not on its
+     * values, and the statements events share take arrays whose length varies, which would make PostgreSQL plan
+     * them anew at every execution instead (a hot allocation: 0.7 of pgbench's TPS with a plan per execution,
+     * 0.9 with one plan, issue 21).
+     */
+    private Connection open(boolean writer) throws SQLException {
         Connection c = DriverManager.getConnection(url);
+        if (writer) {
+            try (var s = c.createStatement()) {
+                s.execute("SET plan_cache_mode = force_generic_plan");
+            }
+        }
         c.setAutoCommit(false);
         c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
         return c;
     }
 
     /** A new connection, waiting up to {@code alpsbridge.ledger.pgReconnectSeconds} for the server (or its standby) to answer. */
-    private Connection reconnect(SQLException cause) {
+    private Connection reconnect(SQLException cause, boolean writer) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(reconnectSeconds);
         SQLException last = cause;
         while (!closed) {
             try {
-                Connection c = open();
+                Connection c = open(writer);
                 log.info("ledger reconnected to {}", redacted());
                 return c;
             } catch (SQLException e) {
@@ -192,33 +210,25 @@ final class PostgresExecutor implements Executor {
 
     @Override
     public <T> T write(Tx<T> work) {
-        return submit(new Pending<>(null, null, (Connection c, Object none) -> work.apply(c), false));
+        return submit(new Pending<>(null, work, false));
     }
 
     @Override
     public <T> T writeEvent(String group, Tx<T> work) {
-        return submit(new Pending<>(group, null, (Connection c, Object none) -> work.apply(c), true));
+        return submit(new Pending<>(group, work, true));
     }
 
     /**
-     * The prepare steps of a transaction's events all run before the first work step: on a hot allocation
-     * they cost no time under its lock (a RESERVE's and a RELEASE's lookups), and the next
-     * transaction of a project does them while the one before holds the allocation.
+     * The reads of a transaction's events are read in one {@link Asked#decideAll} per kind before the first
+     * work step: on a hot allocation they cost no time under its lock (a RESERVE's and a RELEASE's lookups), and
+     * the next transaction of a project does them while the one before holds the allocation. The items of a
+     * group's events are decided in one per kind after the group's work: on a hot allocation one round trip
+     * under its lock for all the RESERVEs of the transaction, one for all its settlements.
      */
     @Override
-    public <P, T> T writeEvent(String group, Tx<P> prepare, Step<P, T> work) {
-        return submit(new Pending<>(group, prepare, work, true));
-    }
-
-    /**
-     * The items of a group's events are decided in one {@link Asked#decideAll} per kind after the group's work:
-     * on a hot allocation one round trip under its lock for all the RESERVEs of the transaction, one for all its
-     * settlements.
-     */
-    @Override
-    public <P, S, A, T> T writeEvent(String group, Tx<P> prepare, Asked<S, A> kind,
-                                     java.util.function.Function<P, S> ask, Then<P, A, T> then) {
-        return submit(new Pending<>(group, prepare, kind, ask, then));
+    public <R, P, S, A, T> T writeEvent(String group, Asked<R, P> reads, R read, Asked<S, A> kind,
+                                        java.util.function.Function<P, S> ask, Then<P, A, T> then) {
+        return submit(new Pending<>(group, reads, read, kind, ask, then));
     }
 
     private <T> T submit(Pending<T> p) {
@@ -326,7 +336,7 @@ final class PostgresExecutor implements Executor {
             } catch (SQLException e) {
                 if (isConnectionLost(e, c)) {
                     discardReader(c);
-                    Connection fresh = reconnect(e); // waits for the server; a read is safe to run again
+                    Connection fresh = reconnect(e, false); // waits for the server; a read is safe to run again
                     openReaders.incrementAndGet();
                     releaseReader(fresh);
                     continue;
@@ -353,7 +363,7 @@ final class PostgresExecutor implements Executor {
         }
         if (openReaders.incrementAndGet() <= READERS) {
             try {
-                return connect();
+                return connect(false);
             } catch (LedgerException e) {
                 openReaders.decrementAndGet();
                 throw e;
@@ -394,7 +404,7 @@ final class PostgresExecutor implements Executor {
 
         private Connection connection() {
             if (connection == null) {
-                connection = connect();
+                connection = connect(true);
             }
             return connection;
         }
@@ -416,7 +426,7 @@ final class PostgresExecutor implements Executor {
                 } catch (LedgerException e) {
                     connection = null;
                     try {
-                        c = connection = reconnect(e.getCause() instanceof SQLException s ? s : null);
+                        c = connection = reconnect(e.getCause() instanceof SQLException s ? s : null, true);
                     } catch (LedgerException unreachable) {
                         todo.forEach(p -> p.result.completeExceptionally(unreachable));
                         return;
@@ -425,10 +435,12 @@ final class PostgresExecutor implements Executor {
                 Asks asks = new Asks();
                 try {
                     Object[] prepared = new Object[todo.size()];
-                    for (applying = 0; applying < todo.size(); applying++) {
-                        Tx<?> prepare = todo.get(applying).prepare;
-                        prepared[applying] = prepare == null ? null : prepare.apply(c);
+                    for (int i = 0; i < todo.size(); i++) {
+                        if (todo.get(i).reads != null) {
+                            asks.ask(todo.get(i).reads, todo.get(i).read, i);
+                        }
                     }
+                    asks.decide(c, prepared);
                     Object[] answers = new Object[todo.size()];
                     for (int next = 0, start = 0; next <= todo.size(); next++) {
                         if (next == todo.size() || next > 0 && !java.util.Objects.equals(todo.get(next).group,
@@ -448,7 +460,7 @@ final class PostgresExecutor implements Executor {
                             applying = next;
                             Pending<?> p = todo.get(next);
                             if (p.work != null) {
-                                results[next] = p.work.apply(c, prepared[next]);
+                                results[next] = p.work.apply(c);
                             } else {
                                 Object item = p.ask.apply(prepared[next]);
                                 if (item != null) {
@@ -476,7 +488,7 @@ final class PostgresExecutor implements Executor {
                             todo = rerunnableAfterLostCommit(todo, sql);
                         }
                         try {
-                            connection = reconnect(sql);
+                            connection = reconnect(sql, true);
                         } catch (LedgerException unreachable) {
                             todo.forEach(p -> p.result.completeExceptionally(unreachable));
                             return;
@@ -515,10 +527,10 @@ final class PostgresExecutor implements Executor {
     }
 
     /**
-     * What the events of one group of a transaction ask to have decided together ({@link Asked}), by kind, in the
-     * order they came: decided when the transaction moves to the next group and before it commits, the kinds in
-     * the order of their {@link Asked#rank} (a settlement's returned hold is there for the RESERVEs decided after
-     * it).
+     * What the events of a transaction ask to have read together before its first work, or those of one of its
+     * groups to have decided together when it moves to the next group and before it commits ({@link Asked}), by
+     * kind, in the order they came; the kinds in the order of their {@link Asked#rank} (a settlement's returned
+     * hold is there for the RESERVEs decided after it).
      */
     private static final class Asks {
 

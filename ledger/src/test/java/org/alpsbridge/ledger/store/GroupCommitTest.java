@@ -78,6 +78,19 @@ class GroupCommitTest {
         }
     }
 
+    /**
+     * Issue 21: the write connections plan each statement once for any arguments (the shared statements' arrays
+     * vary in length, and would be planned again at each execution); reads are planned as PostgreSQL chooses.
+     */
+    @Test
+    void writeConnectionsPlanEachStatementOnce() {
+        try (PostgresExecutor e = new PostgresExecutor(Dialect.jdbcUrl(PostgresServer.get().newDatabase()))) {
+            Tx<String> mode = c -> Sql.one(c, "SHOW plan_cache_mode", rs -> rs.getString(1));
+            assertEquals("force_generic_plan", e.write(mode));
+            assertEquals("auto", e.read(mode));
+        }
+    }
+
     @Test
     void anEventRepeatedAtOnceTakesEffectOnceOnPostgresql() throws Exception {
         eventsRepeatedAtOnce(PostgresServer.get().newDatabase());
@@ -89,10 +102,10 @@ class GroupCommitTest {
     }
 
     /**
-     * Issue 21: a transaction reads what its RESERVEs charge and settles the reservations of its RELEASEs
-     * before it applies the first event, so a RESERVE sent by 16 callers at once (a retried prolog) finds the
-     * key free in each of them, and a RELEASE sent so (a retried epilog) finds its reservation settled by the
-     * first of them in the same transaction, or in another. The first takes effect; the others find the key
+     * Issue 21: a transaction reads what its RESERVEs charge and the reservations its RELEASEs settle before
+     * it applies the first event, so a RESERVE sent by 16 callers at once (a retried prolog) finds the key free
+     * in each of them, and a RELEASE sent so (a retried epilog) finds its reservation unsettled in each; the
+     * first of them settles it, in the same transaction or in another. The first takes effect; the others find the key
      * taken (and run again on their own) or the reservation settled with their report, and get the stored
      * outcome: each job held once and charged once, every answer the same.
      */

@@ -133,13 +133,14 @@ class SharedSettlementTest {
 
     /** What each RELEASE settles, as its prepare step reads it. */
     private static List<Settlements.Settlement> read(String url, List<ReleaseRequest> releases) throws SQLException {
-        Lookups lookups = new Lookups(Dialect.POSTGRESQL);
         List<Settlements.Settlement> all = new ArrayList<>();
         try (Connection c = DriverManager.getConnection(url)) {
-            for (ReleaseRequest q : releases) {
-                Res r = lookups.readReservation(c, q.lookup());
-                assertTrue(Settlements.settles(r, q), r.toString());
-                all.add(Settlements.Settlement.of(r, q, q.at().getEpochSecond(), q.payloadText()));
+            List<Res> read = new Lookups(Dialect.POSTGRESQL).latestReservations.decideAll(c,
+                    releases.stream().map(ReleaseRequest::lookup).toList());
+            for (int i = 0; i < releases.size(); i++) {
+                ReleaseRequest q = releases.get(i);
+                assertTrue(Settlements.settles(read.get(i), q), String.valueOf(read.get(i)));
+                all.add(Settlements.Settlement.of(read.get(i), q, q.at().getEpochSecond(), q.payloadText()));
             }
         }
         return all;
