@@ -305,7 +305,7 @@ final class Charging {
                 return nothingToSettle(r, false);
             }
             if (Settlements.settles(r, q)) {
-                // (found only now: the prepare step found none or an older one, or it changed meanwhile)
+                // (found only now: the shared read found none or an older one, or it changed meanwhile)
                 Settlements.Settlement s = Settlements.Settlement.of(r, q, t, payload);
                 journal.append(c, r.allocationId(), r.key(), "release", t, s.update(), s.moves());
                 return s.outcome();
