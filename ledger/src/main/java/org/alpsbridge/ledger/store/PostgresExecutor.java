@@ -161,7 +161,10 @@ final class PostgresExecutor implements Executor {
      * force_generic_plan}): every statement of a job event is planned on the indexes its shape names, not on its
      * values, and the statements events share take arrays whose length varies, which would make PostgreSQL plan
      * them anew at every execution instead (a hot allocation: 0.7 of pgbench's TPS with a plan per execution,
-     * 0.9 with one plan, issue 21).
+     * 0.9 with one plan, issue 21). The plan is made at a statement's first executions, perhaps on empty tables,
+     * and kept until an ANALYZE: so every statement run on a write connection must look its rows up by an index
+     * whatever the tables held then (no {@code EXISTS} or {@code IN} over a growing table for each of its rows, which
+     * may be planned as one hashed scan of it all; check a new one with {@code auto_explain} on a fresh ledger).
      */
     private Connection open(boolean writer) throws SQLException {
         Connection c = DriverManager.getConnection(url);
