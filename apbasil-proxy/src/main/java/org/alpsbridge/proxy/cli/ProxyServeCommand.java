@@ -23,7 +23,7 @@ import picocli.CommandLine.Option;
             "Settings come from --config (key=value, like cray.conf; keys in the module README);",
             "flags override the file. SIGTERM or Ctrl-C stops it after requests in flight finish."},
         footer = {"", "Examples:",
-            "  alpsbridge proxy serve --listen 0.0.0.0:6830 --backend exec:/usr/bin/apbasil",
+            "  alpsbridge proxy serve --listen 0.0.0.0:6830 --backend exec:/opt/cray/alps/default/bin/apbasil",
             "  alpsbridge proxy serve --listen unix:/run/alpsbridge/apbasil.sock --backend emulator:xc30:2256 --auth none",
             "", "Exit codes: 0 stopped cleanly, 1 could not start (reason on stderr), 2 usage error."})
 public final class ProxyServeCommand implements Callable<Integer> {
@@ -36,7 +36,8 @@ public final class ProxyServeCommand implements Callable<Integer> {
     List<String> listen = new ArrayList<>();
 
     @Option(names = "--backend", paramLabel = "SPEC",
-            description = "exec:/usr/bin/apbasil (default) or emulator:SPEC, e.g. emulator:xc30:2256")
+            description = "exec:PATH of Cray's apbasil (default exec:/opt/cray/alps/default/bin/apbasil; never the drop-in"
+                    + " client /usr/bin/apbasil, which calls a proxy) or emulator:SPEC, e.g. emulator:xc30:2256")
     String backend;
 
     @Option(names = "--auth", paramLabel = "munge|none",

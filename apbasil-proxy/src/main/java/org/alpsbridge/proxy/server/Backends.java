@@ -7,11 +7,18 @@ import org.alpsbridge.proxy.backend.Backend;
 /** Backend specs as written in {@code backend=} and {@code --backend}. */
 public final class Backends {
 
+    /** Where the real apbasil is on Cray service nodes (OpenPBS's and Cobalt's defaults on Cray, too). */
+    public static final String CRAY_APBASIL = "/opt/cray/alps/default/bin/apbasil";
+
+    private static final String WHAT_TO_SET = "set backend= in the proxy's settings (/etc/alpsbridge/proxy.conf) or"
+            + " --backend to Cray's apbasil, e.g. exec:" + CRAY_APBASIL + ", or to emulator:SPEC (e.g. emulator:xc30:16)"
+            + " for a lab without ALPS";
+
     private Backends() {
     }
 
     /**
-     * {@code exec:/usr/bin/apbasil} runs that program per request; {@code emulator:SPEC} runs the ALPS
+     * {@code exec:/opt/cray/alps/default/bin/apbasil} runs that program per request; {@code emulator:SPEC} runs the ALPS
      * emulator in this process (SPEC as the emulator documents it, e.g. {@code xc30:2256}).
      *
      * @throws IllegalArgumentException naming what is wrong with the spec
@@ -22,9 +29,15 @@ public final class Backends {
             if (!program.isAbsolute()) {
                 throw new IllegalArgumentException("backend " + spec + ": the apbasil path must be absolute");
             }
-            if (!Files.isExecutable(program)) {
-                throw new IllegalArgumentException("backend " + spec + ": " + program + " is not an executable file");
+            if (!Files.isRegularFile(program) || !Files.isExecutable(program)) {
+                throw new IllegalArgumentException("backend " + spec + ": " + program + " is not an executable file"
+                        + (Files.exists(program) ? "" : " (no such file)") + "; " + WHAT_TO_SET);
             }
+            OwnClient.besideThisCode().why(program).ifPresent(why -> {
+                throw new IllegalArgumentException("backend " + spec + " is refused: " + why
+                        + ", which sends every request to an apbasil proxy, so this proxy would call itself (or another"
+                        + " proxy) once per request, nested until the time limit; " + WHAT_TO_SET);
+            });
             return ExecBackend.fromConfig(program, config);
         }
         if (spec.startsWith("emulator:")) {

@@ -25,8 +25,9 @@ public final class ProxyConfig {
     public enum Key {
         LISTEN("listen", "127.0.0.1:6830",
                 "where to listen: host:port or unix:/path, comma-separated for several"),
-        BACKEND("backend", "exec:/usr/bin/apbasil",
-                "exec:/path/to/apbasil (run it per request, as Slurm did) or emulator:SPEC (in-process ALPS emulator)"),
+        BACKEND("backend", "exec:" + Backends.CRAY_APBASIL,
+                "exec:/path/to/apbasil (Cray's, run per request as Slurm did; never alpsbridge's drop-in /usr/bin/apbasil,"
+                        + " which would call this proxy) or emulator:SPEC (in-process ALPS emulator, for a lab)"),
         AUTH("auth", "munge", "munge (credential required on every request) or none (lab use on loopback only)"),
         MUNGE_SOCKET("munge_socket", "", "munged's socket; empty = libmunge's default"),
         ALLOW_QUERY("allow_query", "*", "who may send QUERY: *, user names, uids, @group, @gid"),

@@ -24,7 +24,7 @@ class ProxyConfigTest {
     void defaultsAreTheDocumentedOnes() {
         ProxyConfig c = ProxyConfig.defaults();
         assertEquals(List.of("127.0.0.1:6830"), c.listen());
-        assertEquals("exec:/usr/bin/apbasil", c.backend());
+        assertEquals("exec:/opt/cray/alps/default/bin/apbasil", c.backend());
         assertTrue(c.mungeAuth());
         assertEquals(Duration.ofSeconds(60), c.apbasilTimeout("QUERY/INVENTORY"));
         assertEquals(1048576, c.maxRequestBytes());
