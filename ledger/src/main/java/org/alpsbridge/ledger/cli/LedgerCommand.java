@@ -1,6 +1,6 @@
 package org.alpsbridge.ledger.cli;
 
-import java.nio.file.Path;
+import org.alpsbridge.ledger.LedgerException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
@@ -37,21 +37,28 @@ import picocli.CommandLine.ScopeType;
                 BenchCommand.class
         },
         footer = {"",
+                "The ledger: --db URL, else env ALPSBRIDGE_LEDGER=URL, else db=URL in /etc/alpsbridge/ledger.conf",
+                "(env ALPSBRIDGE_LEDGER_CONFIG names another file); none of them is an error. URL: sqlite:PATH,",
+                "jdbc:postgresql://HOST:PORT/DB?user=U&password=P, or http(s)://HOST:PORT for a ledger service.",
+                "",
+                "Client settings for a ledger service (http(s)://), from the environment:",
+                "  ALPSBRIDGE_LEDGER_AUTH=none     send no MUNGE credential (a service run with --auth none, labs only)",
+                "  ALPSBRIDGE_MUNGE_SOCKET=PATH    munged's socket (default: libmunge's)",
+                "  ALPSBRIDGE_LEDGER_TLS_CA=FILE   PEM CA that signed an https:// service's certificate",
+                "",
                 "Exit codes: 0 success; 1 failure or refused input (reason on stderr, nothing changed);",
                 "2 usage error, or a RESERVE the ledger denied (reason on stderr)."})
 public final class LedgerCommand {
 
     /**
      * The ledger every subcommand opens: {@code --db}, else env {@code ALPSBRIDGE_LEDGER}, else {@code db=} of
-     * the site's {@code /etc/alpsbridge/ledger.conf}, else the SQLite file
-     * {@code $XDG_DATA_HOME/alpsbridge/ledger.db} ({@code ~/.local/share/alpsbridge/ledger.db}).
+     * the site's {@code /etc/alpsbridge/ledger.conf}.
      */
     @Option(names = "--db", scope = ScopeType.INHERIT, paramLabel = "URL",
             description = {"Ledger to use: sqlite:PATH, jdbc:postgresql://HOST:PORT/DB?user=U&password=P, or",
-                    "http://HOST:PORT for a ledger service (alpsbridge ledger serve), as the caller's MUNGE identity.",
+                    "http(s)://HOST:PORT for a ledger service (alpsbridge ledger serve), as the caller's MUNGE identity.",
                     "Default: env ALPSBRIDGE_LEDGER, else db= in /etc/alpsbridge/ledger.conf (env",
-                    "ALPSBRIDGE_LEDGER_CONFIG names another file), else sqlite:$XDG_DATA_HOME/alpsbridge/ledger.db",
-                    "(~/.local/share/alpsbridge/ledger.db)."})
+                    "ALPSBRIDGE_LEDGER_CONFIG names another file); none of them is an error."})
     String db;
 
     /** The settings file as packaged in {@code /etc/alpsbridge/ledger.conf}, every key at its default. */
@@ -64,28 +71,36 @@ public final class LedgerCommand {
         return db == null || db.isBlank() ? null : db;
     }
 
-    /** The ledger URL: {@code --db}, else the environment, the site's settings file, the per-user file. */
+    /**
+     * The ledger URL: {@code --db}, else the environment, else the site's settings file. None of them is an
+     * error naming all three: a command that made a private empty ledger instead would answer every question
+     * with nothing, and exit 0.
+     */
     public String url() {
+        return url(System.getenv());
+    }
+
+    String url(java.util.Map<String, String> environment) {
         if (db != null && !db.isBlank()) {
-            return db;
+            return checked("--db " + db, db);
         }
-        String env = System.getenv("ALPSBRIDGE_LEDGER");
+        String env = environment.get("ALPSBRIDGE_LEDGER");
         if (env != null && !env.isBlank()) {
-            return env;
+            return checked("env ALPSBRIDGE_LEDGER=" + env, env);
         }
-        String site = LedgerSettings.load().db();
+        String site = LedgerSettings.load(environment).db();
         if (site != null) {
             return site;
         }
-        String xdg = System.getenv("XDG_DATA_HOME");
-        Path base = xdg != null && !xdg.isBlank() ? Path.of(xdg)
-                : Path.of(System.getProperty("user.home"), ".local", "share");
-        Path file = base.resolve("alpsbridge").resolve("ledger.db");
-        try {
-            java.nio.file.Files.createDirectories(file.getParent());
-        } catch (java.io.IOException e) {
-            throw new org.alpsbridge.ledger.LedgerException("cannot create " + file.getParent() + ": " + e.getMessage());
+        throw new LedgerException("no ledger given: give --db URL, set env ALPSBRIDGE_LEDGER=URL, or set db=URL in "
+                + LedgerSettings.file(environment) + " (URL: " + LedgerSettings.URL_FORMS + ")");
+    }
+
+    private static String checked(String source, String url) {
+        String problem = LedgerSettings.urlProblem(url);
+        if (problem != null) {
+            throw new LedgerException(source + ": " + problem);
         }
-        return "sqlite:" + file;
+        return url;
     }
 }

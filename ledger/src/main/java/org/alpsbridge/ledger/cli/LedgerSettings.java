@@ -23,8 +23,9 @@ final class LedgerSettings {
     /** Every key: name, default (empty = none) and meaning. */
     private static final String[][] KEYS = {
             {"db", "", "the ledger the commands open when --db and env ALPSBRIDGE_LEDGER are not given: "
-                    + "sqlite:PATH, jdbc:postgresql://HOST:PORT/DB?user=U&password=P or http://HOST:PORT (a ledger service); "
-                    + "empty = each user's own sqlite:$XDG_DATA_HOME/alpsbridge/ledger.db"},
+                    + "sqlite:PATH, jdbc:postgresql://HOST:PORT/DB?user=U&password=P or http(s)://HOST:PORT (a ledger service,"
+                    + " see man alpsbridge-ledger for its client settings: ALPSBRIDGE_LEDGER_AUTH, ALPSBRIDGE_LEDGER_TLS_CA,"
+                    + " ALPSBRIDGE_MUNGE_SOCKET); empty = none: every command then needs --db or env ALPSBRIDGE_LEDGER"},
     };
 
     private final Map<String, String> values;
@@ -33,10 +34,16 @@ final class LedgerSettings {
         this.values = values;
     }
 
+    /** The settings file's path: env {@code ALPSBRIDGE_LEDGER_CONFIG} if set, else {@value #DEFAULT_FILE}. */
+    static Path file(Map<String, String> env) {
+        String named = env.get("ALPSBRIDGE_LEDGER_CONFIG");
+        return Path.of(named != null && !named.isBlank() ? named : DEFAULT_FILE);
+    }
+
     /** The settings file: env {@code ALPSBRIDGE_LEDGER_CONFIG} if set (it must exist), else the default if present. */
-    static LedgerSettings load() {
-        String named = System.getenv("ALPSBRIDGE_LEDGER_CONFIG");
-        Path file = Path.of(named != null && !named.isBlank() ? named : DEFAULT_FILE);
+    static LedgerSettings load(Map<String, String> env) {
+        String named = env.get("ALPSBRIDGE_LEDGER_CONFIG");
+        Path file = file(env);
         try {
             return new LedgerSettings(parse(file, Files.readString(file, StandardCharsets.UTF_8)));
         } catch (java.nio.charset.CharacterCodingException e) {
@@ -47,7 +54,8 @@ final class LedgerSettings {
             }
             return new LedgerSettings(Map.of());
         } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read " + file + ": " + e.getMessage());
+            throw new IllegalArgumentException("cannot read the ledger settings " + file + " ("
+                    + (e instanceof java.nio.file.AccessDeniedException ? "permission denied" : e.toString()) + "); fix its permissions, or name another file with env ALPSBRIDGE_LEDGER_CONFIG");
         }
     }
 
@@ -77,16 +85,9 @@ final class LedgerSettings {
                 throw new IllegalArgumentException(file + ":" + n + ": unknown key '" + key + "' (known keys: " + known + ")");
             }
             String value = t.substring(eq + 1).strip();
-            if (key.equals("db") && !value.isEmpty() && !value.startsWith("sqlite:") && !value.startsWith("jdbc:postgresql:")
-                    && !value.startsWith("http://") && !value.startsWith("https://")) {
-                throw new IllegalArgumentException(file + ":" + n + ": db=" + value
-                        + ": expected sqlite:PATH, jdbc:postgresql://HOST:PORT/DB?... or http://HOST:PORT (a ledger service)");
-            }
-            if ((value.startsWith("http://") || value.startsWith("https://")) && !hasHost(value)) {
-                // "db=https://" passed the prefix check and failed only at the first command (found by
-                // LedgerSettingsFuzzTest): a service URL names its host here
-                throw new IllegalArgumentException(file + ":" + n + ": db=" + value
-                        + ": a ledger service URL names its host: http://HOST:PORT");
+            String problem = key.equals("db") && !value.isEmpty() ? urlProblem(value) : null;
+            if (problem != null) {
+                throw new IllegalArgumentException(file + ":" + n + ": db=" + value + ": " + problem);
             }
             out.put(key, value);
         }
@@ -118,6 +119,32 @@ final class LedgerSettings {
             out.append("\n# ").append(k[2]).append("\n#").append(k[0]).append('=').append(k[1]).append('\n');
         }
         return out.toString();
+    }
+
+    /** The ledger URLs the commands take, as their errors list them. */
+    static final String URL_FORMS = "sqlite:PATH, jdbc:postgresql://HOST:PORT/DB?user=U&password=P, or"
+            + " http(s)://HOST:PORT for a ledger service";
+
+    /**
+     * What is wrong with a ledger URL given to the commands, or null when it has one of the accepted forms (the
+     * stores' own, {@code jdbc:sqlite:}, {@code postgresql://}, are taken too). A bare path is a file meant for
+     * SQLite, most likely.
+     */
+    static String urlProblem(String url) {
+        String u = url.strip();
+        if (u.matches("(?i)https?://.*")) {
+            // "db=https://" passed a prefix check and failed only at the first command (found by
+            // LedgerSettingsFuzzTest): a service URL names its host
+            return hasHost(u) ? null : "a ledger service URL names its host: http://HOST:PORT or https://HOST:PORT";
+        }
+        for (String prefix : new String[] {"sqlite:", "jdbc:sqlite:", "jdbc:postgresql:", "postgresql:", "postgres://"}) {
+            if (u.startsWith(prefix)) {
+                return null;
+            }
+        }
+        String hint = u.startsWith("/") || u.startsWith("./") || u.startsWith("~") || u.endsWith(".db")
+                ? "did you mean sqlite:" + u + "? " : "";
+        return "not a ledger URL; " + hint + "expected " + URL_FORMS;
     }
 
     private static boolean hasHost(String url) {

@@ -44,8 +44,9 @@ enum Dialect {
         if (u.startsWith("postgres://")) {
             return "jdbc:postgresql://" + u.substring("postgres://".length());
         }
-        throw new LedgerException("unsupported ledger URL '" + url
-                + "': expected sqlite:PATH or postgresql://HOST:PORT/DB?user=U");
+        String hint = u.startsWith("/") || u.startsWith("./") || u.endsWith(".db") ? "did you mean sqlite:" + u + "? " : "";
+        throw new LedgerException("'" + url + "' is not a ledger store's URL; " + hint
+                + "expected sqlite:PATH or jdbc:postgresql://HOST:PORT/DB?user=U&password=P");
     }
 
     static Dialect of(String jdbcUrl) {

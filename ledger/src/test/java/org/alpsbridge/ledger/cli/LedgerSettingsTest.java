@@ -30,10 +30,44 @@ class LedgerSettingsTest {
     void aDbThatIsNoLedgerUrlIsRefusedWithItsLine() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> LedgerSettings.parse(FILE, "db=/var/lib/alpsbridge/ledger.db\n"));
-        assertTrue(e.getMessage().startsWith(FILE + ":1: db=/var/lib/alpsbridge/ledger.db: expected sqlite:PATH"),
-                e.getMessage());
+        assertTrue(e.getMessage().startsWith(FILE + ":1: db=/var/lib/alpsbridge/ledger.db: not a ledger URL; did you mean"
+                + " sqlite:/var/lib/alpsbridge/ledger.db? expected sqlite:PATH"), e.getMessage());
+        assertTrue(e.getMessage().contains("http(s)://HOST:PORT"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> LedgerSettings.parse(FILE, "db sqlite:/x\n"));
         assertEquals(FILE + ":1: expected key=value, got 'db sqlite:/x'", e.getMessage());
+    }
+
+    @Test
+    void noLedgerAnywhereIsAnErrorNamingTheThreeWays(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        Path conf = dir.resolve("ledger.conf");
+        java.nio.file.Files.writeString(conf, LedgerSettings.template());
+        LedgerCommand cmd = new LedgerCommand();
+        org.alpsbridge.ledger.LedgerException e = assertThrows(org.alpsbridge.ledger.LedgerException.class,
+                () -> cmd.url(Map.of("ALPSBRIDGE_LEDGER_CONFIG", conf.toString())));
+        assertEquals("no ledger given: give --db URL, set env ALPSBRIDGE_LEDGER=URL, or set db=URL in " + conf
+                + " (URL: sqlite:PATH, jdbc:postgresql://HOST:PORT/DB?user=U&password=P, or http(s)://HOST:PORT for a"
+                + " ledger service)", e.getMessage());
+        java.nio.file.Files.writeString(conf, "db=sqlite:/srv/ledger.db\n");
+        assertEquals("sqlite:/srv/ledger.db", cmd.url(Map.of("ALPSBRIDGE_LEDGER_CONFIG", conf.toString())));
+        assertEquals("sqlite:/x.db", cmd.url(Map.of("ALPSBRIDGE_LEDGER_CONFIG", conf.toString(), "ALPSBRIDGE_LEDGER", "sqlite:/x.db")));
+    }
+
+    @Test
+    void aBarePathFromTheCommandLineOrTheEnvironmentAsksForSqlite() {
+        LedgerCommand cmd = new LedgerCommand();
+        cmd.db = "/tmp/ledger.db";
+        org.alpsbridge.ledger.LedgerException e = assertThrows(org.alpsbridge.ledger.LedgerException.class,
+                () -> cmd.url(Map.of()));
+        assertTrue(e.getMessage().startsWith("--db /tmp/ledger.db: not a ledger URL; did you mean sqlite:/tmp/ledger.db?"),
+                e.getMessage());
+        LedgerCommand noFlag = new LedgerCommand();
+        e = assertThrows(org.alpsbridge.ledger.LedgerException.class,
+                () -> noFlag.url(Map.of("ALPSBRIDGE_LEDGER", "ledger.db")));
+        assertTrue(e.getMessage().startsWith("env ALPSBRIDGE_LEDGER=ledger.db: not a ledger URL; did you mean sqlite:ledger.db?"),
+                e.getMessage());
+        e = assertThrows(org.alpsbridge.ledger.LedgerException.class,
+                () -> org.alpsbridge.ledger.Ledger.open("/tmp/ledger.db"));
+        assertTrue(e.getMessage().contains("did you mean sqlite:/tmp/ledger.db?"), e.getMessage());
     }
 
     @Test

@@ -72,7 +72,12 @@ public final class ServeCommand implements Callable<Integer> {
         if (db != null) {
             s = s.with(Key.DB, db);
         } else if (s.get(Key.DB).isEmpty()) {
-            s = s.with(Key.DB, ledgerCommand.url());
+            try {
+                s = s.with(Key.DB, ledgerCommand.url());
+            } catch (LedgerException e) {
+                throw new LedgerException(e.getMessage() + "; for the service, db= in "
+                        + (config == null ? "its --config file" : config.toString()) + " works too");
+            }
         }
         return s;
     }

@@ -66,7 +66,8 @@ record HookSettings(String db, boolean allow, long prologRetryMillis, long epilo
     /** The service to charge; fails naming the setting when there is none. */
     String service() {
         if (db == null || db.isBlank()) {
-            throw new IllegalArgumentException("no ledger service: give --db http://HOST:PORT or set ALPSBRIDGE_LEDGER");
+            throw new IllegalArgumentException("no ledger service: set db=http://HOST:PORT in " + DEFAULT_CONFIG
+                    + " (env ALPSBRIDGE_LEDGER_HOOK_CONFIG names another file), or give --db, or set env ALPSBRIDGE_LEDGER");
         }
         return db.strip();
     }
