@@ -42,7 +42,9 @@ public final class Main {
         cmd.setUsageHelpWidth(120);
         summarizeCommandLists(cmd);
         cmd.setExecutionExceptionHandler((ex, line, parsed) -> {
-            line.getErr().println(line.getCommandName() + ": " + ex.getMessage());
+            // "proxy serve: ...", as the ledger's commands name themselves; the failure in words, never a bare path
+            String name = line.getCommandSpec().qualifiedName(" ").replaceFirst("^alpsbridge ", "");
+            line.getErr().println(name + ": " + org.alpsbridge.basil.cli.Failures.describe(ex));
             return 1;
         });
         return cmd;

@@ -72,7 +72,16 @@ public final class Targets {
             throw new IllegalArgumentException("target '" + spec + "' names no " + kind + " to use; expected " + FORMS);
         }
         return switch (kind) {
-            case "exec" -> new ExecTarget(spec, List.of(rest), Map.of(), timeoutMillis);
+            case "exec" -> {
+                // checked here: a program that cannot run would fail every one of the workload's calls first
+                java.nio.file.Path program = java.nio.file.Path.of(rest);
+                if (!java.nio.file.Files.isRegularFile(program) || !java.nio.file.Files.isExecutable(program)) {
+                    throw new IllegalArgumentException("target '" + spec + "': " + rest + " is not an executable file"
+                            + (java.nio.file.Files.exists(program) ? "" : " (no such file)")
+                            + "; name an apbasil-compatible program");
+                }
+                yield new ExecTarget(spec, List.of(rest), Map.of(), timeoutMillis);
+            }
             case "emulator" -> new EmulatorTarget(spec, Emulator.create(rest));
             case "proxy" -> new ProxyTarget(spec, rest, Duration.ofMillis(timeoutMillis));
             default -> throw new IllegalArgumentException("unknown target kind '" + kind + "' in '" + spec + "'; expected " + FORMS);

@@ -20,6 +20,14 @@ final class AdminConnection {
     /** Runs the named command on the daemon and returns its text output. */
     String run(String name, Map<String, String> args) throws IOException {
         String address = connect != null ? connect : System.getenv().getOrDefault("APBASIL_PROXY", "127.0.0.1:6830");
-        return new String(Apbasil.admin(address, name, args, Duration.ofSeconds(timeoutSeconds)), StandardCharsets.UTF_8);
+        try {
+            return new String(Apbasil.admin(address, name, args, Duration.ofSeconds(timeoutSeconds)), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            if (e.getMessage() != null && e.getMessage().startsWith("cannot connect")) {
+                throw new IOException(e.getMessage() + " (is the proxy running there, unit alpsbridge-proxy? The address"
+                        + " comes from --connect, else env APBASIL_PROXY, else 127.0.0.1:6830)", e);
+            }
+            throw e;
+        }
     }
 }

@@ -137,6 +137,9 @@ public final class ProxyConfig {
             lines = Files.readAllLines(file, StandardCharsets.UTF_8);
         } catch (java.nio.charset.CharacterCodingException e) {
             throw new IllegalArgumentException(file + ": not UTF-8 text (" + e + ")");
+        } catch (java.nio.file.FileSystemException e) {
+            throw new IllegalArgumentException("the proxy's settings file: " + org.alpsbridge.basil.cli.Failures.file(e)
+                    + " (the package installs /etc/alpsbridge/proxy.conf; without --config every key is at its default)");
         }
         for (String line : lines) {
             n++;

@@ -103,8 +103,15 @@ public final class ProxyDaemon implements AutoCloseable {
                 new ArrayBlockingQueue<>(config.queue()), new DefaultThreadFactory("apbasil-proxy-worker", true));
         workers.allowCoreThreadTimeOut(true);
         this.timers = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("apbasil-proxy-timer", true));
-        this.journal = config.exchangeJournal() == null ? null
-                : ExchangeJournal.open(config.exchangeJournal(), config.exchangeMemory());
+        try {
+            this.journal = config.exchangeJournal() == null ? null
+                    : ExchangeJournal.open(config.exchangeJournal(), config.exchangeMemory());
+        } catch (IOException e) {
+            workers.shutdownNow();
+            timers.shutdownNow();
+            throw new IOException("the exchange journal (exchange_journal=" + config.exchangeJournal() + "): "
+                    + org.alpsbridge.basil.cli.Failures.describe(e), e);
+        }
         ExchangeMemory memory = new ExchangeMemory(config.exchangeMemory(), journal);
         for (String lost : memory.interrupted()) {
             log.warn("interrupted by the previous stop, outcome unknown: {}", lost);

@@ -61,6 +61,25 @@ class ProxyServeCommandTest {
     }
 
     @Test
+    void aMissingSettingsFileSaysSoAndWhereThePackagesOneIs() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> parse("--config", "/etc/alpsbridge/prxy.conf").start());
+        assertEquals("the proxy's settings file: cannot use /etc/alpsbridge/prxy.conf: no such file or directory; check the"
+                + " path (a typo?) or create it (the package installs /etc/alpsbridge/proxy.conf; without --config every key"
+                + " is at its default)", e.getMessage());
+    }
+
+    @Test
+    void anUnwritableExchangeJournalNamesItsKey() throws Exception {
+        Path notADirectory = Files.writeString(dir.resolve("file"), "");
+        java.io.IOException e = assertThrows(java.io.IOException.class, () -> parse("--listen", "127.0.0.1:0",
+                "--backend", "emulator:xc30:16", "--auth", "none", "--set",
+                "exchange_journal=" + notADirectory.resolve("journal")).start());
+        assertTrue(e.getMessage().startsWith("the exchange journal (exchange_journal=" + notADirectory.resolve("journal")
+                + "): cannot use " + notADirectory.resolve("journal")), e.getMessage());
+    }
+
+    @Test
     void anUnknownBackendKindIsRefused() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> parse("--listen", "127.0.0.1:0", "--backend", "ssh:sdb", "--auth", "none").start());

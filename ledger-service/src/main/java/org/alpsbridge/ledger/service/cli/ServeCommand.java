@@ -88,7 +88,7 @@ public final class ServeCommand implements Callable<Integer> {
         try {
             s = settings();
         } catch (IllegalArgumentException | LedgerException e) {
-            spec.commandLine().getErr().println("ledger serve: " + e.getMessage());
+            spec.commandLine().getErr().println("ledger serve: " + org.alpsbridge.basil.cli.Failures.describe(e));
             return 1;
         }
         String db = s.get(Key.DB);
@@ -102,14 +102,14 @@ public final class ServeCommand implements Callable<Integer> {
         try {
             ledger = Ledger.open(db);
         } catch (LedgerException e) {
-            spec.commandLine().getErr().println("ledger serve: " + e.getMessage());
+            spec.commandLine().getErr().println("ledger serve: " + org.alpsbridge.basil.cli.Failures.describe(e));
             return 1;
         }
         try {
             server = LedgerServer.start(ledger, s, version());
         } catch (Exception e) {
             ledger.close();
-            spec.commandLine().getErr().println("ledger serve: " + e.getMessage());
+            spec.commandLine().getErr().println("ledger serve: " + org.alpsbridge.basil.cli.Failures.describe(e));
             return 1;
         }
         spec.commandLine().getErr().println("ledger serve: listening on " + server.addresses() + ", " + ledger

@@ -110,7 +110,7 @@ final class RemoteLedger implements Ledger {
         try {
             response = http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
         } catch (IOException e) {
-            throw new LedgerUnavailableException("ledger service " + base + " cannot be reached: " + e, e);
+            throw new LedgerUnavailableException(ServiceOpener.unreachable(base.toString(), e), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new LedgerException("interrupted while waiting for the ledger service " + base);

@@ -1,5 +1,7 @@
 package org.alpsbridge.ledger.service.client;
 
+import java.io.IOException;
+
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.LedgerException;
 import org.alpsbridge.ledger.LedgerOpener;
@@ -35,5 +37,15 @@ public final class ServiceOpener implements LedgerOpener {
         // verify: the service opened its store verified; a client has nothing of its own to check
         return RemoteLedger.connect(url.trim(), Signer.fromEnvironment(),
                 url.trim().regionMatches(true, 0, "https:", 0, 6) ? Trust.fromEnvironment() : null);
+    }
+
+    /**
+     * Why the service at {@code base} did not answer, in words, with what to check: the HTTP client's exceptions
+     * often carry no message ({@code java.net.ConnectException}).
+     */
+    public static String unreachable(String base, IOException e) {
+        return "ledger service " + base + " cannot be reached: " + org.alpsbridge.basil.cli.Failures.describe(e)
+                + " (the service is 'alpsbridge ledger serve', unit alpsbridge-ledger; its address comes from --db,"
+                + " env ALPSBRIDGE_LEDGER or db= in the settings file)";
     }
 }

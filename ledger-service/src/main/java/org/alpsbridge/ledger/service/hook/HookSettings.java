@@ -131,7 +131,7 @@ record HookSettings(String db, boolean allow, long prologRetryMillis, long epilo
             }
             return out;
         } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read " + file + ": " + e);
+            throw new IllegalArgumentException("the hooks' settings: " + org.alpsbridge.basil.cli.Failures.describe(e));
         }
         for (int n = 0; n < lines.size(); n++) {
             String line = lines.get(n).replaceFirst("#.*", "").strip();

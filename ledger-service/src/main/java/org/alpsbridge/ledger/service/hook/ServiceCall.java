@@ -104,7 +104,7 @@ final class ServiceCall {
         } catch (LedgerException e) {
             throw new Unavailable(e.getMessage()); // no MUNGE credential: munged is down, try again later
         } catch (IOException e) {
-            throw new Unavailable("ledger service " + base + " cannot be reached: " + e);
+            throw new Unavailable(org.alpsbridge.ledger.service.client.ServiceOpener.unreachable(String.valueOf(base), e));
         }
         if (status == 404 && body == null) {
             return null;

@@ -127,7 +127,9 @@ public final class ServiceSettings {
         try {
             return parse(file.toString(), Files.readString(file, StandardCharsets.UTF_8));
         } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read " + file + ": " + e.getMessage());
+            throw new IllegalArgumentException("the ledger service's settings file: "
+                    + org.alpsbridge.basil.cli.Failures.describe(e) + " (the package installs"
+                    + " /etc/alpsbridge/ledger-service.conf; without --config every key is at its default)");
         }
     }
 

@@ -23,6 +23,15 @@ class ServiceSettingsTest {
     }
 
     @Test
+    void aMissingFileSaysSoAndWhereThePackagesOneIs() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ServiceSettings.load(java.nio.file.Path.of("/etc/alpsbridge/ledger-srvice.conf")));
+        assertEquals("the ledger service's settings file: cannot use /etc/alpsbridge/ledger-srvice.conf: no such file or"
+                + " directory; check the path (a typo?) or create it (the package installs /etc/alpsbridge/ledger-service.conf;"
+                + " without --config every key is at its default)", e.getMessage());
+    }
+
+    @Test
     void valuesAreReadWithCommentsAndSpacesAroundThem() {
         ServiceSettings s = ServiceSettings.parse("site.conf", "listen = 127.0.0.1:7070, unix:/run/ledger.sock\n"
                 + "ADMIN_UIDS=64030 # slurm\nstandard_job_events=true\n");
