@@ -53,17 +53,16 @@ final class Clients {
 
     private static synchronized Path find(String name, String tarballPrefix) {
         Path src = source();
-        Path tarball = null;
-        if (src != null) {
-            try (Stream<Path> files = Files.list(src)) {
-                tarball = files.filter(f -> f.getFileName().toString().startsWith(tarballPrefix)
-                        && f.getFileName().toString().contains(".tar")).findFirst().orElse(null);
-            } catch (IOException e) {
-                tarball = null;
-            }
+        Path tarball;
+        try (Stream<Path> files = Files.list(src)) {
+            tarball = files.filter(f -> f.getFileName().toString().startsWith(tarballPrefix)
+                    && f.getFileName().toString().contains(".tar")).findFirst().orElse(null);
+        } catch (IOException e) {
+            tarball = null; // no such directory: said below
         }
         if (tarball == null) {
-            Host.skip("no " + tarballPrefix + "*.tar.* in " + src + " (set ALPSBRIDGE_CLIENTS_SRC)");
+            Host.skip("no " + tarballPrefix + "*.tar.* in " + src + ": set ALPSBRIDGE_CLIENTS_SRC to the directory that"
+                    + " holds the clients' source tarballs (default ../shared/clients beside the checkout)");
         }
         Path dir = cache().resolve(name + "-" + sha256(tarball));
         if (!Files.exists(dir.resolve(".built"))) {
@@ -92,8 +91,8 @@ final class Clients {
         if (env != null && !env.isBlank()) {
             return Path.of(env);
         }
-        Path beside = Host.repository().getParent().resolve("shared/clients");
-        return Files.isDirectory(beside) ? beside : Path.of("/work/shared/clients");
+        // no machine-specific fallback: a checkout elsewhere names its tarballs' directory
+        return Host.repository().getParent().resolve("shared/clients");
     }
 
     private static Path cache() {
