@@ -77,11 +77,32 @@ public final class LedgerOptions {
                     + " (default ${DEFAULT-VALUE}).")
     long denialMemorySeconds;
 
-    @Option(names = "--ledger-on-deny", paramLabel = "COMMAND",
+    /** Holds a Slurm job the ledger refused, its reason in {@code squeue -o %k}: Slurm 18.08 would ask again each pass. */
+    static final String SLURM_HOLD = "scontrol update JobId={job} Priority=0 Comment={reason}";
+
+    @Option(names = "--ledger-on-deny", paramLabel = "COMMAND|none",
             description = "Run once when the ledger refuses a job, {job} and {reason} replaced in each word, after the"
-                    + " refusal has been answered, e.g. 'scontrol update JobId={job} Priority=0 Comment={reason}' to"
-                    + " hold a Slurm job with its reason in squeue (default: none; OpenPBS fails the job itself).")
+                    + " refusal has been answered. Default by --ledger-job-accounts: squeue (Slurm) '" + SLURM_HOLD
+                    + "', which holds the job with its reason in squeue -o %%k (a refused job left pending is asked"
+                    + " for again on every scheduling pass, and its owner sees nothing); qstat (OpenPBS, which fails"
+                    + " the job itself): none; with --ledger-job-accounts none it must be given. 'none' runs nothing.")
     String onDeny;
+
+    /** The command run for a refused job: the one given, else the safe one for the scheduler served. */
+    List<String> onDenyCommand() {
+        String command = onDeny;
+        if (command == null || command.isBlank()) {
+            command = switch (jobAccounts) {
+                case "squeue" -> SLURM_HOLD;
+                case "qstat" -> "none";
+                default -> throw new IllegalArgumentException("--ledger with --ledger-job-accounts " + jobAccounts
+                        + " needs --ledger-on-deny: say what happens to a job the ledger refuses, e.g. --ledger-on-deny '"
+                        + SLURM_HOLD + "' for Slurm (else the job stays pending and is asked for again on every pass),"
+                        + " or --ledger-on-deny none");
+            };
+        }
+        return command.strip().equals("none") ? List.of() : List.of(command.strip().split("\\s+"));
+    }
 
     /** Adds the ledger decorator (outermost, so a denial never reaches the policy or ALPS) when --ledger is set. */
     public void decorate(ProxyDaemon.Builder daemon) {
@@ -125,7 +146,7 @@ public final class LedgerOptions {
                 new TimeLimits(source, seconds, Math.multiplyExact(defaultLimitMinutes, 60L)),
                 LedgerBackend.WhenUnavailable.valueOf(whenUnavailable.toUpperCase(java.util.Locale.ROOT)))
                 .withDenials(JobAccounts.named(jobAccounts, table), Duration.ofSeconds(denialMemorySeconds),
-                        onDeny == null || onDeny.isBlank() ? List.of() : List.of(onDeny.strip().split("\\s+")));
+                        onDenyCommand());
         Ledger ledger = Ledger.open(url);
         if (stats != null) {
             LedgerMetrics metrics = new LedgerMetrics("alpsbridge_proxy_ledger");

@@ -182,6 +182,10 @@ class LedgerBackendTest {
         assertEquals(ErrorClass.PERMANENT, denied.errorClass());
         String text = denied.messageText();
         assertTrue(text.contains("chem") && text.contains("38400") && text.contains("available 10000"), text);
+        // what the job's owner reads in squeue's comment: the job, not the ledger's internal key, and what to do
+        assertFalse(text.contains("default/"), text);
+        assertTrue(text.contains("job "), text);
+        assertTrue(text.contains("ask the project's PI or the allocation office for more"), text);
         assertEquals(0, alps.calls.get());
         assertEquals(1, ledger.failures("chem", 5).size());
     }

@@ -93,8 +93,10 @@ final class Charging {
             Project p = a != null ? new Project(a.projectId(), a.project(), 0, null, true)
                     : lookups.findProject(c, q.project());
             String projectName = p == null ? q.project() : p.name();
-            String what = "reservation " + key + " (" + q.nodes() + " nodes x " + q.node().cores() + " cores, "
-                    + q.limitSeconds() / 60 + " min limit from " + limitSource + ")";
+            // What the job's owner reads (squeue's comment, qstat): the job and its size, not the ledger's key
+            String what = "job " + q.batchId() + (q.resId() > 0 ? " (ALPS reservation " + q.resId() + ")" : "") + " on "
+                    + q.nodes() + " nodes x " + q.node().cores() + " cores for up to " + q.limitSeconds() / 60
+                    + " min (time limit from " + limitSource + ")";
             if (a == null && p != null && p.active()) {
                 a = lookups.activeAllocation(c, p.id(), q.resource(), t);
             }
@@ -114,7 +116,8 @@ final class Charging {
                 reason = "INSUFFICIENT_BALANCE";
                 message = "project " + p.name() + ": insufficient balance: " + what + " costs up to " + hold + " "
                         + q.resource().unit() + ", available " + a.available() + " (" + a.figures() + "), short by "
-                        + (hold - a.available());
+                        + (hold - a.available()) + "; ask the project's PI or the allocation office for more, or shorten"
+                        + " the job's time limit";
             }
             State state = reason == null ? State.HELD : State.DENIED;
             // (the figures stored are the ones the decision saw, in this transaction)
