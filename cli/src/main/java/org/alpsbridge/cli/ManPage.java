@@ -104,7 +104,11 @@ final class ManPage {
         String text = String.join(" ", arg.description()).replaceAll("\\s+", " ").strip();
         String def = arg.defaultValueString();
         boolean emptyCollection = "{}".equals(def) || "[]".equals(def);
-        if (def != null && !def.isEmpty() && !"null".equals(def) && !emptyCollection && !text.contains("Default")
+        // required within an optional group (--from with --to) is not required of the command
+        if (arg.required() && arg.isOption() && arg.group() == null) {
+            // a required option's "default" is only its field's initial value (0 for an int): never shown
+            text = text + (text.isEmpty() ? "" : " ") + "Required.";
+        } else if (def != null && !def.isEmpty() && !"null".equals(def) && !emptyCollection && !text.contains("Default")
                 && !text.contains("default")) {
             text = text + (text.isEmpty() ? "" : " ") + "Default: " + def + ".";
         }

@@ -46,6 +46,38 @@ class InstallFilesTest {
     }
 
     @Test
+    void requiredOptionsAreMarkedSoWithNoDefaultAndUnitsAreNamed() throws Exception {
+        InstallFiles.write(out, "9.9.9");
+        for (CommandLine cmd : InstallFiles.commands(Main.commandLine(), new java.util.ArrayList<>())) {
+            String text = Files.readString(out.resolve("man/man1/" + ManPage.pageName(cmd.getCommandSpec()) + ".1"));
+            for (OptionSpec o : cmd.getCommandSpec().options()) {
+                if (o.required() && !o.hidden() && o.group() == null) {
+                    int at = text.indexOf("\\fB" + ManPage.escape(String.join(", ", o.names())) + "\\fR");
+                    assertTrue(at >= 0, o.longestName() + " on the page of " + cmd.getCommandSpec().qualifiedName());
+                    String entry = text.substring(at);
+                    entry = entry.substring(0, entry.indexOf("\n.TP") < 0 ? entry.length() : entry.indexOf("\n.TP"));
+                    assertTrue(entry.contains("Required.") && !entry.contains("Default:"),
+                            o.longestName() + " of " + cmd.getCommandSpec().qualifiedName() + ": " + entry);
+                    // the usage line shows it without [ ]: --help and the page agree it must be given
+                    String synopsis = cmd.getHelp().synopsis(0);
+                    assertTrue(java.util.Arrays.stream(o.names()).anyMatch(n -> synopsis.matches(
+                                    "(?s).*\\s" + java.util.regex.Pattern.quote(n) + "\\b.*")),
+                            o.longestName() + " unbracketed in " + cmd.getHelp().synopsis(0));
+                }
+            }
+            // one way of writing a PostgreSQL URL, the one every command and settings file accepts
+            assertFalse(text.replace("jdbc:postgresql://", "").contains("postgresql://"),
+                    ManPage.pageName(cmd.getCommandSpec()));
+        }
+        String reserve = Files.readString(out.resolve("man/man1/alpsbridge-ledger-reserve.1"));
+        assertTrue(reserve.contains("Time limit in minutes"), reserve);
+        String release = Files.readString(out.resolve("man/man1/alpsbridge-ledger-release.1"));
+        assertTrue(release.contains("Seconds the job ran"), release);
+        assertTrue(InstallFiles.help(Main.commandLine().getSubcommands().get("ledger").getSubcommands().get("reserve"))
+                .contains(" --batch-id=<batchId>"), "required in the usage line");
+    }
+
+    @Test
     void theSettingsFilesAndCompletionAreWrittenToo() throws Exception {
         InstallFiles.write(out, "9.9.9");
         assertTrue(Files.readString(out.resolve("etc/proxy.conf")).contains("\n#listen=127.0.0.1:6830\n"));

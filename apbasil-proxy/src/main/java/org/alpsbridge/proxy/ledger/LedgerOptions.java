@@ -17,7 +17,7 @@ import picocli.CommandLine.Option;
 public final class LedgerOptions {
 
     @Option(names = "--ledger", paramLabel = "URL",
-            description = "Charge reservations to this ledger: sqlite:PATH or postgresql://HOST:PORT/DB?user=U"
+            description = "Charge reservations to this ledger: sqlite:PATH or jdbc:postgresql://HOST:PORT/DB?user=U&password=P"
                     + " (default: no ledger).")
     String url;
 

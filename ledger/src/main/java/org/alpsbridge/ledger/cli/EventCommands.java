@@ -62,11 +62,11 @@ final class EventCommands {
         Integer nodes;
         @Option(names = "--cores-per-node", description = "Cores per node (whole nodes are charged).")
         Integer cores;
-        @Option(names = "--gpus-per-node", defaultValue = "0")
+        @Option(names = "--gpus-per-node", defaultValue = "0", description = "GPUs per node (default: ${DEFAULT-VALUE}).")
         int gpus;
         @Option(names = "--mem-per-node", defaultValue = "0", description = "GiB per node, billed under MAX_TRES.")
         long memGib;
-        @Option(names = "--time-limit", description = "Time limit in minutes.")
+        @Option(names = "--time-limit", paramLabel = "MINUTES", description = "Time limit in minutes (not seconds).")
         Long limitMinutes;
         @Option(names = "--partition", description = "Billing partition (default: default).")
         String partition;
@@ -106,10 +106,26 @@ final class EventCommands {
         }
     }
 
-    @Command(name = "reserve", mixinStandardHelpOptions = true,
+    @Command(name = "reserve", mixinStandardHelpOptions = true, modelTransformer = Reserve.RequiredParams.class,
             description = {"Hold the worst case of a reservation (nodes x cores x time limit) or deny it.",
                     "Exit 2 when denied, with the reason (project, cost, available) on stderr."})
     static final class Reserve extends ReservationTask {
+        /**
+         * The reservation parameters confirm and release take optionally (a forced hold of an unknown
+         * reservation) are required here: so marked in the usage line, --help and the manual page.
+         */
+        static final class RequiredParams implements picocli.CommandLine.IModelTransformer {
+            @Override
+            public picocli.CommandLine.Model.CommandSpec transform(picocli.CommandLine.Model.CommandSpec spec) {
+                for (String name : List.of("--batch-id", "--project", "--user", "--nodes", "--cores-per-node", "--time-limit")) {
+                    picocli.CommandLine.Model.OptionSpec optional = spec.findOption(name);
+                    spec.remove(optional);
+                    spec.addOption(optional.toBuilder().required(true).build());
+                }
+                return spec;
+            }
+        }
+
         @Override
         int run(Ledger ledger) {
             if (!hasParams()) {
@@ -135,7 +151,8 @@ final class EventCommands {
             description = {"Settle a reservation: charge the actual use (bounded by the hold), return the rest.",
                     "Unknown to the ledger: with the reservation options the use is a forced debit."})
     static final class Release extends ReservationTask {
-        @Option(names = "--elapsed", required = true, description = "Seconds the job ran.")
+        @Option(names = "--elapsed", required = true, paramLabel = "SECONDS",
+                description = "Seconds the job ran (not minutes, unlike --time-limit).")
         long elapsed;
         @Option(names = "--node-failure", description = "The job ended by node failure: charged nothing.")
         boolean nodeFailure;
