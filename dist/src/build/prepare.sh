@@ -40,7 +40,8 @@ install -m 0644 "$src/systemd/alpsbridge-proxy.service" "$src/systemd/alpsbridge
   "$src/systemd/alpsbridge-ledger-hook-agent.service" "$tree/lib/systemd/system/"
 install -m 0644 "$src/doc/copyright" "$tree/usr/share/doc/alpsbridge/"
 install -m 0644 "$src/lintian/alpsbridge" "$tree/usr/share/lintian/overrides/"
-install -m 0644 "$root/README.md" "$tree/usr/share/doc/alpsbridge/README.md"
+# The admin's quick start, not the developers' README (which links module READMEs the package does not hold)
+install -m 0644 "$src/doc/README.Debian" "$tree/usr/share/doc/alpsbridge/README.Debian"
 commit=$(git -C "$root" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
 {
   echo "alpsbridge ($debversion) unstable; urgency=medium"
