@@ -22,7 +22,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.alpsbridge.proxy.auth.MungeDaemon;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -59,11 +58,7 @@ class PackageInstallTest {
 
     @BeforeAll
     void installThePreviousVersionEditItAndUpgrade() throws Exception {
-        require(Shell.run("id", "-u").out().strip().equals("0"), "the install test runs dpkg and needs root");
-        require(Files.isExecutable(Path.of("/usr/bin/dpkg")), "the install test needs dpkg (Debian)");
-        require(Shell.run("dpkg-query", "-W", "-f=${Status}", "alpsbridge").out().contains("not-installed")
-                        || Shell.run("dpkg-query", "-W", "alpsbridge").status() != 0,
-                "alpsbridge is installed on this machine; the install test never touches a real installation");
+        InstallHost.requireRootDpkgAndNoAlpsbridge();
         deb = only("alpsbridge_*_all.deb");
         // dist's pom builds the hooks' C client on every amd64 Linux build (profile ledger-hooks)
         hooksDeb = System.getProperty("os.name").equals("Linux") && System.getProperty("os.arch").equals("amd64")
@@ -376,10 +371,7 @@ class PackageInstallTest {
     // --- helpers -------------------------------------------------------------------------------------------
 
     private static void require(boolean condition, String reason) {
-        if (!condition && "1".equals(System.getenv("ALPSBRIDGE_REQUIRE_SERVICES"))) {
-            throw new AssertionError(reason + " (ALPSBRIDGE_REQUIRE_SERVICES=1)");
-        }
-        Assumptions.assumeTrue(condition, reason);
+        InstallHost.require(condition, reason);
     }
 
     private static Path only(String glob) throws IOException {
