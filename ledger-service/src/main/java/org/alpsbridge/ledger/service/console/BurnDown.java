@@ -34,18 +34,22 @@ final class BurnDown {
     }
 
     /**
-     * The available balance at each entry's time: the sum of the entries made until then (in time order; job
-     * events carry the scheduler's time, which may precede a later administrative entry), times clamped into
-     * the period.
+     * The available balance after each entry, in the journal's order, so every step is a balance the journal
+     * shows ("available after"). An entry's time is clamped into the period and never drawn before the entry
+     * it follows: job events carry the scheduler's time, which may precede the grant entered after them, and
+     * summed in time order they drew a balance below zero that the ledger never had.
      */
     static List<Point> points(Balance b, List<JournalEntry> entries) {
         List<Point> out = new ArrayList<>();
         long available = 0;
-        List<JournalEntry> inTime = entries.stream()
-                .sorted(Comparator.comparing(JournalEntry::at).thenComparing(JournalEntry::allocationSeq)).toList();
-        for (JournalEntry e : inTime) {
+        Instant previous = b.from();
+        List<JournalEntry> inJournalOrder = entries.stream().sorted(Comparator.comparing(JournalEntry::allocationSeq))
+                .toList();
+        for (JournalEntry e : inJournalOrder) {
             available += e.amount();
-            out.add(new Point(clamp(e.at(), b.from(), b.to()), available));
+            Instant at = clamp(e.at(), b.from(), b.to());
+            previous = at.isBefore(previous) ? previous : at;
+            out.add(new Point(previous, available));
         }
         return out;
     }
@@ -89,7 +93,9 @@ final class BurnDown {
         StringBuilder s = new StringBuilder();
         s.append("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"burndown\" viewBox=\"0 0 ").append(WIDTH)
                 .append(' ').append(HEIGHT).append("\" width=\"").append(WIDTH).append("\" height=\"").append(HEIGHT)
-                .append("\" role=\"img\" aria-labelledby=\"bd-title bd-desc\" data-available=\"").append(last)
+                .append("\" role=\"img\" aria-labelledby=\"bd-title bd-desc\" data-balances=\"")
+                .append(points.stream().map(p -> Long.toString(p.available())).collect(java.util.stream.Collectors.joining(" ")))
+                .append("\" data-available=\"").append(last)
                 .append("\" data-steps=\"").append(entries.size()).append("\">")
                 .append("<title id=\"bd-title\">Burn-down of ").append(esc(what)).append("</title>")
                 .append("<desc id=\"bd-desc\">").append(esc(desc)).append("</desc>")

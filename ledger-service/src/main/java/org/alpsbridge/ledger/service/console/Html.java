@@ -110,7 +110,8 @@ final class Html {
         return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                 + "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
                 + "<title>" + esc(title) + " \u2014 alpsbridge ledger</title>"
-                + "<link rel=\"stylesheet\" href=\"/console.css\"></head><body>"
+                + "<link rel=\"stylesheet\" href=\"/console.css\"><link rel=\"icon\" href=\"/favicon.svg\""
+                + " type=\"image/svg+xml\"></head><body>"
                 + "<a class=\"skip\" href=\"#main\">Skip to content</a>"
                 + "<header><p class=\"brand\">alpsbridge ledger</p>" + nav + "</header>"
                 + "<main id=\"main\"><h1>" + esc(title) + "</h1>\n" + content + "\n</main></body></html>\n";

@@ -25,6 +25,11 @@ final class Site {
 
     private static final Logger log = LoggerFactory.getLogger(Site.class);
     private static final byte[] CSS = resource("console.css");
+    /** The console's icon: a falling balance line, in the burn-down's blue. */
+    private static final byte[] ICON = ("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 16 16\">"
+            + "<rect width=\"16\" height=\"16\" rx=\"3\" fill=\"#0b5cad\"/>"
+            + "<path d=\"M3 4H7V8H10V12H13\" fill=\"none\" stroke=\"#fff\" stroke-width=\"2\"/></svg>")
+            .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     private final LocalApi api;
     private final Sessions sessions;
@@ -49,6 +54,10 @@ final class Site {
         try {
             if (q.path().equals("/console.css") && !q.post()) {
                 return new WebResponse(200, "text/css; charset=utf-8", CSS, null, null);
+            }
+            if ((q.path().equals("/favicon.svg") || q.path().equals("/favicon.ico")) && !q.post()) {
+                // public like the style sheet: a browser asks for it before signing in, and a 401 there is noise
+                return new WebResponse(200, "image/svg+xml", ICON, null, null);
             }
             if (q.path().equals("/sign-in")) {
                 return signIn(q);

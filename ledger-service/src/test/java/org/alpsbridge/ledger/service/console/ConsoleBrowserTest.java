@@ -239,6 +239,39 @@ class ConsoleBrowserTest {
                 newest.getText());
     }
 
+    /**
+     * Jobs whose events carry the scheduler's time, before the grant was entered: the chart steps through the
+     * balances the journal lists ("available after"), never below what the journal shows (it once drew -640 h).
+     */
+    @Test
+    void theBurnDownNeverShowsABalanceTheJournalDoesNot() {
+        String name = "late" + n.incrementAndGet();
+        ledger.addProject(name, 5010, null);
+        ledger.grant(name, Resource.CPU, 36_000, FROM, TO, "research", null);
+        Instant early = FROM.plus(1, ChronoUnit.DAYS);
+        for (int job = 1; job <= 3; job++) {
+            Instant at = early.plus(job, ChronoUnit.HOURS);
+            assertTrue(ledger.reserve(ReserveRequest.of(900 + job, "90" + job, name, "alice", 2, 32, 120, at)).ok());
+            ledger.release(ReleaseRequest.of(900 + job, 3_600, at.plusSeconds(3_600)));
+        }
+        signInAsRoot();
+        open("/project?name=" + name);
+        WebElement chart = browser.findElement(By.cssSelector("svg.burndown"));
+        List<String> drawn = java.util.Arrays.stream(chart.getAttribute("data-balances").split(" "))
+                .map(m -> Html.hours(Long.parseLong(m))).toList();
+        List<String> journal = browser.findElements(By.xpath("//table[@class='journal']/tbody/tr/td[4]")).stream()
+                .map(WebElement::getText).toList();
+        assertTrue(journal.size() >= 7, "the grant, three holds and their settlements: " + journal);
+        for (String balance : drawn) {
+            assertTrue(journal.contains(balance), "the chart shows " + balance + ", the journal only " + journal);
+        }
+        assertEquals(journal.get(0), drawn.get(drawn.size() - 1), "the newest entry is where the line ends");
+        // no hour label below zero either: the axis spans what was drawn
+        for (WebElement label : chart.findElements(By.tagName("text"))) {
+            assertFalse(label.getAttribute("textContent").contains("\u2212"), label.getAttribute("textContent"));
+        }
+    }
+
     @Test
     void aRefundCannotExceedTheCharge() {
         String name = "refund" + n.incrementAndGet();

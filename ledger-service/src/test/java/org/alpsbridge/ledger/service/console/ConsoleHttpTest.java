@@ -124,6 +124,13 @@ class ConsoleHttpTest {
         HttpResponse<String> css = send(HttpRequest.newBuilder(URI.create(service.url() + "/console.css")));
         assertEquals(200, css.statusCode());
         assertTrue(css.headers().firstValue("Content-Type").orElseThrow().startsWith("text/css"));
+        for (String icon : java.util.List.of("/favicon.ico", "/favicon.svg")) {
+            // a browser asks for the icon before anyone signs in: an icon, not a 401 page
+            HttpResponse<String> answer = send(HttpRequest.newBuilder(URI.create(service.url() + icon)));
+            assertEquals(200, answer.statusCode(), icon);
+            assertEquals("image/svg+xml", answer.headers().firstValue("Content-Type").orElseThrow(), icon);
+            assertTrue(answer.body().startsWith("<svg"), answer.body());
+        }
         HttpResponse<String> api = send(HttpRequest.newBuilder(URI.create(service.url() + "/v1/nothing")));
         assertEquals(404, api.statusCode());
         assertTrue(api.body().startsWith("{\"error\""), api.body());

@@ -48,7 +48,7 @@ class PagesTest {
     }
 
     @Test
-    void theBurnDownIsTheRunningSumOfTheJournalInTimeOrder() {
+    void theBurnDownIsTheRunningSumOfTheJournalInItsOrderNeverDrawnBackInTime() {
         Balance b = new Balance("chem", 1, Resource.CPU, null, FROM, TO, 10_000, 0, 2_000, 7_000);
         List<JournalEntry> entries = List.of(
                 entry(1, Kind.CREDIT, 10_000, "2025-12-20T00:00:00Z"),        // booked before the period: at its start
@@ -56,11 +56,14 @@ class PagesTest {
                 entry(3, Kind.HOLD, -3_000, "2026-02-01T00:00:00Z"),           // a job event with the scheduler's time
                 entry(4, Kind.SETTLE, -2_000, "2026-02-02T00:00:00Z"),
                 entry(5, Kind.RETURN, 3_000, "2026-02-02T00:00:00Z"));
+        // each step a balance the journal's "available after" shows (in time order it drew 5,000 and 8,000, which
+        // the ledger never had); the job events entered after the withdrawal are drawn at its time, not before it
+        Instant withdrawn = Instant.parse("2026-03-01T00:00:00Z");
         assertEquals(List.of(new BurnDown.Point(FROM, 10_000),
-                new BurnDown.Point(Instant.parse("2026-02-01T00:00:00Z"), 7_000),
-                new BurnDown.Point(Instant.parse("2026-02-02T00:00:00Z"), 5_000),
-                new BurnDown.Point(Instant.parse("2026-02-02T00:00:00Z"), 8_000),
-                new BurnDown.Point(Instant.parse("2026-03-01T00:00:00Z"), 7_000)), BurnDown.points(b, entries));
+                new BurnDown.Point(withdrawn, 9_000),
+                new BurnDown.Point(withdrawn, 6_000),
+                new BurnDown.Point(withdrawn, 4_000),
+                new BurnDown.Point(withdrawn, 7_000)), BurnDown.points(b, entries));
         String svg = BurnDown.svg(b, entries, Instant.parse("2026-04-01T00:00:00Z"));
         assertTrue(svg.contains("data-available=\"7000\"") && svg.contains("data-steps=\"5\""), svg);
         assertTrue(svg.contains("expires 2026-07-01") && svg.contains("class=\"even\""), svg);
