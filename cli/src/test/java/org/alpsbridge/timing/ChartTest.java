@@ -43,6 +43,26 @@ class ChartTest {
     }
 
     @Test
+    void theBarsShareTheWholeWidthUnderALongTitleAndTheTimeAxisIsNamed(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("chart.svg");
+        Chart.writeSvg(twoTargets(), "BASIL calls, 1000 jobs, xc30:2256 (modelled latency): on-system vs off-system", file);
+        DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
+        f.setNamespaceAware(true);
+        Document doc = f.newDocumentBuilder().parse(file.toFile());
+        double width = Double.parseDouble(doc.getDocumentElement().getAttribute("width"));
+        double rightmost = 0;
+        var rects = doc.getElementsByTagNameNS("http://www.w3.org/2000/svg", "rect");
+        for (int i = 0; i < rects.getLength(); i++) {
+            var r = (org.w3c.dom.Element) rects.item(i);
+            if (r.getFirstChild() != null) {
+                rightmost = Math.max(rightmost, Double.parseDouble(r.getAttribute("x")) + Double.parseDouble(r.getAttribute("width")));
+            }
+        }
+        assertTrue(rightmost > 0.75 * width, "bars end at " + rightmost + " of " + width);
+        assertTrue(doc.getDocumentElement().getTextContent().contains("latency of one call (log scale)"));
+    }
+
+    @Test
     void theTableShowsTheMedianRatioAgainstTheFirstTarget() {
         StringWriter out = new StringWriter();
         twoTargets().printTable(new PrintWriter(out));

@@ -1,6 +1,5 @@
 package org.alpsbridge.proxy.stats;
 
-import java.util.Locale;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -27,15 +26,20 @@ public record Latency(long count, long minMicros, long p50Micros, long p90Micros
                 h.getValueAtPercentile(99), h.getMaxValue(), sumMicros);
     }
 
-    /** Microseconds as an operator reads them: 850us, 12.3ms, 4.02s. */
+    /**
+     * Microseconds as an operator reads them, three significant digits in every unit so figures in one column
+     * compare at a glance: 850us, 1.00ms, 12.3ms, 123ms, 4.02s, 10.0s.
+     */
     public static String human(long micros) {
         if (micros < 1_000) {
             return micros + "us";
         }
-        if (micros < 1_000_000) {
-            return String.format(Locale.ROOT, "%.1fms", micros / 1_000.0);
-        }
-        return String.format(Locale.ROOT, "%.2fs", micros / 1_000_000.0);
+        boolean seconds = micros >= 999_500; // 999.6 ms rounds to 1.00s, not 1000ms
+        java.math.BigDecimal v = java.math.BigDecimal.valueOf(micros, seconds ? 6 : 3)
+                .round(new java.math.MathContext(3, java.math.RoundingMode.HALF_EVEN));
+        int integerDigits = v.precision() - v.scale();
+        return v.setScale(Math.max(0, 3 - integerDigits), java.math.RoundingMode.HALF_EVEN).toPlainString()
+                + (seconds ? "s" : "ms");
     }
 
     void appendJson(StringBuilder json) {

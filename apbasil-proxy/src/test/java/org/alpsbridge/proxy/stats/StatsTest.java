@@ -206,6 +206,13 @@ class StatsTest {
         assertEquals("850us", Snapshot.micros(850));
         assertEquals("12.3ms", Snapshot.micros(12_340));
         assertEquals("4.02s", Snapshot.micros(4_020_000));
+        // three significant digits in every unit (the demo's table mixed 10.00s with 10.0ms)
+        assertEquals("10.0s", Snapshot.micros(10_000_000));
+        assertEquals("10.0ms", Snapshot.micros(10_000));
+        assertEquals("1.00ms", Snapshot.micros(1_000));
+        assertEquals("123ms", Snapshot.micros(123_456));
+        assertEquals("1.00s", Snapshot.micros(999_700));
+        assertEquals("1230s", Snapshot.micros(1_234_567_890));
     }
 
     @Test
