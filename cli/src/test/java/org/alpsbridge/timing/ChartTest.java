@@ -29,37 +29,38 @@ class ChartTest {
     void theChartIsWellFormedSvgWithOneBarPerMethodAndTarget(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("out/chart.svg");
         Chart.writeSvg(twoTargets(), "title & <more>", file);
-        DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
-        f.setNamespaceAware(true);
-        Document doc = f.newDocumentBuilder().parse(file.toFile());
-        int bars = 0;
-        var rects = doc.getElementsByTagNameNS("http://www.w3.org/2000/svg", "rect");
-        for (int i = 0; i < rects.getLength(); i++) {
-            if (rects.item(i).getFirstChild() != null) {
-                bars++;
-            }
-        }
-        assertEquals(4, bars);
+        assertEquals(4, bars(parse(file)).size());
     }
 
     @Test
     void theBarsShareTheWholeWidthUnderALongTitleAndTheTimeAxisIsNamed(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("chart.svg");
         Chart.writeSvg(twoTargets(), "BASIL calls, 1000 jobs, xc30:2256 (modelled latency): on-system vs off-system", file);
-        DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
-        f.setNamespaceAware(true);
-        Document doc = f.newDocumentBuilder().parse(file.toFile());
+        Document doc = parse(file);
         double width = Double.parseDouble(doc.getDocumentElement().getAttribute("width"));
-        double rightmost = 0;
-        var rects = doc.getElementsByTagNameNS("http://www.w3.org/2000/svg", "rect");
-        for (int i = 0; i < rects.getLength(); i++) {
-            var r = (org.w3c.dom.Element) rects.item(i);
-            if (r.getFirstChild() != null) {
-                rightmost = Math.max(rightmost, Double.parseDouble(r.getAttribute("x")) + Double.parseDouble(r.getAttribute("width")));
-            }
-        }
+        double rightmost = bars(doc).stream()
+                .mapToDouble(r -> Double.parseDouble(r.getAttribute("x")) + Double.parseDouble(r.getAttribute("width")))
+                .max().orElse(0);
         assertTrue(rightmost > 0.75 * width, "bars end at " + rightmost + " of " + width);
         assertTrue(doc.getDocumentElement().getTextContent().contains("latency of one call (log scale)"));
+    }
+
+    private static Document parse(Path file) throws Exception {
+        DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
+        f.setNamespaceAware(true);
+        return f.newDocumentBuilder().parse(file.toFile());
+    }
+
+    /** The bars: the rectangles with a tooltip (the background and the legend's swatches have none). */
+    private static java.util.List<org.w3c.dom.Element> bars(Document doc) {
+        java.util.List<org.w3c.dom.Element> out = new java.util.ArrayList<>();
+        var rects = doc.getElementsByTagNameNS("http://www.w3.org/2000/svg", "rect");
+        for (int i = 0; i < rects.getLength(); i++) {
+            if (rects.item(i).getFirstChild() != null) {
+                out.add((org.w3c.dom.Element) rects.item(i));
+            }
+        }
+        return out;
     }
 
     @Test
