@@ -81,9 +81,35 @@ public final class DemoCommand implements Callable<Integer> {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--latency-profile: " + e.getMessage());
         }
         Path where = dir != null ? dir : Files.createTempDirectory("alpsbridge-demo-");
+        Files.createDirectories(where);
+        Path log = logTo(where.resolve("demo.log"));
+        spec.commandLine().getErr().println("demo: log lines of the daemons it runs go to " + log);
         String home = System.getenv("ALPSBRIDGE_HOME");
         Demo.Settings settings = new Demo.Settings(machine, jobs, seed, maxNodes, where,
                 home == null ? null : Path.of(home), processCalls, profile, latencySeed, latencySleep);
         return new Demo(settings, spec.commandLine().getOut(), spec.commandLine().getErr()).run();
+    }
+
+    /**
+     * Sends this process's log lines to {@code file} instead of stderr: the daemons the demo runs warn as a lab
+     * should (auth=none, planted faults), and those lines interleaved with the report made it hard to read.
+     */
+    private static Path logTo(Path file) {
+        if (!(org.slf4j.LoggerFactory.getILoggerFactory() instanceof ch.qos.logback.classic.LoggerContext context)) {
+            return file; // another binding: it logs where it is configured to
+        }
+        ch.qos.logback.classic.encoder.PatternLayoutEncoder encoder = new ch.qos.logback.classic.encoder.PatternLayoutEncoder();
+        encoder.setContext(context);
+        encoder.setPattern("%d{HH:mm:ss.SSS} %-5level %logger{20} - %msg%n");
+        encoder.start();
+        ch.qos.logback.core.FileAppender<ch.qos.logback.classic.spi.ILoggingEvent> appender = new ch.qos.logback.core.FileAppender<>();
+        appender.setContext(context);
+        appender.setFile(file.toString());
+        appender.setEncoder(encoder);
+        appender.start();
+        ch.qos.logback.classic.Logger root = context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+        root.detachAndStopAllAppenders();
+        root.addAppender(appender);
+        return file;
     }
 }

@@ -96,6 +96,8 @@ public final class Demo {
 
     /** Runs the demo; returns 0 when every check passed, 1 otherwise. */
     public int run() throws Exception {
+        long began = System.nanoTime();
+        double loadAtStart = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
         Files.createDirectories(settings.dir());
         List<Job> jobs = Workload.generate(settings.seed(), settings.jobs(), settings.maxNodes(), 30, USERS, PROJECTS);
         long lastSubmit = jobs.stream().mapToLong(Job::submitSecond).max().orElse(0);
@@ -180,7 +182,7 @@ public final class Demo {
                 + ", " + alpsLatency + ": on-system vs off-system", chart);
         out.println("chart: " + chart.toAbsolutePath());
         out.println();
-        return reportChecks();
+        return reportChecks(began, loadAtStart);
     }
 
     private void modelLatency(Emulator emulator) {
@@ -362,6 +364,22 @@ public final class Demo {
         new Report(List.of(direct, proxied)).printTable(out);
         out.println(direct.label() + ": " + describe(directOutcome));
         out.println(proxied.label() + ": " + describe(proxiedOutcome));
+        long directWaits = failures(direct, "RESERVE") - directOutcome.deniedPermanent();
+        long proxiedWaits = failures(proxied, "RESERVE") - proxiedOutcome.deniedPermanent();
+        out.printf(Locale.ROOT, "errors: BASIL calls answered with a FAILURE. For RESERVE: %d on-system and %d off-system were"
+                + " the head of the FIFO queue asking while the machine had too few free nodes (TRANSIENT: it waits and asks"
+                + " again at the next pass, as Slurm's WAIT_RESOURCES)", directWaits, proxiedWaits);
+        out.printf(Locale.ROOT, "%s.%n", proxiedOutcome.deniedPermanent() == 0 ? ""
+                : String.format(Locale.ROOT, "; %d off-system were the ledger's refusals (PERMANENT: the job is not run)",
+                        proxiedOutcome.deniedPermanent()));
+        if (proxiedOutcome.deniedPermanent() != directOutcome.deniedPermanent()) {
+            // the ledger sits in the proxy only: the off-system run is the same workload less the jobs it refused
+            out.printf(Locale.ROOT, "Not like with like in totals: only the off-system run has the ledger, which refused %d"
+                            + " jobs of the project without budget, so it started %d jobs to the on-system run's %d and waited"
+                            + " less for nodes. Per-call latencies (min to max) compare like with like; counts, errors and"
+                            + " passes do not.%n", proxiedOutcome.deniedPermanent(), proxiedOutcome.started(),
+                    directOutcome.started());
+        }
         out.println();
         if (!processes.isEmpty()) {
             out.println("== Per-call process cost: what slurmctld pays when it runs the drop-in program");
@@ -375,6 +393,11 @@ public final class Demo {
         }
         check("the on-system replay started jobs", directOutcome.started() > 0, directOutcome.started() + " started");
         check("the off-system replay started jobs", proxiedOutcome.started() > 0, proxiedOutcome.started() + " started");
+    }
+
+    private static long failures(Recorder run, String method) {
+        Recorder.MethodRecord m = run.methods().get(method);
+        return m == null ? 0 : m.failures();
     }
 
     private static String describe(Replay.Outcome o) {
@@ -477,7 +500,12 @@ public final class Demo {
         checks.add(new Check(name, passed, detail));
     }
 
-    private int reportChecks() {
+    /** The checks, after what the run took and on what: the demo's length depends on the machine and its load. */
+    private int reportChecks(long began, double loadAtStart) {
+        long seconds = (System.nanoTime() - began) / 1_000_000_000L;
+        out.printf(Locale.ROOT, "demo: took %d min %02d s on %d cpus%s%n%n", seconds / 60, seconds % 60,
+                Runtime.getRuntime().availableProcessors(), loadAtStart < 0 ? ""
+                        : String.format(Locale.ROOT, ", load average %.1f at its start", loadAtStart));
         out.println("== Checks");
         boolean all = true;
         for (Check c : checks) {

@@ -31,6 +31,11 @@ class DemoTest {
                 "the chart names the profile");
         assertTrue(text.contains("found ") && text.contains("user mallory"), "the out-of-band reservation is reported:\n" + text);
         assertTrue(text.contains("insufficient balance"), "a denial names the budget:\n" + text);
+        // the errors column explained, the two runs' difference said, and what the run took
+        assertTrue(text.contains("errors: BASIL calls answered with a FAILURE. For RESERVE: "), text);
+        assertTrue(text.contains("off-system were the ledger's refusals (PERMANENT"), text);
+        assertTrue(text.contains("Not like with like in totals: only the off-system run has the ledger"), text);
+        assertTrue(text.matches("(?s).*demo: took \\d+ min \\d\\d s on \\d+ cpus.*"), text);
         assertTrue(Files.size(dir.resolve("basil-latency.svg")) > 0);
         assertTrue(Files.exists(dir.resolve("ledger.db")));
     }
