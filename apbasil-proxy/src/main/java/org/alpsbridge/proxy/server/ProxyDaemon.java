@@ -196,7 +196,7 @@ public final class ProxyDaemon implements AutoCloseable {
         try {
             server = b.bind(bindTo).syncUninterruptibly().channel();
         } catch (Exception e) {
-            throw new IOException("cannot listen on " + address + ": " + e.getMessage(), e);
+            throw new IOException(org.alpsbridge.basil.cli.Failures.listen(address.toString(), e), e);
         }
         servers.add(server);
         if (server.localAddress() instanceof InetSocketAddress bound) {

@@ -72,6 +72,23 @@ public final class Failures {
         return "cannot use " + what + ": " + reason + "; " + todo;
     }
 
+    /** Why a daemon cannot listen on {@code address}, and what to do ({@code listen=} names it in every daemon). */
+    public static String listen(String address, Throwable e) {
+        String why = e.getMessage() == null ? words(e) : e.getMessage();
+        String todo;
+        if (why.contains("Address already in use")) {
+            todo = "another process listens there (ss -ltnp shows which): stop it, or set another address (listen= or --listen)";
+        } else if (why.contains("Permission denied")) {
+            todo = "a port below 1024 needs root, and a unix socket's directory must be writable by this user ("
+                    + System.getProperty("user.name") + "): set another address (listen= or --listen)";
+        } else if (why.contains("Cannot assign requested address")) {
+            todo = "this host has no such address: set one of its own (listen= or --listen)";
+        } else {
+            todo = "check the address (listen= or --listen)";
+        }
+        return "cannot listen on " + address + ": " + why + "; " + todo;
+    }
+
     private static boolean isNetwork(Throwable t) {
         return t instanceof ConnectException || t instanceof UnknownHostException || t instanceof NoRouteToHostException
                 || t instanceof SocketTimeoutException || t instanceof java.nio.channels.UnresolvedAddressException;

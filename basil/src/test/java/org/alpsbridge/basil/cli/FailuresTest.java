@@ -41,6 +41,13 @@ class FailuresTest {
     }
 
     @Test
+    void aPortInUseSaysWhoToAskAndWhatToSet() {
+        assertEquals("cannot listen on 127.0.0.1:6830: bind(..) failed: Address already in use; another process listens"
+                + " there (ss -ltnp shows which): stop it, or set another address (listen= or --listen)",
+                Failures.listen("127.0.0.1:6830", new IOException("bind(..) failed: Address already in use")));
+    }
+
+    @Test
     void aMessageThatSaysSomethingIsKept() {
         assertEquals("proxy.conf:3: unknown key 'lisen'", Failures.describe(
                 new IllegalArgumentException("proxy.conf:3: unknown key 'lisen'", new NoSuchFileException("x"))));

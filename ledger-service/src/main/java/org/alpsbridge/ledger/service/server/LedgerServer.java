@@ -196,7 +196,7 @@ public final class LedgerServer implements AutoCloseable {
         try {
             ch = b.bind(at).syncUninterruptibly().channel();
         } catch (Exception e) {
-            throw new IOException("cannot listen on " + address + ": " + e.getMessage(), e);
+            throw new IOException(org.alpsbridge.basil.cli.Failures.listen(address.toString(), e), e);
         }
         channels.add(ch);
         if (ch.localAddress() instanceof InetSocketAddress bound) {
