@@ -45,7 +45,7 @@ public final class CheckCommand implements Callable<Integer> {
                 line = file + ": ERROR no such file";
                 allOk = false;
             } catch (IOException e) {
-                line = file + ": ERROR cannot read: " + e.getMessage();
+                line = file + ": ERROR " + Failures.describe(e);
                 allOk = false;
             }
             out.println(line);

@@ -81,7 +81,7 @@ public final class ConvertCommand implements Callable<Integer> {
             err.flush();
             return 1;
         } catch (IOException e) {
-            err.println("convert: " + file + ": cannot read: " + e.getMessage());
+            err.println("basil convert: " + Failures.describe(e));
             err.flush();
             return 1;
         }

@@ -173,7 +173,7 @@ public final class GeometryCommand implements Callable<Integer> {
             err.println("geometry: " + e.getMessage());
             return 1;
         } catch (IOException e) {
-            err.println("geometry: cannot read " + inventory + ": " + e);
+            err.println("basil geometry: the inventory: " + Failures.describe(e));
             return 1;
         }
     }

@@ -47,7 +47,7 @@ final class Capture {
             }
             return read(spec, r, engine);
         } catch (IOException e) {
-            throw new IllegalArgumentException("machine '" + spec + "': cannot read " + file + ": " + e.getMessage(), e);
+            throw new IllegalArgumentException("machine '" + spec + "': " + org.alpsbridge.basil.cli.Failures.describe(e), e);
         } catch (BasilException e) {
             throw new IllegalArgumentException("machine '" + spec + "': " + e.getMessage(), e);
         }

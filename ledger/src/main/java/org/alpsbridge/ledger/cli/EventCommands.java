@@ -196,7 +196,9 @@ final class EventCommands {
                         }
                     }
                 } catch (IOException | NumberFormatException e) {
-                    throw new LedgerException("cannot read reservation ids from " + present + ": " + e.getMessage());
+                    throw new LedgerException("cannot read reservation ids from " + present + ": "
+                            + (e instanceof java.nio.file.NoSuchFileException ? "no such file" : e.getMessage())
+                            + "; give --present the file of ALPS's reservation ids (one a line, e.g. from apstat -r)");
                 }
             }
             List<Outcome> swept = ledger.sweep(Instant.now(), unconfirmedGrace, confirmedGrace,
