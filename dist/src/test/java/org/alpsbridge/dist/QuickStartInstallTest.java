@@ -117,8 +117,30 @@ class QuickStartInstallTest {
         assertTrue(r.err().contains("is the proxy running there"), r.err());
     }
 
+    /** The pages written by hand (the launcher's are generated from its commands) name only options the programs take. */
     @Test
     @Order(2)
+    void theHandWrittenManualPagesAgreeWithThePrograms() throws Exception {
+        Map<String, List<String>> pages = Map.of("raa-exec", List.of("/usr/bin/raa-exec", "--help"),
+                "ledger-prolog", List.of("/usr/lib/alpsbridge/ledger-hook-jvm", "prolog", "--help"));
+        for (Map.Entry<String, List<String>> page : pages.entrySet()) {
+            String troff = Shell.run("bash", "-c", "zcat /usr/share/man/man1/" + page.getKey() + ".1.gz").ok().out();
+            String help = Shell.run(page.getValue().toArray(String[]::new)).ok().out();
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\\\fB((?:\\\\-|[a-z0-9])+)").matcher(troff);
+            int options = 0;
+            while (m.find()) {
+                String option = m.group(1).replace("\\-", "-");
+                if (option.startsWith("--") && option.length() > 2) {
+                    options++;
+                    assertTrue(help.contains(option), option + " of man " + page.getKey() + " is not in its --help:\n" + help);
+                }
+            }
+            assertTrue(options > 2, "options found on the page of " + page.getKey() + ": " + options);
+        }
+    }
+
+    @Test
+    @Order(3)
     void theLabWalkThroughOfTheInstalledQuickStartWorksAsWritten() throws Exception {
         String script = shellBlocks(Files.readString(QUICK_START, StandardCharsets.UTF_8));
         assertTrue(script.contains("alpsbridge proxy serve"), script);
@@ -135,7 +157,7 @@ class QuickStartInstallTest {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
     void purgeSaysWhatItKeeps() throws Exception {
         Shell.run("dpkg", "--purge", "alpsbridge-ledger-hooks").ok();
         Shell.Result r = Shell.run("dpkg", "--purge", "alpsbridge").ok();
