@@ -86,16 +86,18 @@ class PackageInstallTest {
         balanceBeforeUpgrade = alpsbridge("ledger", "balance", "chem", "--json").ok().out();
         assertTrue(balanceBeforeUpgrade.contains("\"granted\":6000"), balanceBeforeUpgrade);
 
-        // As `apt install ./alpsbridge_*_all.deb ./alpsbridge-ledger-hooks_*_amd64.deb ...` may order it: the C clients
-        // first, taking over /usr/bin/ledger-prolog, ledger-epilog and apbasil from the earlier alpsbridge (Replaces).
+        // As `apt install ./alpsbridge_*_all.deb ./alpsbridge-ledger-hooks_*_amd64.deb ...` may order it: the hooks'
+        // C client first, taking over /usr/bin/ledger-prolog and ledger-epilog from the earlier alpsbridge (Replaces);
+        // the native apbasil after alpsbridge, since it Breaks the alpsbridge that had /usr/bin/apbasil (apt unpacks
+        // the upgrade of alpsbridge first for it).
         List<String> upgrade = new ArrayList<>(List.of("dpkg", "-i"));
         if (hooksDeb != null) {
             upgrade.add(hooksDeb.toString());
         }
+        upgrade.add(deb.toString());
         if (apbasilDeb != null) {
             upgrade.add(apbasilDeb.toString());
         }
-        upgrade.add(deb.toString());
         Shell.run(upgrade.toArray(String[]::new)).ok();
     }
 

@@ -399,7 +399,7 @@ class DropInConformanceTest {
     // ---- MUNGE ----
 
     @Test
-    void withMungeASignedCallPassesAndRefusalsReadTheSame() throws Exception {
+    void withMungeASignedCallPassesAndARefusedReplayedOrUnauthorisedOneReadsTheSame() throws Exception {
         try (MungeDaemon munged = MungeDaemon.start(); MungeDaemon otherKey = MungeDaemon.start()) {
             int uid = AuthenticationTest.uid();
             ProxyConfig config = ProxyConfig.defaults().with(Map.of("listen", "127.0.0.1:0", "auth", "munge",
@@ -420,6 +420,23 @@ class DropInConformanceTest {
                         otherKey.socket().toString()), Basil.engine("1.3"));
                 assertTrue(refused.out().contains("status=\"FAILURE\"") && refused.out().contains("authentication failed"),
                         refused.out());
+                // Each client's frame sent to the daemon twice by a man in the middle: the second is a replay of the
+                // client's credential, and the daemon's refusal of it is what the client prints.
+                String at = daemon.address().text();
+                try (Stub replaying = new Stub((s, frame) -> {
+                    relay(at, frame);
+                    byte[] second = relay(at, frame);
+                    DataOutputStream out = new DataOutputStream(s.getOutputStream());
+                    out.writeInt(second.length);
+                    out.write(second);
+                    out.flush();
+                })) {
+                    Run replayed = both(env("APBASIL_PROXY", replaying.address(), "APBASIL_MUNGE_SOCKET",
+                            munged.socket().toString()), Basil.engine("1.3"));
+                    assertEquals(0, replayed.status(), replayed.stderr());
+                    assertTrue(replayed.out().contains("status=\"FAILURE\"") && replayed.out().contains("eplayed"),
+                            replayed.out());
+                }
                 // No munged at all: the munge error, and no lab hint since the daemon does want credentials.
                 Run noMunged = both(env("APBASIL_PROXY", daemon.address().text(), "APBASIL_MUNGE_SOCKET",
                         dir.resolve("no-munged.sock").toString()), Basil.engine("1.3"));
@@ -480,6 +497,21 @@ class DropInConformanceTest {
                     dir.resolve("missing-ca.pem").toString()), Basil.engine("1.3"));
             assertFailure(noCa, ErrorClass.PERMANENT, "cannot use tls_ca " + dir.resolve("missing-ca.pem")
                     + ": No such file or directory");
+        }
+    }
+
+    /** Sends one exchange frame (as a client wrote it) to the daemon at {@code address}; its reply frame. */
+    private static byte[] relay(String address, byte[] frame) throws IOException {
+        int colon = address.lastIndexOf(':');
+        try (Socket s = new Socket(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)))) {
+            DataOutputStream out = new DataOutputStream(s.getOutputStream());
+            out.writeInt(frame.length);
+            out.write(frame);
+            out.flush();
+            DataInputStream in = new DataInputStream(s.getInputStream());
+            byte[] reply = new byte[in.readInt()];
+            in.readFully(reply);
+            return reply;
         }
     }
 
