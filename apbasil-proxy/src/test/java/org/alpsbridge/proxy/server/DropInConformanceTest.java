@@ -448,13 +448,18 @@ class DropInConformanceTest {
     }
 
     @Test
-    void aClientLeftOnMungeInFrontOfAnAuthNoneDaemonGetsTheLabHint() throws Exception {
+    void aClientLeftOnMungeInFrontOfAnAuthNoneDaemonGetsTheLabHintAndWithoutADaemonTheMungeError() throws Exception {
         try (ProxyDaemon daemon = emulatorDaemon(Map.of())) {
             Run r = both(env("APBASIL_PROXY", daemon.address().text(), "APBASIL_MUNGE_SOCKET",
                     dir.resolve("none.sock").toString()), Basil.engine("1.3"));
             assertFailure(r, ErrorClass.PERMANENT, "APBASIL_AUTH is munge (the default) but the apbasil proxy at "
                     + daemon.address().text() + " runs with auth=none: set APBASIL_AUTH=none");
+            assertFalse(r.stderr().contains("is munged running?"), r.stderr());
         }
+        // With no daemon either, the munge error stands: nothing says the daemon runs without authentication.
+        Run noDaemon = both(env("APBASIL_PROXY", "127.0.0.1:" + closedPort(), "APBASIL_MUNGE_SOCKET",
+                dir.resolve("none.sock").toString()), Basil.engine("1.3"));
+        assertFailure(noDaemon, ErrorClass.TRANSIENT, "is munged running?");
     }
 
     // ---- TLS ----
