@@ -1,5 +1,5 @@
 #!/bin/bash
-# Builds the native drop-in apbasil client (apbasil-proxy/src/main/c: libmunge, OpenSSL) and lays out the
+# Builds the native drop-in apbasil client (apbasil-proxy/src/main/c: libmunge; OpenSSL 3 for TLS) and lays out the
 # alpsbridge-apbasil package under target/apbasil-root: one stripped, hardened binary as /usr/bin/apbasil, with a
 # control file that depends on the libraries its symbols need. The Java client stays in alpsbridge as
 # /usr/lib/alpsbridge/apbasil-jvm (prepare.sh). Run by dist's pom on amd64 Linux:  apbasil.sh PROJECT_ROOT DIST_TARGET
@@ -27,6 +27,7 @@ glibc=$(objdump -T "$tree/usr/bin/apbasil" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 
 needed=$(objdump -p "$tree/usr/bin/apbasil" | awk '/NEEDED/ {print $2}')
 depends="libc6 (>= $glibc)"
 case $needed in *libmunge.so.2*) depends="$depends, libmunge2 (>= 0.5.11)" ;; esac
-case $needed in *libssl.so.3*) depends="$depends, libssl3 (>= 3.0.0)" ;; esac
+# OpenSSL is loaded with dlopen when tls_ca is set (libssl.so.3): not in NEEDED, still a dependency.
+depends="$depends, libssl3 (>= 3.0.0)"
 sed "s/@DEPENDS@/$depends/" "$src/deb/apbasil/control.in" > "$target/apbasil-control/control"
 echo "apbasil: the native client built as /usr/bin/apbasil; depends on $depends"

@@ -11,19 +11,12 @@
  * APBASIL_RETRIES, APBASIL_TLS_CA, or key=value in $APBASIL_CONFIG (default /etc/alpsbridge/apbasil.conf).
  */
 #define _GNU_SOURCE
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <munge.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <openssl/err.h>
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-#include <openssl/sha.h>
-#include <openssl/ssl.h>
-#include <openssl/x509v3.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -61,7 +54,7 @@ struct address {
 
 struct connection {
     int fd;
-    SSL *ssl;
+    void *ssl;
     long long deadline;
     int unix_socket;
 };
@@ -138,7 +131,7 @@ static int parse_address(const char *text, struct address *a, char problem[MESSA
 
 /* ---- I/O with the whole call's deadline ---- */
 
-static int wait_for(int fd, short events, long long deadline) {
+int wait_for(int fd, short events, long long deadline) {
     for (;;) {
         long long left = deadline - now_ns();
         if (left <= 0) {
@@ -153,40 +146,17 @@ static int wait_for(int fd, short events, long long deadline) {
     }
 }
 
-/* TLS: run op until it completes or the deadline passes; the op's result, or -1 with errno. */
-static int tls_wait(struct connection *c, int result) {
-    int e = SSL_get_error(c->ssl, result);
-    if (e == SSL_ERROR_WANT_READ) return wait_for(c->fd, POLLIN, c->deadline);
-    if (e == SSL_ERROR_WANT_WRITE) return wait_for(c->fd, POLLOUT, c->deadline);
-    if (e == SSL_ERROR_ZERO_RETURN) return 1; /* end of stream */
-    if (e == SSL_ERROR_SYSCALL && errno == 0) return 1;
-    if (e != SSL_ERROR_SYSCALL) errno = EPROTO;
-    return -1;
-}
-
 static ssize_t connection_read(void *source, unsigned char *buffer, size_t n) {
     struct connection *c = source;
     size_t got = 0;
     while (got < n) {
         ssize_t r;
-        if (c->ssl) {
-            size_t k = 0;
-            int ok = SSL_read_ex(c->ssl, buffer + got, n - got, &k);
-            if (ok) {
-                got += k;
-                continue;
-            }
-            int w = tls_wait(c, ok);
-            if (w < 0) return -1;
-            if (w > 0) break;
-            continue;
-        }
-        r = read(c->fd, buffer + got, n - got);
+        r = c->ssl ? tls_read(c->ssl, c->fd, buffer + got, n - got, c->deadline) : read(c->fd, buffer + got, n - got);
         if (r > 0) {
             got += (size_t)r;
         } else if (r == 0) {
             break;
-        } else if (errno == EAGAIN) {
+        } else if (errno == EAGAIN && !c->ssl) {
             if (wait_for(c->fd, POLLIN, c->deadline) != 0) return -1;
         } else if (errno != EINTR) {
             return -1;
@@ -196,21 +166,8 @@ static ssize_t connection_read(void *source, unsigned char *buffer, size_t n) {
 }
 
 static int connection_write(struct connection *c, const unsigned char *p, size_t n) {
+    if (c->ssl) return tls_write(c->ssl, c->fd, p, n, c->deadline);
     while (n > 0) {
-        if (c->ssl) {
-            size_t k = 0;
-            int ok = SSL_write_ex(c->ssl, p, n, &k);
-            if (ok) {
-                p += k, n -= k;
-                continue;
-            }
-            int w = tls_wait(c, ok);
-            if (w != 0) {
-                if (w > 0) errno = EPIPE;
-                return -1;
-            }
-            continue;
-        }
         ssize_t r = send(c->fd, p, n, MSG_NOSIGNAL);
         if (r >= 0) {
             p += r, n -= (size_t)r;
@@ -224,7 +181,7 @@ static int connection_write(struct connection *c, const unsigned char *p, size_t
 }
 
 static void connection_close(struct connection *c) {
-    if (c->ssl) SSL_free(c->ssl);
+    tls_free(c->ssl);
     if (c->fd >= 0) close(c->fd);
     c->ssl = NULL;
     c->fd = -1;
@@ -239,73 +196,7 @@ static const char *describe(int err, int unix_socket, char *out, size_t size) {
     return out;
 }
 
-static SSL_CTX *tls_context;
-
-/* The TLS settings: tls_ca's certificates as the only trust; 0, or -1 (PERMANENT, as the Java client). */
-static int tls_setup(const char *ca, struct failure *f) {
-    FILE *in = fopen(ca, "r");
-    if (!in) {
-        fail(f, 0, 0, "cannot use tls_ca %s: %s", ca, strerror(errno));
-        return -1;
-    }
-    tls_context = SSL_CTX_new(TLS_client_method());
-    if (!tls_context) abort();
-    SSL_CTX_set_min_proto_version(tls_context, TLS1_2_VERSION);
-    /* A daemon that dies mid-answer is an end of stream, as the Java client reads it, not a protocol error. */
-    SSL_CTX_set_options(tls_context, SSL_OP_IGNORE_UNEXPECTED_EOF);
-    X509_STORE *store = SSL_CTX_get_cert_store(tls_context);
-    int count = 0;
-    X509 *cert;
-    while ((cert = PEM_read_X509(in, NULL, NULL, NULL)) != NULL) {
-        X509_STORE_add_cert(store, cert);
-        X509_free(cert);
-        count++;
-    }
-    int err = ferror(in) ? errno : 0;
-    fclose(in);
-    ERR_clear_error();
-    if (count == 0) {
-        if (err) fail(f, 0, 0, "cannot use tls_ca %s: %s", ca, strerror(err));
-        else fail(f, 0, 0, "cannot use tls_ca %s: no PEM certificate in it", ca);
-        return -1;
-    }
-    SSL_CTX_set_verify(tls_context, SSL_VERIFY_PEER, NULL);
-    return 0;
-}
-
-/* The handshake, checking that the certificate names the host the client was pointed at (IP or DNS name). */
-static int tls_start(struct connection *c, const char *host, char *why, size_t size) {
-    c->ssl = SSL_new(tls_context);
-    if (!c->ssl || !SSL_set_fd(c->ssl, c->fd)) abort();
-    unsigned char ip[16];
-    if (inet_pton(AF_INET, host, ip) == 1 || inet_pton(AF_INET6, host, ip) == 1) {
-        X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(c->ssl), host);
-    } else {
-        SSL_set_tlsext_host_name(c->ssl, host);
-        SSL_set1_host(c->ssl, host);
-    }
-    for (;;) {
-        int r = SSL_connect(c->ssl);
-        if (r == 1) return 0;
-        int e = SSL_get_error(c->ssl, r);
-        if ((e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE)
-            && wait_for(c->fd, e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, c->deadline) == 0)
-            continue;
-        if (errno == ETIMEDOUT) return -1;
-        long verify = SSL_get_verify_result(c->ssl);
-        unsigned long ossl = ERR_peek_last_error();
-        if (verify != X509_V_OK) {
-            snprintf(why, size, "SSLHandshakeException: %s", X509_verify_cert_error_string(verify));
-        } else if (ossl) {
-            snprintf(why, size, "SSLHandshakeException: %s", ERR_reason_error_string(ossl));
-        } else {
-            snprintf(why, size, "SSLHandshakeException: the connection closed during the TLS handshake");
-        }
-        ERR_clear_error();
-        errno = EPROTO;
-        return -1;
-    }
-}
+static int tls_enabled;
 
 /* Connects within the deadline; 0, or -1 with why (the Java client's wording) and timed_out set. */
 static int open_connection(const struct address *a, struct connection *c, char *why, size_t size) {
@@ -360,8 +251,9 @@ static int open_connection(const struct address *a, struct connection *c, char *
             return describe(err, 0, why, size), -1;
         }
     }
-    if (tls_context) return tls_start(c, a->host, why, size);
-    return 0;
+    if (!tls_enabled) return 0;
+    c->ssl = tls_start(c->fd, a->host, c->deadline, why, size);
+    return c->ssl ? 0 : -1;
 }
 
 /* ---- one exchange ---- */
@@ -374,19 +266,18 @@ struct exchange {
 };
 
 /* What the MUNGE credential carries (Exchange.digest): SHA-256 of kind, the id's length and bytes, the payload. */
-static void digest(const struct exchange *e, unsigned char out[SHA256_DIGEST_LENGTH]) {
-    EVP_MD_CTX *sha = EVP_MD_CTX_new();
-    if (!sha || !EVP_DigestInit_ex(sha, EVP_sha256(), NULL)) abort();
+static void digest(const struct exchange *e, unsigned char out[32]) {
+    struct sha256 sha;
+    sha256_init(&sha);
     unsigned char kind = (unsigned char)e->kind;
     size_t n = strlen(e->id);
     unsigned char length[4] = {(unsigned char)(n >> 24), (unsigned char)(n >> 16), (unsigned char)(n >> 8),
                                (unsigned char)n};
-    EVP_DigestUpdate(sha, &kind, 1);
-    EVP_DigestUpdate(sha, length, 4);
-    EVP_DigestUpdate(sha, e->id, n);
-    EVP_DigestUpdate(sha, e->payload, e->payload_length);
-    EVP_DigestFinal_ex(sha, out, NULL);
-    EVP_MD_CTX_free(sha);
+    sha256_update(&sha, &kind, 1);
+    sha256_update(&sha, length, 4);
+    sha256_update(&sha, e->id, n);
+    sha256_update(&sha, e->payload, e->payload_length);
+    sha256_final(&sha, out);
 }
 
 /* Unique among all clients of a daemon within its exchange memory: wall time, monotonic time, 64 random bits. */
@@ -517,7 +408,7 @@ static int service_failure(munge_err_t e) {
 /* A MUNGE credential over the exchange's digest, from libmunge; NULL with the failure (Apbasil.credential). */
 static char *credential(const char *socket_path, const struct exchange *e, const struct address *a,
                         long long deadline, struct failure *f) {
-    unsigned char d[SHA256_DIGEST_LENGTH];
+    unsigned char d[32];
     digest(e, d);
     munge_ctx_t ctx = munge_ctx_create();
     if (!ctx) abort();
@@ -643,7 +534,11 @@ int main(int argc, char **argv) {
     long long deadline = now_ns() + (timeout_ms > 9200000000LL * 1000 ? 9200000000LL * 1000 : timeout_ms * 1000000);
     if (!a.unix_socket) {
         const char *ca = settings_get(&s, KEY_TLS_CA, problem);
-        if (ca && tls_setup(ca, &f) != 0) return report(request, length, &f);
+        if (ca && tls_setup(ca, problem) != 0) {
+            fail(&f, 0, 0, "%s", problem);
+            return report(request, length, &f);
+        }
+        tls_enabled = ca != NULL;
     }
     auth = settings_get(&s, KEY_AUTH, problem);
     if (!auth) goto bad_setting;

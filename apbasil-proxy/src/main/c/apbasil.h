@@ -4,7 +4,9 @@
  *   document.c  what a request is (Probe.java's first look) and the client's own BASIL FAILURE document,
  *               byte for byte what FailureDocument.java writes
  *   reply.c     the daemon's reply frame (Reply.java), held in a bounded buffer that spills to an unlinked file
- *   apbasil.c   main: the exchange (Exchange.java), MUNGE, TCP/unix/TLS, retries and the whole-call deadline
+ *   sha256.c    the exchange digest the MUNGE credential carries (Exchange.digest)
+ *   tls.c       TLS with tls_ca, OpenSSL loaded only when it is used
+ *   apbasil.c   main: the exchange (Exchange.java), MUNGE, TCP/unix sockets, retries and the whole-call deadline
  * The parts that read untrusted input (settings.c, reply.c) have libFuzzer targets in fuzz/.
  */
 #ifndef APBASIL_H
@@ -91,5 +93,36 @@ void reply_read(struct reply *r, read_fn read, void *source);
 /* Copies the payload to fd; 0, or -1 with errno. */
 int reply_write(const struct reply *r, int fd);
 void reply_discard(struct reply *r);
+
+/* ---- sha256.c ---- */
+
+struct sha256 {
+    uint32_t h[8];
+    unsigned char block[64];
+    size_t filled;
+    uint64_t total;
+};
+
+void sha256_init(struct sha256 *s);
+void sha256_update(struct sha256 *s, const void *data, size_t n);
+void sha256_final(struct sha256 *s, unsigned char out[32]);
+
+/* ---- tls.c ---- */
+
+/* Loads OpenSSL and trusts only tls_ca's certificates; 0, or -1 with the Java client's message in problem. */
+int tls_setup(const char *ca, char problem[MESSAGE_MAX]);
+/* The handshake on a connected non-blocking socket, checking the certificate names host; NULL with why (errno
+ * ETIMEDOUT at the deadline, why left empty). */
+void *tls_start(int fd, const char *host, long long deadline, char *why, size_t size);
+/* Up to n bytes: >0 read, 0 end of stream, -1 with errno (ETIMEDOUT at the deadline). */
+ssize_t tls_read(void *session, int fd, unsigned char *buffer, size_t n, long long deadline);
+/* All n bytes; 0, or -1 with errno. */
+int tls_write(void *session, int fd, const unsigned char *p, size_t n, long long deadline);
+void tls_free(void *session);
+
+/* ---- apbasil.c ---- */
+
+/* Waits until fd is ready for events or the deadline passes; 0, or -1 with errno (ETIMEDOUT). */
+int wait_for(int fd, short events, long long deadline);
 
 #endif
