@@ -13,12 +13,15 @@ tree=$target/root
 java=${JAVA_HOME:+$JAVA_HOME/bin/}java
 jar=$root/cli/target/alpsbridge.jar
 # (the C client's tree too: a build without the ledger-hooks profile must not package a stale one)
-rm -rf "$tree" "$target/install-files" "$target/ledger-hooks-root"
+rm -rf "$tree" "$target/install-files" "$target/ledger-hooks-root" "$target/apbasil-root"
 install -d "$tree/usr/bin" "$tree/usr/share/alpsbridge" "$tree/usr/lib/alpsbridge" "$tree/usr/share/man/man1" \
   "$tree/usr/share/bash-completion/completions" "$tree/etc/alpsbridge" "$tree/etc/default" \
   "$tree/lib/systemd/system" "$tree/usr/share/doc/alpsbridge" "$tree/usr/share/lintian/overrides"
 
-install -m 0755 "$src/bin/alpsbridge" "$src/bin/apbasil" "$src/bin/raa-exec" "$tree/usr/bin/"
+install -m 0755 "$src/bin/alpsbridge" "$src/bin/raa-exec" "$tree/usr/bin/"
+# The Java drop-in client: the reference, and the fallback where the native one (/usr/bin/apbasil, package
+# alpsbridge-apbasil, apbasil.sh) is not installed.
+install -m 0755 "$src/bin/apbasil" "$tree/usr/lib/alpsbridge/apbasil-jvm"
 # The JVM Slurm hook, where the hooks' C client looks for its fallback when no hook agent listens. The client
 # itself (/usr/bin/ledger-prolog, ledger-epilog) is compiled: it is the alpsbridge-ledger-hooks package's
 # (hooks.sh), not this architecture-independent one's.

@@ -51,6 +51,7 @@ class PackageInstallTest {
 
     private Path deb;
     private Path hooksDeb;
+    private Path apbasilDeb;
     private Path spankDeb;
     private boolean userExisted;
     private boolean installed;
@@ -63,6 +64,8 @@ class PackageInstallTest {
         // dist's pom builds the hooks' C client on every amd64 Linux build (profile ledger-hooks)
         hooksDeb = System.getProperty("os.name").equals("Linux") && System.getProperty("os.arch").equals("amd64")
                 ? only("alpsbridge-ledger-hooks_*_amd64.deb") : null;
+        // and the native apbasil client (profile native-apbasil)
+        apbasilDeb = hooksDeb == null ? null : only("alpsbridge-apbasil_*_amd64.deb");
         spankDeb = Files.exists(Path.of("/usr/include/slurm/spank.h")) ? only("alpsbridge-spank_*_amd64.deb") : null;
         userExisted = Shell.run("getent", "passwd", "alpsbridge").status() == 0;
 
@@ -78,13 +81,18 @@ class PackageInstallTest {
         balanceBeforeUpgrade = alpsbridge("ledger", "balance", "chem", "--json").ok().out();
         assertTrue(balanceBeforeUpgrade.contains("\"granted\":6000"), balanceBeforeUpgrade);
 
-        // As `apt install ./alpsbridge_*_all.deb ./alpsbridge-ledger-hooks_*_amd64.deb` may order it: the C client
-        // first, taking over /usr/bin/ledger-prolog and ledger-epilog from the earlier alpsbridge (Replaces).
+        // As `apt install ./alpsbridge_*_all.deb ./alpsbridge-ledger-hooks_*_amd64.deb ...` may order it: the hooks'
+        // C client first, taking over /usr/bin/ledger-prolog and ledger-epilog from the earlier alpsbridge (Replaces);
+        // the native apbasil after alpsbridge, since it Breaks the alpsbridge that had /usr/bin/apbasil (apt unpacks
+        // the upgrade of alpsbridge first for it).
         List<String> upgrade = new ArrayList<>(List.of("dpkg", "-i"));
         if (hooksDeb != null) {
             upgrade.add(hooksDeb.toString());
         }
         upgrade.add(deb.toString());
+        if (apbasilDeb != null) {
+            upgrade.add(apbasilDeb.toString());
+        }
         Shell.run(upgrade.toArray(String[]::new)).ok();
     }
 
@@ -207,6 +215,26 @@ class PackageInstallTest {
             Shell.Result r = Shell.run(UNIT_ENV, Path.of("/"), request, "/usr/bin/apbasil").ok();
             assertTrue(r.out().contains("status=\"SUCCESS\"") && r.out().contains("<Engine"), r.out() + r.err());
             assertEquals("", r.err());
+            // The Java client, kept as the reference and fallback, answers the same bytes.
+            Shell.Result jvm = Shell.run(UNIT_ENV, Path.of("/"), request, "/usr/lib/alpsbridge/apbasil-jvm").ok();
+            assertEquals(r.out(), jvm.out(), jvm.err());
+            if (apbasilDeb != null) {
+                Path apbasil = Path.of("/usr/bin/apbasil");
+                assertArrayEquals(new byte[] {0x7f, 'E', 'L', 'F'}, Arrays.copyOf(Files.readAllBytes(apbasil), 4),
+                        "the native client, not the JVM one's script");
+                assertEquals("alpsbridge-apbasil: " + apbasil, Shell.run("dpkg", "-S", apbasil.toString()).ok().out().strip());
+                assertFalse(Shell.run("readelf", "-S", apbasil.toString()).ok().out().contains(".symtab"), "stripped");
+                // No proxy there: the same TRANSIENT failure document from both, exit 1 from both.
+                Map<String, String> down = new LinkedHashMap<>(UNIT_ENV);
+                down.put("APBASIL_PROXY", "127.0.0.1:1");
+                down.put("APBASIL_RETRIES", "0");
+                Shell.Result nat = Shell.run(down, Path.of("/"), request, "/usr/bin/apbasil");
+                Shell.Result java = Shell.run(down, Path.of("/"), request, "/usr/lib/alpsbridge/apbasil-jvm");
+                assertEquals(1, nat.status(), nat.err());
+                assertEquals(java.status(), nat.status());
+                assertEquals(java.out(), nat.out());
+                assertTrue(nat.out().contains("error_class=\"TRANSIENT\""), nat.out());
+            }
         } finally {
             daemon.destroy(); // SIGTERM, as systemctl stop sends it
             assertTrue(daemon.waitFor(40, TimeUnit.SECONDS), "stops within TimeoutStopSec");
@@ -320,6 +348,9 @@ class PackageInstallTest {
         if (hooksDeb != null) {
             args.add(hooksDeb.toString());
         }
+        if (apbasilDeb != null) {
+            args.add(apbasilDeb.toString());
+        }
         if (spankDeb != null) {
             args.add(spankDeb.toString());
         }
@@ -335,6 +366,10 @@ class PackageInstallTest {
             for (String gone : List.of("/usr/bin/ledger-prolog", "/usr/bin/ledger-epilog", "/usr/share/doc/alpsbridge-ledger-hooks")) {
                 assertFalse(Files.exists(Path.of(gone), java.nio.file.LinkOption.NOFOLLOW_LINKS), gone + " is gone");
             }
+        }
+        if (apbasilDeb != null) {
+            Shell.run("dpkg", "--purge", "alpsbridge-apbasil").ok();
+            assertFalse(Files.exists(Path.of("/usr/share/doc/alpsbridge-apbasil")), "its doc directory is gone");
         }
         Shell.Result r = Shell.run("dpkg", "--purge", "alpsbridge").ok();
         installed = false;
@@ -359,7 +394,7 @@ class PackageInstallTest {
             return;
         }
         if (installed) {
-            Shell.run("dpkg", "--purge", "alpsbridge-spank", "alpsbridge-ledger-hooks", "alpsbridge");
+            Shell.run("dpkg", "--purge", "alpsbridge-spank", "alpsbridge-ledger-hooks", "alpsbridge-apbasil", "alpsbridge");
         }
         Shell.run("rm", "-rf", "/var/lib/alpsbridge");
         if (!userExisted) {
@@ -384,8 +419,9 @@ class PackageInstallTest {
     }
 
     /**
-     * The package as an earlier release would have been: same content, a lower version, and the JVM hook as
-     * /usr/bin/ledger-prolog and ledger-epilog (before alpsbridge-ledger-hooks took those names).
+     * The package as an earlier release would have been: same content, a lower version, the JVM hook as
+     * /usr/bin/ledger-prolog and ledger-epilog (before alpsbridge-ledger-hooks took those names) and the Java
+     * client as /usr/bin/apbasil (before alpsbridge-apbasil took it).
      */
     private static Path previousVersion(Path deb, String version) throws Exception {
         Path dir = TARGET.resolve("previous-version").toAbsolutePath();
@@ -398,6 +434,8 @@ class PackageInstallTest {
             Shell.run("install", "-m", "0755", dir.resolve("tree/usr/lib/alpsbridge/ledger-hook-jvm").toString(),
                     dir.resolve("tree/usr/bin/" + hook).toString()).ok();
         }
+        Shell.run("install", "-m", "0755", dir.resolve("tree/usr/lib/alpsbridge/apbasil-jvm").toString(),
+                dir.resolve("tree/usr/bin/apbasil").toString()).ok();
         Path old = dir.resolve("alpsbridge_" + version + "_all.deb");
         Shell.run("dpkg-deb", "--root-owner-group", "-b", dir.resolve("tree").toString(), old.toString()).ok();
         return old;

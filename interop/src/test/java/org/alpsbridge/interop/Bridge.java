@@ -19,8 +19,8 @@ import org.alpsbridge.proxy.auth.MungeDaemon;
  * program ({@code basil emulate --state DIR}, so the tests change its state behind everyone's back with
  * {@code basil emulate control}); {@code alpsbridge proxy serve} in its own JVM with {@code auth=munge} and the
  * emulator as its {@code exec:} backend; and the {@code apbasil} the clients run: a wrapper that sets the drop-in
- * client's settings and runs {@code bin/apbasil}. Everything is on loopback in a directory under
- * {@code interop/target/}, or, when the checkout lies under a directory that is writable by others or not root's
+ * client's settings and runs the native client ({@code apbasil-proxy/target/c/apbasil}, built here with make).
+ * Everything is on loopback in a directory under {@code interop/target/}, or, when the checkout lies under a directory that is writable by others or not root's
  * (a clone in /tmp), under {@value #SECURE_BASE} with a link to it in {@code interop/target/}: pbs_mom refuses a
  * PBS_HOME or an {@code $alps_client} whose real path passes such a directory ("Security violation ... resolves
  * to /tmp", and exits 3).
@@ -91,13 +91,16 @@ final class Bridge implements AutoCloseable {
                 + "# apkill -SIGNAL APID: ends the application in the emulator\n"
                 + "for a; do case $a in -*) ;; *) apid=$a;; esac; done\n"
                 + "exec " + java() + " -jar " + jar + " basil emulate control --state " + dir.resolve("alps") + " kill:$apid\n");
+        // The native drop-in client, as a site installs it (/usr/bin/apbasil of alpsbridge-apbasil); make rebuilds it
+        // only when its sources changed.
+        Host.run(Map.of(), Duration.ofMinutes(5), List.of("make", "-s", "-C",
+                repo.resolve("apbasil-proxy/src/main/c").toString())).ok();
         Host.script(dir.resolve("apbasil"), "#!/bin/sh\n"
-                + "# The scheduler's apbasil: bin/apbasil to the proxy, with MUNGE. Eight retries (25 s of doubling waits)\n"
-                + "# ride out a proxy restart: slurmstepd fatal()s when its first call, ENGINE, gets no answer\n"
+                + "# The scheduler's apbasil: the native client to the proxy, with MUNGE. Eight retries (25 s of doubling\n"
+                + "# waits) ride out a proxy restart: slurmstepd fatal()s when its first call, ENGINE, gets no answer\n"
                 + "export APBASIL_PROXY=127.0.0.1:" + port + " APBASIL_AUTH=munge APBASIL_RETRIES=8 APBASIL_MUNGE_SOCKET="
-                + munge.socket()
-                + " JAVA=" + java() + " APBASIL_JAR=" + jar + "\n"
-                + "exec " + repo.resolve("bin/apbasil") + "\n");
+                + munge.socket() + " APBASIL_CONFIG=/dev/null\n"
+                + "exec " + repo.resolve("apbasil-proxy/target/c/apbasil") + "\n");
     }
 
     /**

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * OpenPBS's pbs_mom, unmodified, runs batch jobs through {@code bin/apbasil} → {@code alpsbridge proxy serve}
+ * OpenPBS's pbs_mom, unmodified, runs batch jobs through the native {@code apbasil} → {@code alpsbridge proxy serve}
  * (MUNGE) → the emulated XC30: ENGINE (1.1, 1.4), SYSTEM (1.7), INVENTORY at start and on HUP, RESERVE and CONFIRM
  * at job start, RELEASE at its end, SWITCH and STATUS on suspend and resume. One complex for the class; each
  * scenario leaves no job running. pbs_mom's log must stay free of BASIL and parse errors.

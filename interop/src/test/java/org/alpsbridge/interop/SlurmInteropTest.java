@@ -16,8 +16,8 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * Slurm 18.08.9's select/alps, unmodified, schedules batch jobs through {@code bin/apbasil} → {@code alpsbridge proxy
- * serve} (MUNGE) → the emulated XC30: ENGINE, INVENTORY each pass, RESERVE from slurmctld, CONFIRM (1.0) and RELEASE
+ * Slurm 18.08.9's select/alps, unmodified, schedules batch jobs through the native {@code apbasil} →
+ * {@code alpsbridge proxy serve} (MUNGE) → the emulated XC30: ENGINE, INVENTORY each pass, RESERVE from slurmctld, CONFIRM (1.0) and RELEASE
  * from slurmstepd on the front end. One cluster for the class; each scenario leaves the queue empty. Every log must
  * end free of {@code fatal} and of BASIL errors.
  */

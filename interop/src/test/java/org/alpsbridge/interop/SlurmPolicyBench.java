@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 /**
  * What the proxy's policy saves for a real Slurm 18.08: the same seeded workload (50 jobs, {@code -Dinterop.jobs=N})
  * scheduled twice in one run on the same emulated XC30 answering with the {@code xc30-2256} latency MODEL, first
- * on-system (cray.conf {@code apbasil=} the emulator's drop-in itself), then off-system ({@code bin/apbasil} → proxy
+ * on-system (cray.conf {@code apbasil=} the emulator's drop-in itself), then off-system (the native {@code apbasil} → proxy
  * → the same drop-in). A wrapper around each {@code apbasil} times every call as Slurm saw it (slurmctld's and
  * slurmstepd's); the emulator's capture counts the calls that reached ALPS. Prints the table and the proxy's stats.
  * Opt-in ({@code long}): {@code mvn -B -ntp -Plong -pl interop -am verify -Dtest=SlurmPolicyBench
@@ -107,7 +107,7 @@ class SlurmPolicyBench {
                         + "makespan: on-system %.0f s, off-system %.0f s%n"
                         + "%-16s | %-36s | %-36s%n%-16s | %6s %6s %7s %7s %7s | %6s %6s %7s %7s %7s%n",
                 jobs, seed, on.makespan().toMillis() / 1e3, off.makespan().toMillis() / 1e3, "", "on-system (apbasil = emulator)",
-                "off-system (bin/apbasil -> proxy)", "method", "calls", "ALPS", "p50 ms", "p90 ms", "max ms", "calls", "ALPS",
+                "off-system (native apbasil -> proxy)", "method", "calls", "ALPS", "p50 ms", "p90 ms", "max ms", "calls", "ALPS",
                 "p50 ms", "p90 ms", "max ms"));
         TreeSet<String> methods = new TreeSet<>(on.seen().keySet());
         methods.addAll(off.seen().keySet());

@@ -35,7 +35,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 class SlurmRecoveryTest {
 
     /**
-     * What Slurm logs while it cannot reach ALPS: its INVENTORY failed, bin/apbasil's exit status 1, and at debug
+     * What Slurm logs while it cannot reach ALPS: its INVENTORY failed, the drop-in apbasil's exit status 1, and at debug
      * level the TRANSIENT failure the proxy answered for the program that answered nothing.
      */
     private static final String[] OUTAGE = {"INVENTORY failed", "child process for BASIL", "debug:  TRANSIENT ALPS BACKEND error"};

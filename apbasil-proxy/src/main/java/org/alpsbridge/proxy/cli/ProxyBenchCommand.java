@@ -50,9 +50,11 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         description = {
             "Measures, interleaved run by run so that drift hits every row alike:",
+            "  true         /bin/true: the floor of starting any process,",
             "  hello        a bare JVM running a hello-world class (java -cp DIR Hello, no options),",
-            "  apbasil      bin/apbasil, one process per call, against a daemon in this process with the",
-            "               emulator backend (--machine),",
+            "  native       the native drop-in client (--native), one process per call, against a daemon in",
+            "               this process with the emulator backend (--machine),",
+            "  apbasil      bin/apbasil running the Java client (APBASIL_CLIENT=jvm), against the same daemon,",
             "  emulate      the emulator itself as the drop-in program (a JVM running 'basil emulate' on a",
             "               state directory), the way a site without the proxy would run it,",
             "for QUERY ENGINE, QUERY INVENTORY and a RESERVE, CONFIRM, RELEASE cycle (three processes).",
@@ -86,6 +88,11 @@ public final class ProxyBenchCommand implements Callable<Integer> {
     @Option(names = "--apbasil", paramLabel = "PATH",
             description = "The drop-in client (default: bin/apbasil under ALPSBRIDGE_HOME, else ./bin/apbasil).")
     Path apbasil;
+
+    @Option(names = "--native", paramLabel = "PATH",
+            description = "The native drop-in client (default: apbasil-proxy/target/c/apbasil under ALPSBRIDGE_HOME, "
+                    + "else under ., else /usr/bin/apbasil when that is a native program; none found: no native rows).")
+    Path nativeClient;
 
     @Option(names = "--emulate-jvm-options", split = " ", paramLabel = "OPTIONS",
             description = "JVM options of the 'emulate' processes, space-separated (default: none).")
@@ -127,6 +134,7 @@ public final class ProxyBenchCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         Path apbasilPath = apbasil != null ? apbasil : defaultApbasil();
+        Path nativePath = nativeClient != null ? nativeClient : defaultNative();
         String jar = System.getProperty("java.class.path");
         Path work = Files.createTempDirectory("alpsbridge-proxy-bench-");
         String previousAuth = System.getProperty("apbasil.auth");
@@ -156,6 +164,11 @@ public final class ProxyBenchCommand implements Callable<Integer> {
             Map<String, String> env = new LinkedHashMap<>();
             env.put("APBASIL_PROXY", address);
             env.put("APBASIL_AUTH", "none");
+            env.put("APBASIL_CONFIG", "/dev/null");
+            // bin/apbasil runs the native client when it is built: the apbasil rows are the Java client's.
+            env.put("APBASIL_CLIENT", "jvm");
+            mungeEnv.put("APBASIL_CONFIG", "/dev/null");
+            mungeEnv.put("APBASIL_CLIENT", "jvm");
             // Each kind of row gets its own class-data archive, written by its first (warm-up) call, as an
             // installation whose calls all take the same path would have.
             env.put("APBASIL_CDS_ARCHIVE", work.resolve("apbasil.jsa").toString());
@@ -171,8 +184,9 @@ public final class ProxyBenchCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "proxy bench: machine %s, protocol %s, %d runs after %d warm-up, java %s, %d cpus%n",
                     machine, protocol, runs, warmup, System.getProperty("java.version"),
                     Runtime.getRuntime().availableProcessors());
-            out.printf(Locale.ROOT, "  daemon %s (emulator backend, auth none, in this JVM); apbasil = %s; emulate = %s%n",
-                    address, apbasilPath, String.join(" ", emulateJvmOptions));
+            out.printf(Locale.ROOT, "  daemon %s (emulator backend, auth none, in this JVM); apbasil = %s (jvm); native = %s; "
+                    + "emulate = %s%n", address, apbasilPath, nativePath == null ? "not found, no native rows" : nativePath,
+                    String.join(" ", emulateJvmOptions));
             if (secured != null) {
                 out.printf(Locale.ROOT, "  daemon %s with auth=munge (munged at %s) for the apbasil+munge rows%n",
                         secured.address().text(), mungeSocket);
@@ -181,6 +195,16 @@ public final class ProxyBenchCommand implements Callable<Integer> {
 
             Map<String, Step> steps = new LinkedHashMap<>();
             steps.put("hello", () -> expect(run(hello, Map.of(), new byte[0]), "hello"));
+            steps.put("true", () -> expect(run(List.of("/bin/true"), Map.of(), new byte[0]), ""));
+            List<String> viaNative = nativePath == null ? null : List.of(nativePath.toString());
+            if (viaNative != null) {
+                steps.put("native ENGINE", () -> success(run(viaNative, env, engine)));
+                steps.put("native INVENTORY", () -> success(run(viaNative, env, inventory)));
+                steps.put("native RESERVE+CONFIRM+RELEASE", () -> cycle(viaNative, env, "bench-native"));
+                if (secured != null) {
+                    steps.put("native+munge ENGINE", () -> success(run(viaNative, mungeEnv, engine)));
+                }
+            }
             steps.put("apbasil ENGINE", () -> success(run(viaProxy, env, engine)));
             steps.put("emulate ENGINE", () -> success(run(emulate, Map.of(), engine)));
             steps.put("apbasil INVENTORY", () -> success(run(viaProxy, env, inventory)));
@@ -194,11 +218,11 @@ public final class ProxyBenchCommand implements Callable<Integer> {
             List<Row> rows = measure(steps);
 
             double base = rows.get(0).percentile(50);
-            out.printf(Locale.ROOT, "%n%-34s %9s %9s %9s %9s %12s%n", "per call (ms, wall)", "min", "p50", "p90", "max",
-                    "p50/hello");
+            out.printf(Locale.ROOT, "%n%-34s %9s %9s %9s %9s %9s %12s%n", "per call (ms, wall)", "min", "p50", "p90",
+                    "p99", "max", "p50/hello");
             for (Row r : rows) {
-                out.printf(Locale.ROOT, "%-34s %9.1f %9.1f %9.1f %9.1f %11.2fx%n", r.name(), r.percentile(0),
-                        r.percentile(50), r.percentile(90), r.percentile(100), r.percentile(50) / base);
+                out.printf(Locale.ROOT, "%-34s %9.2f %9.2f %9.2f %9.2f %9.2f %11.3fx%n", r.name(), r.percentile(0),
+                        r.percentile(50), r.percentile(90), r.percentile(99), r.percentile(100), r.percentile(50) / base);
             }
             out.println();
             for (String what : List.of("ENGINE", "INVENTORY", "RESERVE+CONFIRM+RELEASE")) {
@@ -216,6 +240,18 @@ public final class ProxyBenchCommand implements Callable<Integer> {
             double goal = find(rows, "apbasil ENGINE").percentile(50) / base;
             out.printf(Locale.ROOT, "  goal: p50 of a small request (ENGINE) <= 1.5x hello: %.2fx, %s%n", goal,
                     goal <= 1.5 ? "met" : "NOT met");
+            if (viaNative != null) {
+                Row n = find(rows, "native ENGINE");
+                Row floor = find(rows, "true");
+                Row java = find(rows, "apbasil ENGINE");
+                out.printf(Locale.ROOT, "  native ENGINE: p50 %.2f ms, p99 %.2f ms; p50 %.3fx hello, %.2fx /bin/true, "
+                        + "%.3fx the Java client; p99 %.3fx hello's p99%n", n.percentile(50), n.percentile(99),
+                        n.percentile(50) / base, n.percentile(50) / floor.percentile(50),
+                        n.percentile(50) / java.percentile(50), n.percentile(99) / rows.get(0).percentile(99));
+                double nativeGoal = n.percentile(50) / base;
+                out.printf(Locale.ROOT, "  goal: native ENGINE p50 <= 0.15x hello: %.3fx, %s%n", nativeGoal,
+                        nativeGoal <= 0.15 ? "met" : "NOT met");
+            }
             out.flush();
 
             if (seconds > 0) {
@@ -395,6 +431,27 @@ public final class ProxyBenchCommand implements Callable<Integer> {
             throw new IllegalStateException(p + " is not an executable file; name the drop-in with --apbasil");
         }
         return p;
+    }
+
+    /** The native client of this checkout (or ALPSBRIDGE_HOME's), else an installed one; null when none. */
+    private static Path defaultNative() throws IOException {
+        String home = System.getenv("ALPSBRIDGE_HOME");
+        for (Path p : List.of(Path.of(home != null ? home : "."), Path.of("."))) {
+            Path built = p.resolve("apbasil-proxy/target/c/apbasil").toAbsolutePath();
+            if (Files.isExecutable(built)) {
+                return built;
+            }
+        }
+        Path installed = Path.of("/usr/bin/apbasil");
+        if (Files.isExecutable(installed)) {
+            byte[] head = new byte[4];
+            try (InputStream in = Files.newInputStream(installed)) {
+                if (in.read(head) == 4 && head[0] == 0x7f && head[1] == 'E' && head[2] == 'L' && head[3] == 'F') {
+                    return installed;
+                }
+            }
+        }
+        return null;
     }
 
     private static String javaBinary() {

@@ -185,15 +185,29 @@ public final class Apbasil {
             KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
             trust.load(null, null);
             int i = 0;
-            for (Certificate c : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
-                trust.setCertificateEntry("ca" + i++, c);
+            try {
+                for (Certificate c : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
+                    trust.setCertificateEntry("ca" + i++, c);
+                }
+            } catch (java.security.cert.CertificateException notPem) {
+                i = 0;
+            }
+            if (i == 0) {
+                throw new ApbasilException("cannot use tls_ca " + caPem + ": no PEM certificate in it", false, false,
+                        null);
             }
             TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
             tmf.init(trust);
             SSLContext ctx = SSLContext.getInstance("TLS");
             ctx.init(null, tmf.getTrustManagers(), null);
             return ctx.getSocketFactory();
-        } catch (IOException | GeneralSecurityException e) {
+        } catch (ApbasilException e) {
+            throw e;
+        } catch (IOException e) {
+            String why = e instanceof java.nio.file.NoSuchFileException ? "No such file or directory"
+                    : ClientSettings.reason(caPem, e);
+            throw new ApbasilException("cannot use tls_ca " + caPem + ": " + why, false, false, e);
+        } catch (GeneralSecurityException e) {
             throw new ApbasilException("cannot use tls_ca " + caPem + ": " + e.getMessage(), false, false, e);
         }
     }

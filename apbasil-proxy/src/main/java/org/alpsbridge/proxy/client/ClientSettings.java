@@ -45,13 +45,30 @@ final class ClientSettings {
         try {
             return new ClientSettings(parse(config, Files.readAllLines(config, StandardCharsets.UTF_8)));
         } catch (java.nio.charset.CharacterCodingException e) {
-            throw new IllegalArgumentException(config + ": not UTF-8 text (" + e + ")");
+            // No decoder detail: the native client (src/main/c) words every message as this class does.
+            throw new IllegalArgumentException(config + ": not UTF-8 text");
         } catch (NoSuchFileException e) {
             if (path != null) {
                 throw new IOException("APBASIL_CONFIG names " + config + ", which does not exist");
             }
             return new ClientSettings(Map.of());
+        } catch (IOException e) {
+            throw new IOException("cannot read " + config + ": " + reason(config, e));
         }
+    }
+
+    /** The system's words for why a file cannot be read (strerror's, as the native client says them). */
+    static String reason(Path file, IOException e) {
+        if (Files.isDirectory(file)) {
+            return "Is a directory";
+        }
+        if (e instanceof java.nio.file.AccessDeniedException) {
+            return "Permission denied";
+        }
+        if (e instanceof java.nio.file.FileSystemException fse && fse.getReason() != null) {
+            return fse.getReason();
+        }
+        return String.valueOf(e.getMessage());
     }
 
     /** {@code key=value} lines; {@code #} starts a comment; keys are case-insensitive. */

@@ -16,8 +16,6 @@ import org.alpsbridge.proxy.wire.Reply;
  */
 final class BasilDocuments {
 
-    /** {@code error_source} of failures about the request itself (unreadable, refused). */
-    static final String SOURCE_REQUEST = "PARSER";
     /** {@code error_source} of refusals by authentication or authorisation. */
     static final String SOURCE_SECURITY = "SYSTEM";
     /** {@code error_source} of failures of the backend (apbasil, emulator). */
@@ -45,10 +43,42 @@ final class BasilDocuments {
             if (p.method() == null) {
                 return new Request(p.protocol(), null, null, "the BasilRequest has no method attribute");
             }
-            return new Request(p.protocol(), p.method(), "QUERY".equals(p.method()) ? p.type() : null, null);
+            String type = "QUERY".equals(p.method()) ? p.type() : null;
+            // The probe read the root only. A document broken further on is refused here, by the proxy, instead of
+            // being forwarded for ALPS (or the emulator) to refuse in its own name: the caller must learn who refused.
+            String broken = wellFormednessProblem(request, "malformed request");
+            return new Request(p.protocol(), p.method(), type, broken == null ? null : "unreadable request: " + broken);
         } catch (BasilException e) {
             return new Request(null, null, null, "unreadable request: " + e.getMessage());
         }
+    }
+
+    /** Why {@code document} is not well-formed XML to its end, or null: a streaming parse, no tree. */
+    private static String wellFormednessProblem(byte[] document, String what) {
+        try {
+            XMLStreamReader r = BasilCodec.standard().openStream(new ByteArrayInputStream(document));
+            try {
+                while (r.hasNext()) {
+                    r.next();
+                }
+            } finally {
+                r.close();
+            }
+            return null;
+        } catch (BasilException e) {
+            return e.getMessage();
+        } catch (XMLStreamException e) {
+            return BasilCodec.streamFailure(what, e).getMessage();
+        }
+    }
+
+    /**
+     * The proxy's own refusal of a request it will not forward (unreadable, not a request): a rejection on the
+     * wire, not a BASIL document, so that the client says the proxy refused it and exits 1, and no one mistakes
+     * it for an answer from ALPS.
+     */
+    static Reply refusal(Request request) {
+        return Reply.rejected(request.problem(), false);
     }
 
     /** A BASIL FAILURE for the caller, in its protocol version. */
@@ -69,19 +99,9 @@ final class BasilDocuments {
             if (Probe.of(response).request()) {
                 return "a BasilRequest where a BasilResponse was expected";
             }
-            XMLStreamReader r = BasilCodec.standard().openStream(new ByteArrayInputStream(response));
-            try {
-                while (r.hasNext()) {
-                    r.next();
-                }
-            } finally {
-                r.close();
-            }
-            return null;
+            return wellFormednessProblem(response, "malformed response");
         } catch (BasilException e) {
             return e.getMessage();
-        } catch (XMLStreamException e) {
-            return BasilCodec.streamFailure("malformed response", e).getMessage();
         }
     }
 }

@@ -113,7 +113,7 @@ final class ExchangeProcessor {
             return BasilDocuments.failure(request, r.isTransient(), BasilDocuments.SOURCE_SECURITY, r.getMessage());
         }
         if (request.problem() != null) {
-            return BasilDocuments.failure(request, false, BasilDocuments.SOURCE_REQUEST, request.problem());
+            return BasilDocuments.refusal(request);
         }
         Call call = new Call(exchange.payload(), request.protocol(), request.method(), request.queryType(),
                 caller, exchange.exchangeId());

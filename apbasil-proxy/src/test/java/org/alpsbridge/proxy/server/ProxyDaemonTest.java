@@ -157,14 +157,23 @@ class ProxyDaemonTest {
     }
 
     @Test
-    void aDocumentThatIsNotABasilRequestGetsAPermanentFailureWithoutReachingTheBackend() throws Exception {
+    void aDocumentThatIsNotABasilRequestIsRefusedByTheProxyItselfWithoutReachingTheBackend() throws Exception {
         Canned canned = new Canned();
         try (ProxyDaemon daemon = ProxyDaemon.builder().config(lab("127.0.0.1:0")).backend(canned).start()) {
-            String answer = new String(Apbasil.call(daemon.address().text(),
-                    "<html/>".getBytes(StandardCharsets.UTF_8), TIMEOUT), StandardCharsets.UTF_8);
-            assertTrue(answer.contains("status=\"FAILURE\""), answer);
-            assertTrue(answer.contains("error_class=\"PERMANENT\""), answer);
-            assertTrue(answer.contains("root element is &lt;html&gt;") || answer.contains("root element is <html>"), answer);
+            for (String document : new String[] {"<html/>",
+                    "<?xml version=\"1.0\"?>\n<BasilRequest protocol=\"1.3\" method=\"QUERY\" type=\"ENGINE\">\n<x>"}) {
+                // Not a BASIL answer (which would read as ALPS's): a rejection, which the client reports as the proxy's.
+                Reply reply = ProxyConnection.roundTrip(daemon.address(), new Exchange(Exchange.Kind.BASIL, "id-" + document.length(),
+                        "", document.getBytes(StandardCharsets.UTF_8)), TIMEOUT, null, 1 << 20);
+                assertEquals(Reply.Status.REJECTED, reply.status(), reply.reason());
+                assertTrue(reply.reason().startsWith("unreadable request: ") || reply.reason().contains("root element is <html>"),
+                        reply.reason());
+                ApbasilException e = assertThrows(ApbasilException.class, () -> Apbasil.call(daemon.address().text(),
+                        document.getBytes(StandardCharsets.UTF_8), TIMEOUT));
+                assertTrue(e.getMessage().startsWith("the apbasil proxy at " + daemon.address().text()
+                        + " refused the request: "), e.getMessage());
+                assertFalse(e.isTransient());
+            }
         }
         assertEquals(0, canned.calls.get());
     }

@@ -37,14 +37,24 @@ class TlsTest {
     /** Self-signed certificates from the JDK's keytool, written as the PEM files the daemon reads. */
     @BeforeAll
     static void makeCertificates() throws Exception {
+        writeCertificates(keys);
         daemonCert = keys.resolve("daemon.pem");
         daemonKey = keys.resolve("daemon.key");
-        pem(keytool("daemon", "san=ip:127.0.0.1,dns:localhost"), daemonCert, daemonKey);
         wrongHostCert = keys.resolve("elsewhere.pem");
-        pem(keytool("elsewhere", "san=dns:elsewhere.example"), wrongHostCert, keys.resolve("elsewhere.key"));
     }
 
-    private static Path keytool(String alias, String san) throws Exception {
+    /**
+     * Writes daemon.pem/daemon.key (for 127.0.0.1 and localhost) and elsewhere.pem/elsewhere.key (for
+     * elsewhere.example) into {@code into}; also used by the drop-in clients' conformance suite.
+     */
+    static void writeCertificates(Path into) throws Exception {
+        pem(keytool(into, "daemon", "san=ip:127.0.0.1,dns:localhost"), into.resolve("daemon.pem"),
+                into.resolve("daemon.key"));
+        pem(keytool(into, "elsewhere", "san=dns:elsewhere.example"), into.resolve("elsewhere.pem"),
+                into.resolve("elsewhere.key"));
+    }
+
+    private static Path keytool(Path keys, String alias, String san) throws Exception {
         Path store = keys.resolve(alias + ".p12");
         Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
                 "-genkeypair", "-keystore", store.toString(), "-storetype", "PKCS12", "-storepass", "changeit",

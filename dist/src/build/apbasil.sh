@@ -1,0 +1,33 @@
+#!/bin/bash
+# Builds the native drop-in apbasil client (apbasil-proxy/src/main/c: libmunge; OpenSSL 3 for TLS) and lays out the
+# alpsbridge-apbasil package under target/apbasil-root: one stripped, hardened binary as /usr/bin/apbasil, with a
+# control file that depends on the libraries its symbols need. The Java client stays in alpsbridge as
+# /usr/lib/alpsbridge/apbasil-jvm (prepare.sh). Run by dist's pom on amd64 Linux:  apbasil.sh PROJECT_ROOT DIST_TARGET
+set -euo pipefail
+. "$(dirname "$0")/companion.sh"
+root=$1 target=$2
+src=$root/dist/src
+tree=$target/apbasil-root
+build=$target/apbasil-build
+cc=${CC:-gcc}
+if ! command -v "$cc" >/dev/null || [ ! -f /usr/include/munge.h ] || [ ! -f /usr/include/openssl/ssl.h ]; then
+  echo "apbasil: the native client needs $cc, libmunge-dev and libssl-dev; install them, or build without the" \
+       "alpsbridge-apbasil package: mvn -P '!native-apbasil' ..." >&2
+  exit 1
+fi
+rm -rf "$tree" "$build" "$target/apbasil-control"
+install -d "$tree/usr/bin" "$target/apbasil-control"
+make -s -C "$root/apbasil-proxy/src/main/c" CC="$cc" OUT="$build" CONFIG=/etc/alpsbridge/apbasil.conf \
+  CFLAGS="-g -Wformat -Werror=format-security"
+install -m 0755 "$build/apbasil" "$tree/usr/bin/apbasil"
+strip --strip-unneeded --remove-section=.comment --remove-section=.note "$tree/usr/bin/apbasil"
+companion_docs alpsbridge-apbasil "$tree" "$src" "$target"
+# What dpkg-shlibdeps would say: libc6 at least as new as the newest symbol version used, and the libraries linked.
+glibc=$(objdump -T "$tree/usr/bin/apbasil" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -1)
+needed=$(objdump -p "$tree/usr/bin/apbasil" | awk '/NEEDED/ {print $2}')
+depends="libc6 (>= $glibc)"
+case $needed in *libmunge.so.2*) depends="$depends, libmunge2 (>= 0.5.11)" ;; esac
+# OpenSSL is loaded with dlopen when tls_ca is set (libssl.so.3): not in NEEDED, still a dependency.
+depends="$depends, libssl3 (>= 3.0.0)"
+sed "s/@DEPENDS@/$depends/" "$src/deb/apbasil/control.in" > "$target/apbasil-control/control"
+echo "apbasil: the native client built as /usr/bin/apbasil; depends on $depends"
