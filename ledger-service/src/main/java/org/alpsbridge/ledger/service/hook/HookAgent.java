@@ -71,12 +71,12 @@ public final class HookAgent implements AutoCloseable {
         this.settings = settings;
         this.log = log;
         this.socket = settings.agentSocket();
-        this.service = new ServiceCall(settings.service(), settings.timeoutMillis());
+        this.service = new ServiceCall(settings.service(), settings.timeoutMillis(), stats);
         this.slurm = new Slurm(settings.slurmConf());
         this.logFile = HookLog.resolve(settings.logFile(), settings.slurmConf(), env.get("SLURM_CONF"));
         log.println("ledger hook-agent: the hooks' lines go to " + (logFile == null ? "the callers' stderr only"
                 + " (log_file=" + settings.logFile() + "; for slurmctld: no SlurmctldLogFile in slurm.conf)" : logFile));
-        this.squeue = new SqueueBatch(slurm, stats.squeues);
+        this.squeue = new SqueueBatch(slurm, stats.squeues, stats.prologRecords);
         this.spool = new EpilogSpool(settings.spool(), settings.agentWorkers(), this::settle, log);
         this.server = bind(socket);
         this.calls = new ThreadPoolExecutor(settings.agentThreads(), settings.agentThreads(), 60, TimeUnit.SECONDS,
@@ -222,7 +222,7 @@ public final class HookAgent implements AutoCloseable {
         ServiceCall svc;
         try {
             s = settings.withOptions(request.prolog(), request.options());
-            svc = request.options().isEmpty() ? service : new ServiceCall(s.service(), s.timeoutMillis());
+            svc = request.options().isEmpty() ? service : new ServiceCall(s.service(), s.timeoutMillis(), stats);
         } catch (IllegalArgumentException e) {
             return new AgentReply(SlurmHook.USAGE, List.of(name + ": " + e.getMessage()));
         }
@@ -281,7 +281,7 @@ public final class HookAgent implements AutoCloseable {
             log.println("ledger hook-agent: a spooled epilog is unusable: " + e.getMessage());
             return SlurmHook.NO_JOB;
         }
-        ServiceCall svc = request.options().isEmpty() ? service : new ServiceCall(s.service(), s.timeoutMillis());
+        ServiceCall svc = request.options().isEmpty() ? service : new ServiceCall(s.service(), s.timeoutMillis(), stats);
         yieldToPrologs();
         long start = System.nanoTime();
         int exit = new Hook(job, squeue, slurm, svc, new HookLog(log, logFile), Hook.FOREVER, held)

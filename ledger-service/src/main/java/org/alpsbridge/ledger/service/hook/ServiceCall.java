@@ -41,11 +41,28 @@ final class ServiceCall {
         }
     }
 
+    /** Where a call's time went: its MUNGE credential, then the request and its answer. */
+    interface Timing {
+        /** Times nothing (the JVM hook, a process per call). */
+        Timing NONE = new Timing() { // not a lambda: the JVM hook would spin a class for it at run time
+            @Override
+            public void took(Route route, long signedNanos, long answeredNanos) {
+            }
+        };
+
+        void took(Route route, long signedNanos, long answeredNanos);
+    }
+
     private final URI base;
     private final Signer signer;
     private final int timeoutMillis;
+    private final Timing timing;
 
     ServiceCall(String url, int timeoutMillis) {
+        this(url, timeoutMillis, Timing.NONE);
+    }
+
+    ServiceCall(String url, int timeoutMillis, Timing timing) {
         String u = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
         if (!u.matches("(?i)https?://[^/]+.*")) {
             throw new IllegalArgumentException("--db '" + url + "' is not a ledger service (http://HOST:PORT or https://HOST:PORT)");
@@ -53,6 +70,7 @@ final class ServiceCall {
         this.base = URI.create(u);
         this.signer = Signer.fromEnvironment();
         this.timeoutMillis = timeoutMillis;
+        this.timing = timing;
     }
 
     URI base() {
@@ -75,8 +93,11 @@ final class ServiceCall {
         HttpURLConnection c;
         int status;
         String answer;
+        long start = System.nanoTime();
+        long signed = start;
         try {
             String auth = signer.authorization(route.method(), pathAndQuery, body == null ? new byte[0] : body);
+            signed = System.nanoTime();
             c = (HttpURLConnection) new URL(base.getScheme() + "://" + base.getRawAuthority() + pathAndQuery).openConnection();
             javax.net.ssl.SSLContext tls = c instanceof HttpsURLConnection ? Trust.fromEnvironment() : null;
             if (tls != null) {
@@ -106,6 +127,7 @@ final class ServiceCall {
         } catch (IOException e) {
             throw new Unavailable("ledger service " + base + " cannot be reached: " + e);
         }
+        timing.took(route, signed - start, System.nanoTime() - signed);
         if (status == 404 && body == null) {
             return null;
         }

@@ -33,6 +33,8 @@ final class SqueueBatch implements Hook.JobRecords, AutoCloseable {
 
     private final Listings slurm;
     private final AgentStats.Timer timer;
+    /** How long prologs wait for their job's record. */
+    private final AgentStats.Timer startingTimer;
     private final Map<String, List<CompletableFuture<Map<String, String>>>> waiting = new LinkedHashMap<>();
     /** The next listing, once a prolog has asked for one; null otherwise; guarded by {@link #waiting}. */
     private CompletableFuture<Map<String, Map<String, String>>> next;
@@ -55,8 +57,13 @@ final class SqueueBatch implements Hook.JobRecords, AutoCloseable {
     }
 
     SqueueBatch(Listings slurm, AgentStats.Timer timer) {
+        this(slurm, timer, new AgentStats.Timer());
+    }
+
+    SqueueBatch(Listings slurm, AgentStats.Timer timer, AgentStats.Timer startingTimer) {
         this.slurm = slurm;
         this.timer = timer;
+        this.startingTimer = startingTimer;
         this.runner = new Thread(this::loop, "ledger-hook-squeue");
         runner.setDaemon(true);
         runner.start();
@@ -77,11 +84,19 @@ final class SqueueBatch implements Hook.JobRecords, AutoCloseable {
 
     @Override
     public Map<String, String> starting(String jobId) throws IOException {
+        long called = System.nanoTime();
+        try {
+            return startingNow(jobId, called);
+        } finally {
+            startingTimer.add(called, 1);
+        }
+    }
+
+    private Map<String, String> startingNow(String jobId, long called) throws IOException {
         // This job is CONFIGURING since before this call, so a listing asked for after the call began holds it
         // unless it is no longer starting (cancelled meanwhile: then it is asked for by id). The listing under
         // way may be older: it holds the job when slurmctld allocated it in an earlier scheduling pass (a
         // wave's prologs all start after its pass), else the next listing is waited for.
-        long called = System.nanoTime();
         while (true) {
             CompletableFuture<Map<String, Map<String, String>>> f;
             boolean definitive;

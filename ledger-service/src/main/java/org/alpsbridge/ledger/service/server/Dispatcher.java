@@ -13,7 +13,6 @@ import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.LedgerException;
 import org.alpsbridge.ledger.LedgerUnavailableException;
 import org.alpsbridge.ledger.Lookup;
-import org.alpsbridge.ledger.Outcome;
 import org.alpsbridge.ledger.ReleaseRequest;
 import org.alpsbridge.ledger.Reservation;
 import org.alpsbridge.ledger.ReserveRequest;
@@ -147,13 +146,9 @@ final class Dispatcher {
                             + " job starts as it is held, so nothing is bound later");
                 }
                 policy.actFor(c, b.owner(), "start");
-                // two events, each idempotent by the key: a retry after a failure between them repeats the
-                // RESERVE as a replay and then confirms
-                Outcome held = ledger.reserve(b);
-                if (held.decision() == Outcome.Decision.OK) {
-                    ledger.confirm(new Lookup(b.cluster(), b.resId(), b.batchId()), b.at(), null);
-                }
-                yield held;
+                // RESERVE and CONFIRM in one transaction, idempotent by the key: the job in its prolog waits
+                // for one commit, not two
+                yield ledger.start(b);
             }
             case BIND -> {
                 Requests.Bind b = body(q, Requests.Bind.class);
