@@ -55,6 +55,8 @@ final class AgentStats implements ServiceCall.Timing {
     final Timer prologRecords = new Timer();
     final Timer prologCredentials = new Timer();
     final Timer prologRequests = new Timer();
+    /** The prologs' requests to the service, each carrying a wave's STARTs ({@link StartBatch}). */
+    final Timer startRequests = new Timer();
     /** The same for the settlements' requests. */
     final Timer settlementCredentials = new Timer();
     final Timer settlementRequests = new Timer();
@@ -63,6 +65,7 @@ final class AgentStats implements ServiceCall.Timing {
     @Override
     public void took(org.alpsbridge.ledger.service.api.Route route, long signedNanos, long answeredNanos) {
         boolean prolog = route == org.alpsbridge.ledger.service.api.Route.START
+                || route == org.alpsbridge.ledger.service.api.Route.STARTS
                 || route == org.alpsbridge.ledger.service.api.Route.RESERVE
                 || route == org.alpsbridge.ledger.service.api.Route.CONFIRM;
         (prolog ? prologCredentials : settlementCredentials).took(signedNanos, 1);
@@ -79,6 +82,7 @@ final class AgentStats implements ServiceCall.Timing {
                 epilogsSpooledByClient.drain("epilogs spooled by the client", false), settlements.drain("settled", false),
                 squeues.drain("squeue calls", true), prologRecords.drain("prolog job records", false),
                 prologCredentials.drain("prolog credentials", false), prologRequests.drain("prolog requests", false),
+                startRequests.drain("start requests", true),
                 settlementCredentials.drain("settlement credentials", false),
                 settlementRequests.drain("settlement requests", false)}) {
             if (!part.isEmpty()) {

@@ -7,6 +7,7 @@ import java.net.HttpURLConnection;
 import java.net.URI;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import javax.net.ssl.HttpsURLConnection;
 import org.alpsbridge.ledger.LedgerException;
@@ -57,6 +58,7 @@ final class ServiceCall {
     private final Signer signer;
     private final int timeoutMillis;
     private final Timing timing;
+    private volatile StartBatch starts;
 
     ServiceCall(String url, int timeoutMillis) {
         this(url, timeoutMillis, Timing.NONE);
@@ -77,17 +79,56 @@ final class ServiceCall {
         return base;
     }
 
+    /**
+     * These calls' STARTs go through {@code starts} (the agent's: the STARTs of a wave of prologs sent together);
+     * null: each alone.
+     */
+    ServiceCall startingThrough(StartBatch starts) {
+        this.starts = starts;
+        return this;
+    }
+
     /** POSTs a JSON body; the answer's top-level fields. */
     Map<String, String> post(Route route, String json) throws Unavailable, Refused {
-        return send(route, "", json.getBytes(StandardCharsets.UTF_8));
+        StartBatch batch = starts;
+        if (route == Route.START && batch != null) {
+            return batch.start(json);
+        }
+        return postAlone(route, json);
+    }
+
+    /** {@link #post} never through the agent's {@link StartBatch}. */
+    Map<String, String> postAlone(Route route, String json) throws Unavailable, Refused {
+        return fieldsOf(send(route, "", json.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /** POSTs a JSON body whose answer is a list of objects; their top-level fields, in order. */
+    List<Map<String, String>> postForList(Route route, String json) throws Unavailable, Refused {
+        String answer = send(route, "", json.getBytes(StandardCharsets.UTF_8));
+        try {
+            return FlatJson.objects(answer);
+        } catch (IllegalArgumentException e) {
+            throw new Refused(0, "ledger service " + base + " answered " + route.path() + " with no list: " + answer.strip());
+        }
     }
 
     /** A read; null when the service answers 404 (no such record). */
     Map<String, String> get(Route route, String query) throws Unavailable, Refused {
-        return send(route, query, null);
+        String answer = send(route, query, null);
+        return answer == null ? null : fieldsOf(answer);
     }
 
-    private Map<String, String> send(Route route, String query, byte[] body) throws Unavailable, Refused {
+    /** An answer's top-level fields; one that is no JSON object is kept whole as its {@code error}. */
+    private static Map<String, String> fieldsOf(String answer) {
+        try {
+            return FlatJson.fields(answer);
+        } catch (IllegalArgumentException e) {
+            return Map.of("error", answer.strip());
+        }
+    }
+
+    /** The answer's text (200), null for a read answered 404; else what the hooks act on, thrown. */
+    private String send(Route route, String query, byte[] body) throws Unavailable, Refused {
         String pathAndQuery = (base.getRawPath() == null ? "" : base.getRawPath()) + route.path()
                 + (query.isEmpty() ? "" : "?" + query);
         HttpURLConnection c;
@@ -131,20 +172,15 @@ final class ServiceCall {
         if (status == 404 && body == null) {
             return null;
         }
-        Map<String, String> fields;
-        try {
-            fields = FlatJson.fields(answer);
-        } catch (IllegalArgumentException e) {
-            fields = Map.of("error", answer.strip());
+        if (status == 200) {
+            return answer;
         }
+        Map<String, String> fields = fieldsOf(answer);
         if (status >= 500) {
             throw new Unavailable("ledger service " + base + " answered " + status + ": " + fields.get("error"));
         }
-        if (status != 200) {
-            String rule = fields.get("rule");
-            throw new Refused(status, "ledger service " + base + " refused " + route.method() + " " + route.path() + " ("
-                    + status + "): " + fields.get("error") + (rule == null ? "" : " [rule " + rule + "]"));
-        }
-        return fields;
+        String rule = fields.get("rule");
+        throw new Refused(status, "ledger service " + base + " refused " + route.method() + " " + route.path() + " ("
+                + status + "): " + fields.get("error") + (rule == null ? "" : " [rule " + rule + "]"));
     }
 }

@@ -13,6 +13,7 @@ import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.LedgerException;
 import org.alpsbridge.ledger.LedgerUnavailableException;
 import org.alpsbridge.ledger.Lookup;
+import org.alpsbridge.ledger.Outcome;
 import org.alpsbridge.ledger.ReleaseRequest;
 import org.alpsbridge.ledger.Reservation;
 import org.alpsbridge.ledger.ReserveRequest;
@@ -35,6 +36,18 @@ final class Dispatcher {
     private final ObjectMapper json;
     private final byte[] openApi;
     private final SignIns signIns;
+    /**
+     * Where a request's STARTs wait for their commits side by side: as many at once as the ledger groups into
+     * one commit at most (SQLite's group), the rest queued; threads end a minute after use.
+     */
+    private final java.util.concurrent.ThreadPoolExecutor startThreads = new java.util.concurrent.ThreadPoolExecutor(
+            START_THREADS, START_THREADS, 60, java.util.concurrent.TimeUnit.SECONDS,
+            new java.util.concurrent.LinkedBlockingQueue<>(), r -> {
+                Thread t = new Thread(r, "ledger-start");
+                t.setDaemon(true);
+                return t;
+            });
+    private static final int START_THREADS = 256;
     /** The Prometheus text of the ledger's figures, for {@code /metrics}. */
     private final java.util.function.Supplier<String> metrics;
 
@@ -49,6 +62,7 @@ final class Dispatcher {
     Dispatcher(Ledger ledger, Policy policy, ObjectMapper json, String version, SignIns signIns,
                java.util.function.Supplier<String> metrics) {
         this.metrics = metrics;
+        startThreads.allowCoreThreadTimeOut(true);
         this.ledger = ledger;
         this.signIns = signIns;
         this.policy = policy;
@@ -80,6 +94,37 @@ final class Dispatcher {
             log.error("{} {} failed", q.route().method(), q.pathAndQuery(), e);
             return problem(q, 500, "the ledger service failed: " + e, null);
         }
+    }
+
+    private static void startable(ReserveRequest b) {
+        if (b.token() != null || b.resId() <= 0) {
+            throw new Refusal(400, null, "a START names its reservation by resId (> 0), not by a token: the"
+                    + " job starts as it is held, so nothing is bound later");
+        }
+    }
+
+    /**
+     * The STARTs of a request all put to the ledger at once, each from a thread of its own: a job's START waits
+     * for a commit, and STARTs waiting together share one (one after the other, each would wait for its own).
+     * The first failure, if any, is the request's.
+     */
+    private List<Outcome> startAll(List<ReserveRequest> starts) {
+        List<java.util.concurrent.CompletableFuture<Outcome>> started = new java.util.ArrayList<>();
+        for (ReserveRequest r : starts) {
+            started.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> ledger.start(r), startThreads));
+        }
+        List<Outcome> outcomes = new java.util.ArrayList<>();
+        for (java.util.concurrent.CompletableFuture<Outcome> f : started) {
+            try {
+                outcomes.add(f.join());
+            } catch (java.util.concurrent.CompletionException e) {
+                if (e.getCause() instanceof RuntimeException r) {
+                    throw r;
+                }
+                throw e;
+            }
+        }
+        return outcomes;
     }
 
     private ApiResponse problem(ApiRequest q, int status, String message, String rule) {
@@ -141,14 +186,19 @@ final class Dispatcher {
             }
             case START -> {
                 ReserveRequest b = body(q, ReserveRequest.class);
-                if (b.token() != null || b.resId() <= 0) {
-                    throw new Refusal(400, null, "a START names its reservation by resId (> 0), not by a token: the"
-                            + " job starts as it is held, so nothing is bound later");
-                }
+                startable(b);
                 policy.actFor(c, b.owner(), "start");
                 // RESERVE and CONFIRM in one transaction, idempotent by the key: the job in its prolog waits
                 // for one commit, not two
                 yield ledger.start(b);
+            }
+            case STARTS -> {
+                Requests.Starts b = body(q, Requests.Starts.class);
+                for (ReserveRequest r : b.starts()) {
+                    startable(r);
+                    policy.actFor(c, r.owner(), "start");
+                }
+                yield startAll(b.starts());
             }
             case BIND -> {
                 Requests.Bind b = body(q, Requests.Bind.class);

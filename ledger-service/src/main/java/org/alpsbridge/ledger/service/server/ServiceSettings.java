@@ -53,10 +53,8 @@ public final class ServiceSettings {
                         throw new IllegalArgumentException("expected true or false");
                     }
                 }),
-        // 64: slurmctld starts a wave of prologs at once (one per freed CPU) and each waits in its worker for a
-        // commit; fewer workers than the wave queue prologs behind other prologs' commits instead of sharing them
-        WORKERS("workers", "64", "threads that run ledger calls (each request holds one until its answer;"
-                + " a wave of slurmctld prologs needs one each)", v -> positive(v, 1024)),
+        WORKERS("workers", "16", "threads that run ledger calls (each request holds one until its answer)",
+                v -> positive(v, 1024)),
         MAX_BODY_BYTES("max_body_bytes", "1048576", "largest request body accepted", v -> positive(v, 1 << 30)),
         GROUP_CACHE_SECONDS("group_cache_seconds", "60", "how long a user's name and groups (from id(1), so"
                 + " NSS/LDAP groups count) are remembered", v -> positive(v, 86_400)),

@@ -28,8 +28,10 @@ import org.junit.jupiter.api.Test;
  * job array) and dispatched by a real slurmctld, once without the hooks and once with them, in one run. It
  * asserts what must hold (every prolog and epilog exited 0, every run settled once, nothing overdrawn or left
  * held, {@code ledger check} clean) and PRINTS what is measured: both makespans and their ratio, the per-call
- * latency (p50/p99) of the prolog and the epilog as slurmctld waits for them, and a JVM hello world's started
- * over and over beside the storm. The timing is never asserted: the machine is shared and noisy.
+ * latency (p50/p99) of the prolog and the epilog as slurmctld waits for them beside their floors started over
+ * and over beside the storm (a JVM hello world and /bin/true), as ratios, the service's own time per ledger call
+ * and the agent's account of where a prolog's time went. The timing is never asserted: the machine is shared
+ * and noisy.
  *
  * <p>The default run deploys the hooks as a site does (the C client and the agent). The long variant
  * ({@code -Plong}) runs the JVM hook per call instead, from {@code cli/target/alpsbridge.jar} with its CDS
