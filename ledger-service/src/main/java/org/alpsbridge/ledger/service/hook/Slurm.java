@@ -73,14 +73,7 @@ final class Slurm implements Hook.JobRecords, SqueueBatch.Listings {
     public Map<String, Map<String, String>> waiting() throws IOException {
         String out = run(List.of("squeue", "-h", "-r", "-t", "PENDING,CONFIGURING", "-O", WAITING_FIELDS));
         Map<String, Map<String, String>> all = new HashMap<>();
-        for (String line : out.split("\n")) {
-            if (line.isBlank()) {
-                continue;
-            }
-            String[] f = line.strip().split("\\|", -1);
-            if (f.length < 10) {
-                throw new IOException("squeue answered '" + line.strip() + "' for the jobs waiting or starting");
-            }
+        for (String[] f : rows(out, 10, "the jobs waiting or starting")) {
             Map<String, String> facts = facts(f[3], f[7], f[8], f[9], f[6]);
             facts.put("mintime", f[4].strip());
             facts.put("partition", f[5].strip());
@@ -92,17 +85,26 @@ final class Slurm implements Hook.JobRecords, SqueueBatch.Listings {
 
     private static Map<String, Map<String, String>> parse(String out, String asked) throws IOException {
         Map<String, Map<String, String>> all = new HashMap<>();
+        for (String[] f : rows(out, 6, asked)) {
+            all.put(f[0].strip(), facts(f[1], f[2], f[3], f[4], f[5]));
+        }
+        return all;
+    }
+
+    /** squeue's lines of {@code |}-separated fields, each with {@code fields} at least. */
+    private static List<String[]> rows(String out, int fields, String asked) throws IOException {
+        List<String[]> rows = new ArrayList<>();
         for (String line : out.split("\n")) {
             if (line.isBlank()) {
                 continue;
             }
             String[] f = line.strip().split("\\|", -1);
-            if (f.length < 6) {
+            if (f.length < fields) {
                 throw new IOException("squeue answered '" + line.strip() + "' for " + asked);
             }
-            all.put(f[0].strip(), facts(f[1], f[2], f[3], f[4], f[5]));
+            rows.add(f);
         }
-        return all;
+        return rows;
     }
 
     private static Map<String, String> facts(String limit, String used, String reason, String restarts, String state) {
