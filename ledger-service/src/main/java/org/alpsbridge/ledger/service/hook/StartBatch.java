@@ -24,11 +24,15 @@ final class StartBatch implements AutoCloseable {
 
     /** STARTs sent in one request at most. */
     static final int MAX = 256;
+    /**
+     * Requests under way at once at most: a START waits for none when fewer are under way, and for the first of
+     * them to end otherwise (then it goes with the others that came meanwhile).
+     */
+    static final int SENDERS = 2;
 
     private final ServiceCall service;
     private final AgentStats.Timer timer;
     private final List<Asked> asked = new ArrayList<>();
-    private final Thread sender;
     private volatile boolean closed;
     /** The service has no {@code /v1/starts}: each START goes alone. */
     private volatile boolean alone;
@@ -48,9 +52,11 @@ final class StartBatch implements AutoCloseable {
     StartBatch(ServiceCall service, AgentStats.Timer timer) {
         this.service = service;
         this.timer = timer;
-        this.sender = new Thread(this::loop, "ledger-hook-starts");
-        sender.setDaemon(true);
-        sender.start();
+        for (int i = 0; i < SENDERS; i++) {
+            Thread sender = new Thread(this::loop, "ledger-hook-starts-" + i);
+            sender.setDaemon(true);
+            sender.start();
+        }
     }
 
     /** The START's answer (its top-level fields), as {@link ServiceCall#post} gives it for one sent alone. */
