@@ -211,7 +211,10 @@ public final class HookAgent implements AutoCloseable {
             } finally {
                 hangUp.cancel(false);
             }
-            answer(c, handle(request));
+            AgentReply reply = handle(request);
+            if (request.spooled() == null) { // the C client that spooled an epilog went without waiting
+                answer(c, reply);
+            }
         } catch (IOException e) {
             log.println("ledger hook-agent: a call ended early: " + e.getMessage());
         }
