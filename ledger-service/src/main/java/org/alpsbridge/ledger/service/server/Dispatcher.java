@@ -5,10 +5,16 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.LedgerException;
 import org.alpsbridge.ledger.LedgerUnavailableException;
@@ -30,24 +36,21 @@ import org.slf4j.LoggerFactory;
 final class Dispatcher {
 
     private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
+    /** STARTs of one request put to the ledger at once at most (SQLite groups up to 256 events per commit). */
+    private static final int START_THREADS = 256;
 
     private final Ledger ledger;
     private final Policy policy;
     private final ObjectMapper json;
     private final byte[] openApi;
     private final SignIns signIns;
-    /**
-     * Where a request's STARTs wait for their commits side by side: as many at once as the ledger groups into
-     * one commit at most (SQLite's group), the rest queued; threads end a minute after use.
-     */
-    private final java.util.concurrent.ThreadPoolExecutor startThreads = new java.util.concurrent.ThreadPoolExecutor(
-            START_THREADS, START_THREADS, 60, java.util.concurrent.TimeUnit.SECONDS,
-            new java.util.concurrent.LinkedBlockingQueue<>(), r -> {
+    /** Where a request's STARTs wait for their commits side by side, the rest queued; threads end a minute after use. */
+    private final ThreadPoolExecutor startThreads = new ThreadPoolExecutor(START_THREADS, START_THREADS, 60,
+            TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
                 Thread t = new Thread(r, "ledger-start");
                 t.setDaemon(true);
                 return t;
             });
-    private static final int START_THREADS = 256;
     /** The Prometheus text of the ledger's figures, for {@code /metrics}. */
     private final java.util.function.Supplier<String> metrics;
 
@@ -109,15 +112,15 @@ final class Dispatcher {
      * The first failure, if any, is the request's.
      */
     private List<Outcome> startAll(List<ReserveRequest> starts) {
-        List<java.util.concurrent.CompletableFuture<Outcome>> started = new java.util.ArrayList<>();
+        List<CompletableFuture<Outcome>> started = new ArrayList<>();
         for (ReserveRequest r : starts) {
-            started.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> ledger.start(r), startThreads));
+            started.add(CompletableFuture.supplyAsync(() -> ledger.start(r), startThreads));
         }
-        List<Outcome> outcomes = new java.util.ArrayList<>();
-        for (java.util.concurrent.CompletableFuture<Outcome> f : started) {
+        List<Outcome> outcomes = new ArrayList<>();
+        for (CompletableFuture<Outcome> f : started) {
             try {
                 outcomes.add(f.join());
-            } catch (java.util.concurrent.CompletionException e) {
+            } catch (CompletionException e) {
                 if (e.getCause() instanceof RuntimeException r) {
                     throw r;
                 }
