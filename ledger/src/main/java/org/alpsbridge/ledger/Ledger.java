@@ -130,6 +130,20 @@ public interface Ledger extends AutoCloseable {
     /** Holds the worst case or denies; a denial is recorded with its reason and figures. */
     Outcome reserve(ReserveRequest request);
 
+    /**
+     * Holds the worst case and marks it running at the request's time, or denies: {@link #reserve} and
+     * {@link #confirm} of a job that starts as soon as it is held (slurmctld's prolog). The answer is the
+     * RESERVE's; a retry (the hold exists, running or not) confirms it if need be and answers as a replay.
+     * By default the two events one after the other; a store does both in one transaction (one commit).
+     */
+    default Outcome start(ReserveRequest request) {
+        Outcome held = reserve(request);
+        if (held.decision() == Outcome.Decision.OK) {
+            confirm(new Lookup(request.cluster(), request.resId(), request.batchId()), request.at(), null);
+        }
+        return held;
+    }
+
     /** Attaches the ALPS reservation id to a hold made with a token (the proxy's RESERVE). */
     Outcome bind(String key, long resId);
 

@@ -56,6 +56,19 @@ final class Charging {
      * @param limitSource where the request's time limit came from, kept with the reservation and logged
      */
     Outcome reserve(ReserveRequest q, String limitSource) {
+        return reserve(q, limitSource, false);
+    }
+
+    /**
+     * RESERVE and CONFIRM at the request's time in one transaction (one commit, which is what a job waiting in its
+     * prolog waits for): the RESERVE's outcome; a hold of the key already made (a retry) is confirmed if it is not
+     * yet, and answered as a replay.
+     */
+    Outcome start(ReserveRequest q) {
+        return reserve(q, "request", true);
+    }
+
+    private Outcome reserve(ReserveRequest q, String limitSource, boolean confirm) {
         String key = q.key();
         String params = q.paramsText();
         long t = q.at().getEpochSecond();
@@ -70,6 +83,9 @@ final class Charging {
                 Holds.Hold h = held.hold();
                 log.debug("held {} {} for {} (limit {} s from {})", h.hold(), q.resource().unit(), key,
                         q.limitSeconds(), limitSource);
+                if (confirm) {
+                    confirmHeld(c, key, t);
+                }
                 return new Outcome(Decision.OK, key, h.project(), State.HELD, h.hold(), 0, held.available(), null,
                         null, false, false);
             }
@@ -79,6 +95,9 @@ final class Charging {
             Res existing = target == null || target.keyTaken() ? lookups.reservationByKey(c, key) : null;
             if (existing != null) {
                 if (existing.params().equals(params)) {
+                    if (confirm && existing.state() == State.HELD) {
+                        confirmHeld(c, key, t);
+                    }
                     return existing.outcome(existing.state() == State.DENIED ? Decision.DENIED : Decision.OK, true);
                 }
                 journal.alert(c, t, "CONFLICT", key, existing.project(), "RESERVE " + key + " repeated with different "
@@ -130,6 +149,9 @@ final class Charging {
                 journal.append(c, a.id(), key, "reserve", t, insert, List.of(new Journal.Move(Kind.HOLD, -hold, null)));
                 log.debug("held {} {} for {} (limit {} s from {})", hold, q.resource().unit(), key, q.limitSeconds(),
                         limitSource);
+                if (confirm) {
+                    confirmHeld(c, key, t);
+                }
             } else {
                 Sql.update(c, insert);
                 log.info("denied {}: {}", key, message);
@@ -137,6 +159,12 @@ final class Charging {
             return new Outcome(state == State.HELD ? Decision.OK : Decision.DENIED, key, projectName, state,
                     state == State.HELD ? hold : 0, 0, availableAfter, reason, message, false, false);
         });
+    }
+
+    /** CONFIRM of a hold this transaction made or found HELD: the same row change as {@link #confirm}'s. */
+    private static void confirmHeld(Connection c, String key, long t) throws SQLException {
+        Sql.update(c, "UPDATE reservation SET state = ?, t_confirm = ? WHERE rkey = ? AND state = ?",
+                State.CONFIRMED.name(), t, key, State.HELD.name());
     }
 
     Outcome bind(String key, long resId) {

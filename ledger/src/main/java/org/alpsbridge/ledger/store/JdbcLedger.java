@@ -192,6 +192,11 @@ public final class JdbcLedger implements Ledger {
     }
 
     @Override
+    public Outcome start(ReserveRequest q) {
+        return charging.start(q);
+    }
+
+    @Override
     public Outcome bind(String key, long resId) {
         return charging.bind(key, resId);
     }

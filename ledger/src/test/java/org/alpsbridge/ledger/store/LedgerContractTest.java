@@ -17,6 +17,7 @@ import org.alpsbridge.ledger.Lookup;
 import org.alpsbridge.ledger.Outcome;
 import org.alpsbridge.ledger.Outcome.Decision;
 import org.alpsbridge.ledger.ReleaseRequest;
+import org.alpsbridge.ledger.Reservation;
 import org.alpsbridge.ledger.ReserveRequest;
 import org.alpsbridge.ledger.Resource;
 import org.alpsbridge.ledger.State;
@@ -90,6 +91,35 @@ abstract class LedgerContractTest {
 
     static ReserveRequest reserveFor(String project, long resId, String job, int nodes, int cores, long minutes) {
         return ReserveRequest.of(resId, job, project, "alice", nodes, cores, minutes, T);
+    }
+
+    @Test
+    void startHoldsAndConfirmsInOneEventAndARetryIsAReplayThatConfirms() {
+        Outcome started = ledger.start(reserve(12, "j12", 2, 32, 120));
+        assertEquals(Decision.OK, started.decision());
+        assertEquals(7_680, started.hold());
+        assertEquals(2_320, started.available());
+        assertFalse(started.replayed());
+        Reservation r = ledger.reservation(Lookup.of(12)).orElseThrow();
+        assertEquals(State.CONFIRMED, r.state());
+        assertEquals(T, r.confirmedAt(), "confirmed at the request's time, as CONFIRM would have");
+        assertTrue(ledger.start(reserve(12, "j12", 2, 32, 120)).replayed(), "a retried START");
+        assertEquals(7_680, chem().held(), "held once");
+
+        // a hold made by a plain RESERVE (a START whose first try was two events) is confirmed by the retry
+        ledger.reserve(reserve(13, "j13", 1, 10, 60));
+        Outcome retried = ledger.start(reserve(13, "j13", 1, 10, 60));
+        assertTrue(retried.replayed());
+        assertEquals(State.CONFIRMED, ledger.reservation(Lookup.of(13)).orElseThrow().state());
+
+        // a denial is remembered, not confirmed; with different parameters the key is a conflict
+        Outcome denied = ledger.start(reserve(14, "j14", 4, 32, 120));
+        assertEquals(Decision.DENIED, denied.decision());
+        assertEquals(State.DENIED, ledger.reservation(Lookup.of(14)).orElseThrow().state());
+        assertEquals(Decision.CONFLICT, ledger.start(reserve(12, "j12", 1, 32, 120)).decision());
+
+        assertEquals(State.SETTLED, ledger.release(ReleaseRequest.of(12, 60, T.plusSeconds(60))).state());
+        assertEquals(State.SETTLED, ledger.release(ReleaseRequest.of(13, 60, T.plusSeconds(60))).state());
     }
 
     @Test

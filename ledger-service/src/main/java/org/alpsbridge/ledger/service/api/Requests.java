@@ -29,6 +29,20 @@ public final class Requests {
         }
     }
 
+    /** Most STARTs one {@code POST /v1/starts} may carry. */
+    public static final int MAX_STARTS = 1_000;
+
+    /** Several jobs' STARTs in one request (a wave of slurmctld prologs), each decided as its own START. */
+    public record Starts(List<ReserveRequest> starts) {
+        public Starts {
+            required(starts, "starts");
+            if (starts.isEmpty() || starts.size() > MAX_STARTS || starts.contains(null)) {
+                throw new IllegalArgumentException("starts holds 1 to " + MAX_STARTS + " reservations, not "
+                        + starts.size() + (starts.contains(null) ? " with a null among them" : ""));
+            }
+        }
+    }
+
     public record AddProject(String name, int gid, String account) {
         public AddProject {
             required(name, "name");

@@ -49,6 +49,10 @@ public enum Route {
     START("POST", "/v1/start", "Holds a job's worst case and marks it running, or denies it: RESERVE and CONFIRM in"
             + " one request, for a scheduler whose job starts as soon as it is held (slurmctld's prolog)",
             ReserveRequest.class, Outcome.class, false, List.of(), Access.JOB_EVENT),
+    STARTS("POST", "/v1/starts", "START of several jobs in one request (a wave of slurmctld prologs: one credential,"
+            + " one round trip, and the jobs share the ledger's commits); the outcomes in the order of the starts."
+            + " Any refused start refuses the whole request (send them one by one to learn which)",
+            Requests.Starts.class, Outcome.class, true, List.of(), Access.JOB_EVENT),
     RELEASE("POST", "/v1/release", "Settles a reservation's actual cost and returns the rest", ReleaseRequest.class,
             Outcome.class, false, List.of(), Access.JOB_EVENT),
     SWEEP("POST", "/v1/sweep", "Resolves abandoned reservations the scheduler no longer has", Requests.Sweep.class,

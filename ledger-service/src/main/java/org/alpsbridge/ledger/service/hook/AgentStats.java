@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.LongAdder;
  * and longest times as the agent measured them (the client's and slurmctld's own time are outside). A line
  * per period with calls (every 10 s, and at the stop), never one per call.
  */
-final class AgentStats {
+final class AgentStats implements ServiceCall.Timing {
 
     /** One kind of call: how many, their total and longest time. */
     static final class Timer {
@@ -21,7 +21,10 @@ final class AgentStats {
         private final LongAdder items = new LongAdder();
 
         void add(long startNanos, int itemCount) {
-            long t = System.nanoTime() - startNanos;
+            took(System.nanoTime() - startNanos, itemCount);
+        }
+
+        void took(long t, int itemCount) {
             count.increment();
             nanos.add(t);
             longest.accumulate(t);
@@ -48,7 +51,26 @@ final class AgentStats {
     final Timer epilogsSpooledByClient = new Timer();
     final Timer settlements = new Timer();
     final Timer squeues = new Timer();
+    /** Inside the prologs: waiting for the job's record, making the MUNGE credential, the service's answer. */
+    final Timer prologRecords = new Timer();
+    final Timer prologCredentials = new Timer();
+    final Timer prologRequests = new Timer();
+    /** The prologs' requests to the service, each carrying a wave's STARTs ({@link StartBatch}). */
+    final Timer startRequests = new Timer();
+    /** The same for the settlements' requests. */
+    final Timer settlementCredentials = new Timer();
+    final Timer settlementRequests = new Timer();
     private final AtomicLong lastReport = new AtomicLong(System.nanoTime());
+
+    @Override
+    public void took(org.alpsbridge.ledger.service.api.Route route, long signedNanos, long answeredNanos) {
+        boolean prolog = route == org.alpsbridge.ledger.service.api.Route.START
+                || route == org.alpsbridge.ledger.service.api.Route.STARTS
+                || route == org.alpsbridge.ledger.service.api.Route.RESERVE
+                || route == org.alpsbridge.ledger.service.api.Route.CONFIRM;
+        (prolog ? prologCredentials : settlementCredentials).took(signedNanos, 1);
+        (prolog ? prologRequests : settlementRequests).took(answeredNanos, 1);
+    }
 
     /** The line of what happened since the last one, if anything did. */
     void report(PrintStream log) {
@@ -58,7 +80,11 @@ final class AgentStats {
         for (String part : new String[] {prologs.drain("prologs answered", false),
                 epilogsSpooled.drain("epilogs spooled", false),
                 epilogsSpooledByClient.drain("epilogs spooled by the client", false), settlements.drain("settled", false),
-                squeues.drain("squeue calls", true)}) {
+                squeues.drain("squeue calls", true), prologRecords.drain("prolog job records", false),
+                prologCredentials.drain("prolog credentials", false), prologRequests.drain("prolog requests", false),
+                startRequests.drain("start requests", true),
+                settlementCredentials.drain("settlement credentials", false),
+                settlementRequests.drain("settlement requests", false)}) {
             if (!part.isEmpty()) {
                 b.append(b.length() == 0 ? "" : "; ").append(part);
             }

@@ -1,6 +1,8 @@
 package org.alpsbridge.ledger.service.hook;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -26,22 +28,50 @@ final class FlatJson {
      */
     static Map<String, String> fields(String json) {
         FlatJson p = new FlatJson(json);
-        Map<String, String> out = new HashMap<>();
-        p.expect('{');
-        if (p.peek() != '}') {
+        Map<String, String> out = p.object();
+        p.end();
+        return out;
+    }
+
+    /**
+     * {@link #fields} of each object of a JSON array of objects (the answer of {@code POST /v1/starts}), in order.
+     *
+     * @throws IllegalArgumentException when the text is not one JSON array of objects
+     */
+    static List<Map<String, String>> objects(String json) {
+        FlatJson p = new FlatJson(json);
+        List<Map<String, String>> out = new ArrayList<>();
+        p.expect('[');
+        if (p.peek() != ']') {
             do {
-                String key = p.string();
-                p.expect(':');
-                String value = p.value(true);
-                out.put(key, value);
+                out.add(p.object());
             } while (p.comma());
         }
-        p.expect('}');
-        p.space();
-        if (p.at != json.length()) {
-            throw new IllegalArgumentException("text after the JSON object at " + p.at);
-        }
+        p.expect(']');
+        p.end();
         return out;
+    }
+
+    private Map<String, String> object() {
+        Map<String, String> out = new HashMap<>();
+        expect('{');
+        if (peek() != '}') {
+            do {
+                String key = string();
+                expect(':');
+                String value = value(true);
+                out.put(key, value);
+            } while (comma());
+        }
+        expect('}');
+        return out;
+    }
+
+    private void end() {
+        space();
+        if (at != text.length()) {
+            throw new IllegalArgumentException("text after the JSON value at " + at);
+        }
     }
 
     private String value(boolean keep) {

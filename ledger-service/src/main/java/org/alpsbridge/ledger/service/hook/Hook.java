@@ -34,11 +34,12 @@ record Hook(SlurmJob job, JobRecords records, Slurm slurm, ServiceCall service, 
         Map<String, String> job(String jobId) throws IOException;
 
         /**
-         * {@link #job} of a job whose prolog runs now; it may come from a listing of the jobs slurmctld was
-         * starting a moment ago (the agent's: one squeue for a whole wave of prologs).
+         * {@link #job} of a job whose prolog runs now (its time limit is what the prolog needs); it may come from
+         * a listing of the jobs waiting or being started a moment ago (the agent's: one squeue for a whole wave
+         * of prologs, made before the wave when jobs end).
          */
-        default Map<String, String> starting(String jobId) throws IOException {
-            return job(jobId);
+        default Map<String, String> starting(SlurmJob job) throws IOException {
+            return job(job.jobId());
         }
     }
 
@@ -46,7 +47,7 @@ record Hook(SlurmJob job, JobRecords records, Slurm slurm, ServiceCall service, 
         String what = "ledger prolog: job " + job.jobId() + " run " + job.resId();
         long limit;
         try {
-            Map<String, String> facts = records.starting(job.jobId());
+            Map<String, String> facts = records.starting(job);
             Optional<Long> l = facts.isEmpty() ? Optional.empty() : SlurmTime.parse(facts.get("limit"));
             if (l.isEmpty()) {
                 String why = "job has no finite time limit ('" + facts.get("limit")

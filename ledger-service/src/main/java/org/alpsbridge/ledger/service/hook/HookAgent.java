@@ -32,7 +32,8 @@ import jdk.net.UnixDomainPrincipal;
  * slurmctld starts the small C client per call; the client hands the call to this agent over a unix socket and
  * exits with its answer, so no JVM starts on slurmctld's dispatch path. The agent runs the prolog as
  * {@link SlurmHook} would (same {@link Hook}, same exit codes and lines), reading job records in batches
- * ({@link SqueueBatch}) and keeping its HTTP connections to the service alive; an epilog is written to the
+ * ({@link SqueueBatch}, listed ahead of a wave when jobs end), sending a wave's holds together
+ * ({@link StartBatch}) and keeping its HTTP connections to the service alive; an epilog is written to the
  * spool and answered at once, and settled by {@link EpilogSpool}'s workers for as long as the service takes
  * to answer. Only callers of the agent's own user and root are served (the socket's {@code SO_PEERCRED}).
  */
@@ -55,6 +56,7 @@ public final class HookAgent implements AutoCloseable {
     private final Slurm slurm;
     private final SqueueBatch squeue;
     private final ServiceCall service;
+    private final StartBatch starts;
     private final Path logFile;
     private final EpilogSpool spool;
     private final PrintStream log;
@@ -71,12 +73,14 @@ public final class HookAgent implements AutoCloseable {
         this.settings = settings;
         this.log = log;
         this.socket = settings.agentSocket();
-        this.service = new ServiceCall(settings.service(), settings.timeoutMillis());
+        this.service = new ServiceCall(settings.service(), settings.timeoutMillis(), stats);
+        this.starts = new StartBatch(service, stats.startRequests);
+        service.startingThrough(starts);
         this.slurm = new Slurm(settings.slurmConf());
         this.logFile = HookLog.resolve(settings.logFile(), settings.slurmConf(), env.get("SLURM_CONF"));
         log.println("ledger hook-agent: the hooks' lines go to " + (logFile == null ? "the callers' stderr only"
                 + " (log_file=" + settings.logFile() + "; for slurmctld: no SlurmctldLogFile in slurm.conf)" : logFile));
-        this.squeue = new SqueueBatch(slurm, stats.squeues);
+        this.squeue = new SqueueBatch(slurm, stats.squeues, stats.prologRecords);
         this.spool = new EpilogSpool(settings.spool(), settings.agentWorkers(), this::settle, log);
         this.server = bind(socket);
         this.calls = new ThreadPoolExecutor(settings.agentThreads(), settings.agentThreads(), 60, TimeUnit.SECONDS,
@@ -207,7 +211,10 @@ public final class HookAgent implements AutoCloseable {
             } finally {
                 hangUp.cancel(false);
             }
-            answer(c, handle(request));
+            AgentReply reply = handle(request);
+            if (request.spooled() == null) { // the C client that spooled an epilog went without waiting
+                answer(c, reply);
+            }
         } catch (IOException e) {
             log.println("ledger hook-agent: a call ended early: " + e.getMessage());
         }
@@ -222,7 +229,7 @@ public final class HookAgent implements AutoCloseable {
         ServiceCall svc;
         try {
             s = settings.withOptions(request.prolog(), request.options());
-            svc = request.options().isEmpty() ? service : new ServiceCall(s.service(), s.timeoutMillis());
+            svc = request.options().isEmpty() ? service : new ServiceCall(s.service(), s.timeoutMillis(), stats);
         } catch (IllegalArgumentException e) {
             return new AgentReply(SlurmHook.USAGE, List.of(name + ": " + e.getMessage()));
         }
@@ -244,7 +251,9 @@ public final class HookAgent implements AutoCloseable {
             }
             stats.prologs.add(start, 1);
         } else if (request.spooled() != null) {
-            // the C client wrote the settlement into the spool itself and did not wait for this answer
+            // the C client wrote the settlement into the spool itself and did not wait for this answer; a job
+            // ended, so the next wave's prologs are near: their records are listed now, off their path
+            squeue.lookAhead();
             try {
                 if (!spool.adopt(request.spooled())) {
                     log.println("ledger hook-agent: " + name + ": job " + job.jobId() + ": no " + request.spooled()
@@ -256,6 +265,7 @@ public final class HookAgent implements AutoCloseable {
             stats.epilogsSpooledByClient.add(start, 1);
             exit = SlurmHook.OK;
         } else {
+            squeue.lookAhead();
             try {
                 Path file = spool.put(job, request.at(Instant.now()));
                 err.println(name + ": job " + job.jobId() + " run " + job.resId() + ": spooled for settlement (" + file + ")");
@@ -281,7 +291,7 @@ public final class HookAgent implements AutoCloseable {
             log.println("ledger hook-agent: a spooled epilog is unusable: " + e.getMessage());
             return SlurmHook.NO_JOB;
         }
-        ServiceCall svc = request.options().isEmpty() ? service : new ServiceCall(s.service(), s.timeoutMillis());
+        ServiceCall svc = request.options().isEmpty() ? service : new ServiceCall(s.service(), s.timeoutMillis(), stats);
         yieldToPrologs();
         long start = System.nanoTime();
         int exit = new Hook(job, squeue, slurm, svc, new HookLog(log, logFile), Hook.FOREVER, held)
@@ -343,6 +353,7 @@ public final class HookAgent implements AutoCloseable {
         timer.shutdownNow();
         spool.close();
         squeue.close();
+        starts.close();
         try {
             Files.deleteIfExists(socket);
         } catch (IOException e) {

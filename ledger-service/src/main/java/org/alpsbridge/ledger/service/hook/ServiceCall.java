@@ -7,6 +7,7 @@ import java.net.HttpURLConnection;
 import java.net.URI;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import javax.net.ssl.HttpsURLConnection;
 import org.alpsbridge.ledger.LedgerException;
@@ -41,11 +42,29 @@ final class ServiceCall {
         }
     }
 
+    /** Where a call's time went: its MUNGE credential, then the request and its answer. */
+    interface Timing {
+        /** Times nothing (the JVM hook, a process per call). */
+        Timing NONE = new Timing() { // not a lambda: the JVM hook would spin a class for it at run time
+            @Override
+            public void took(Route route, long signedNanos, long answeredNanos) {
+            }
+        };
+
+        void took(Route route, long signedNanos, long answeredNanos);
+    }
+
     private final URI base;
     private final Signer signer;
     private final int timeoutMillis;
+    private final Timing timing;
+    private volatile StartBatch starts;
 
     ServiceCall(String url, int timeoutMillis) {
+        this(url, timeoutMillis, Timing.NONE);
+    }
+
+    ServiceCall(String url, int timeoutMillis, Timing timing) {
         String u = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
         if (!u.matches("(?i)https?://[^/]+.*")) {
             throw new IllegalArgumentException("--db '" + url + "' is not a ledger service (http://HOST:PORT or https://HOST:PORT)");
@@ -53,30 +72,73 @@ final class ServiceCall {
         this.base = URI.create(u);
         this.signer = Signer.fromEnvironment();
         this.timeoutMillis = timeoutMillis;
+        this.timing = timing;
     }
 
     URI base() {
         return base;
     }
 
+    /**
+     * These calls' STARTs go through {@code starts} (the agent's: the STARTs of a wave of prologs sent together);
+     * null: each alone.
+     */
+    ServiceCall startingThrough(StartBatch starts) {
+        this.starts = starts;
+        return this;
+    }
+
     /** POSTs a JSON body; the answer's top-level fields. */
     Map<String, String> post(Route route, String json) throws Unavailable, Refused {
-        return send(route, "", json.getBytes(StandardCharsets.UTF_8));
+        StartBatch batch = starts;
+        if (route == Route.START && batch != null) {
+            return batch.start(json);
+        }
+        return postAlone(route, json);
+    }
+
+    /** {@link #post} never through the agent's {@link StartBatch}. */
+    Map<String, String> postAlone(Route route, String json) throws Unavailable, Refused {
+        return fieldsOf(send(route, "", json.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /** POSTs a JSON body whose answer is a list of objects; their top-level fields, in order. */
+    List<Map<String, String>> postForList(Route route, String json) throws Unavailable, Refused {
+        String answer = send(route, "", json.getBytes(StandardCharsets.UTF_8));
+        try {
+            return FlatJson.objects(answer);
+        } catch (IllegalArgumentException e) {
+            throw new Refused(0, "ledger service " + base + " answered " + route.path() + " with no list: " + answer.strip());
+        }
     }
 
     /** A read; null when the service answers 404 (no such record). */
     Map<String, String> get(Route route, String query) throws Unavailable, Refused {
-        return send(route, query, null);
+        String answer = send(route, query, null);
+        return answer == null ? null : fieldsOf(answer);
     }
 
-    private Map<String, String> send(Route route, String query, byte[] body) throws Unavailable, Refused {
+    /** An answer's top-level fields; one that is no JSON object is kept whole as its {@code error}. */
+    private static Map<String, String> fieldsOf(String answer) {
+        try {
+            return FlatJson.fields(answer);
+        } catch (IllegalArgumentException e) {
+            return Map.of("error", answer.strip());
+        }
+    }
+
+    /** The answer's text (200), null for a read answered 404; else what the hooks act on, thrown. */
+    private String send(Route route, String query, byte[] body) throws Unavailable, Refused {
         String pathAndQuery = (base.getRawPath() == null ? "" : base.getRawPath()) + route.path()
                 + (query.isEmpty() ? "" : "?" + query);
         HttpURLConnection c;
         int status;
         String answer;
+        long start = System.nanoTime();
+        long signed = start;
         try {
             String auth = signer.authorization(route.method(), pathAndQuery, body == null ? new byte[0] : body);
+            signed = System.nanoTime();
             c = (HttpURLConnection) new URL(base.getScheme() + "://" + base.getRawAuthority() + pathAndQuery).openConnection();
             javax.net.ssl.SSLContext tls = c instanceof HttpsURLConnection ? Trust.fromEnvironment() : null;
             if (tls != null) {
@@ -106,23 +168,19 @@ final class ServiceCall {
         } catch (IOException e) {
             throw new Unavailable(org.alpsbridge.ledger.service.client.ServiceOpener.unreachable(String.valueOf(base), e));
         }
+        timing.took(route, signed - start, System.nanoTime() - signed);
         if (status == 404 && body == null) {
             return null;
         }
-        Map<String, String> fields;
-        try {
-            fields = FlatJson.fields(answer);
-        } catch (IllegalArgumentException e) {
-            fields = Map.of("error", answer.strip());
+        if (status == 200) {
+            return answer;
         }
+        Map<String, String> fields = fieldsOf(answer);
         if (status >= 500) {
             throw new Unavailable("ledger service " + base + " answered " + status + ": " + fields.get("error"));
         }
-        if (status != 200) {
-            String rule = fields.get("rule");
-            throw new Refused(status, "ledger service " + base + " refused " + route.method() + " " + route.path() + " ("
-                    + status + "): " + fields.get("error") + (rule == null ? "" : " [rule " + rule + "]"));
-        }
-        return fields;
+        String rule = fields.get("rule");
+        throw new Refused(status, "ledger service " + base + " refused " + route.method() + " " + route.path() + " ("
+                + status + "): " + fields.get("error") + (rule == null ? "" : " [rule " + rule + "]"));
     }
 }

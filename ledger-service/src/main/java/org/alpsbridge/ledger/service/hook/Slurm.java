@@ -20,6 +20,9 @@ final class Slurm implements Hook.JobRecords, SqueueBatch.Listings {
     private static final long TIMEOUT_SECONDS = 20;
     /** squeue's fields of a job record; no free-text field (name, comment), so nothing a user typed can be taken for one. */
     private static final String FIELDS = "JobID:|,TimeLimit:|,TimeUsed:|,Reason:|,RestartCnt:|,State:|";
+    /** The same of a job waiting or starting, with what says whether its limit may still change as it starts. */
+    private static final String WAITING_FIELDS = "JobID:|,ArrayJobID:|,ArrayTaskID:|,TimeLimit:|,MinTime:|,Partition:|,"
+            + "State:|,TimeUsed:|,Reason:|,RestartCnt:|";
 
     /** slurm.conf for Slurm's commands; null: theirs ({@code SLURM_CONF} or /etc/slurm/slurm.conf). */
     private final String slurmConf;
@@ -59,34 +62,59 @@ final class Slurm implements Hook.JobRecords, SqueueBatch.Listings {
     }
 
     /**
-     * {@link #job} of every job slurmctld is starting now (state CONFIGURING: its PrologSlurmctld runs), by job
-     * id: one RPC for a whole wave of prologs. squeue asks slurmctld for every job whichever it prints, so this
-     * costs what a {@code -j ID,ID} of a few does.
+     * {@link #job} of every job waiting to start (PENDING, each task of an array on its own) or being started
+     * (CONFIGURING: its PrologSlurmctld runs), by {@link SlurmJob#queueKey} ({@code ARRAYJOB_TASK} for a task of
+     * an array, else the job id), with the job's {@code partition} and {@code mintime} (its {@code --time-min},
+     * {@code 0:00} when none: slurmctld may lower such a job's limit as it starts it): one RPC for a whole wave
+     * of prologs. squeue asks slurmctld for every job whichever it prints, so this costs what a
+     * {@code -j ID,ID} of a few does.
      */
     @Override
-    public Map<String, Map<String, String>> configuring() throws IOException {
-        return parse(run(List.of("squeue", "-h", "-t", "CONFIGURING", "-O", FIELDS)), "the jobs CONFIGURING");
+    public Map<String, Map<String, String>> waiting() throws IOException {
+        String out = run(List.of("squeue", "-h", "-r", "-t", "PENDING,CONFIGURING", "-O", WAITING_FIELDS));
+        Map<String, Map<String, String>> all = new HashMap<>();
+        for (String[] f : rows(out, 10, "the jobs waiting or starting")) {
+            Map<String, String> facts = facts(f[3], f[7], f[8], f[9], f[6]);
+            facts.put("mintime", f[4].strip());
+            facts.put("partition", f[5].strip());
+            String task = f[2].strip();
+            all.put(task.matches("[0-9]+") ? f[1].strip() + "_" + task : f[0].strip(), facts);
+        }
+        return all;
     }
 
     private static Map<String, Map<String, String>> parse(String out, String asked) throws IOException {
         Map<String, Map<String, String>> all = new HashMap<>();
+        for (String[] f : rows(out, 6, asked)) {
+            all.put(f[0].strip(), facts(f[1], f[2], f[3], f[4], f[5]));
+        }
+        return all;
+    }
+
+    /** squeue's lines of {@code |}-separated fields, each with {@code fields} at least. */
+    private static List<String[]> rows(String out, int fields, String asked) throws IOException {
+        List<String[]> rows = new ArrayList<>();
         for (String line : out.split("\n")) {
             if (line.isBlank()) {
                 continue;
             }
             String[] f = line.strip().split("\\|", -1);
-            if (f.length < 6) {
+            if (f.length < fields) {
                 throw new IOException("squeue answered '" + line.strip() + "' for " + asked);
             }
-            Map<String, String> facts = new HashMap<>();
-            facts.put("limit", f[1].strip());
-            facts.put("used", f[2].strip());
-            facts.put("reason", f[3].strip());
-            facts.put("restarts", f[4].strip());
-            facts.put("state", f[5].strip());
-            all.put(f[0].strip(), facts);
+            rows.add(f);
         }
-        return all;
+        return rows;
+    }
+
+    private static Map<String, String> facts(String limit, String used, String reason, String restarts, String state) {
+        Map<String, String> facts = new HashMap<>();
+        facts.put("limit", limit.strip());
+        facts.put("used", used.strip());
+        facts.put("reason", reason.strip());
+        facts.put("restarts", restarts.strip());
+        facts.put("state", state.strip());
+        return facts;
     }
 
     /** Whether any of these nodes is down or failed now ({@code sinfo -n}). */

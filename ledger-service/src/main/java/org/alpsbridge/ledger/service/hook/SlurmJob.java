@@ -12,9 +12,11 @@ import java.util.Map;
  * @param nodes the ledger's node count: {@code SLURM_JOB_NUM_NODES} when every node has the same CPU count
  * @param cpusPerNode CPUs per node; when the nodes differ ({@code 4(x2),2}) the job is billed as one node of
  *     all its CPUs, which costs the same under the ledger's per-core weights (memory is not in the record)
+ * @param queueKey how squeue names the job while it waits: {@code ARRAYJOB_TASK} for a task of a job array
+ *     (a waiting task has no job id of its own yet), else the job id
  */
 record SlurmJob(String cluster, String jobId, int restart, String account, String user, String partition,
-                int nodes, int cpusPerNode, String nodeList) {
+                int nodes, int cpusPerNode, String nodeList, String queueKey) {
 
     /**
      * The run slurmctld describes in {@code env}.
@@ -31,9 +33,18 @@ record SlurmJob(String cluster, String jobId, int restart, String account, Strin
         String cpus = required(env, "SLURM_JOB_CPUS_PER_NODE");
         int[] shape = shape(cpus, numNodes);
         String user = env.get("SLURM_JOB_USER");
+        String arrayJob = env.getOrDefault("SLURM_ARRAY_JOB_ID", "");
+        String arrayTask = env.getOrDefault("SLURM_ARRAY_TASK_ID", "");
         return new SlurmJob(env.getOrDefault("SLURM_CLUSTER_NAME", ""), jobId, restart,
                 required(env, "SLURM_JOB_ACCOUNT"), user == null || user.isBlank() ? required(env, "SLURM_JOB_UID") : user,
-                required(env, "SLURM_JOB_PARTITION"), shape[0], shape[1], env.getOrDefault("SLURM_JOB_NODELIST", ""));
+                required(env, "SLURM_JOB_PARTITION"), shape[0], shape[1], env.getOrDefault("SLURM_JOB_NODELIST", ""),
+                arrayJob.matches("[0-9]+") && arrayTask.matches("[0-9]+") ? arrayJob + "_" + arrayTask : jobId);
+    }
+
+    /** A job that is no task of an array: its queue key is its id. */
+    SlurmJob(String cluster, String jobId, int restart, String account, String user, String partition, int nodes,
+             int cpusPerNode, String nodeList) {
+        this(cluster, jobId, restart, account, user, partition, nodes, cpusPerNode, nodeList, jobId);
     }
 
     /** The ledger's reservation id of this run: restart count + 1 (0 is never a valid id). */

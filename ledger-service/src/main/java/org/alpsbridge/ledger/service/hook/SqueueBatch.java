@@ -16,12 +16,16 @@ import java.util.concurrent.TimeoutException;
  * {@link #GATHER_MILLIS} of the first, are asked together, so a storm of settlements makes a handful of
  * {@code squeue -j ID,ID,...} calls (each one RPC to slurmctld) instead of a process and an RPC per job.
  *
- * <p>Prologs ({@link #starting}) read a listing of every job slurmctld is starting (CONFIGURING) instead:
- * slurmctld allocates a whole wave of jobs in one scheduling pass before their prologs run, so the first
- * prolog's listing holds the records of the whole wave and the others are answered from it while it is
- * younger than {@link #LISTING_MILLIS}. A time limit changed in that moment is the only thing a listing can
- * miss. A job missing from a listing made after its prolog was called (it was cancelled meanwhile) is asked
- * for by id.
+ * <p>Prologs ({@link #starting}) read a listing of every job waiting to start or being started (PENDING and
+ * CONFIGURING) instead: slurmctld allocates a whole wave of jobs in one scheduling pass before their prologs
+ * run, so one listing holds the records of the whole wave and the prologs are answered from it while it is
+ * younger than {@link #LISTING_MILLIS}. When jobs end ({@link #lookAhead}: the agent's epilogs) a listing is
+ * made at once, before slurmctld starts the next wave on the freed CPUs, so that wave's prologs find their
+ * limits without an RPC to slurmctld on their path (one made then waits for slurmctld's scheduling pass to let
+ * go of its locks). A job listed as PENDING answers only when its limit cannot change as it starts: no
+ * {@code --time-min} and listed in the partition it starts in. A time limit changed in that moment is the only
+ * thing a listing can miss. A job missing from a listing made after its prolog was called (it was cancelled
+ * meanwhile) is asked for by id.
  */
 final class SqueueBatch implements Hook.JobRecords, AutoCloseable {
 
@@ -30,15 +34,19 @@ final class SqueueBatch implements Hook.JobRecords, AutoCloseable {
     static final long LISTING_MILLIS = 2_000;
     /** How long records asked for by id wait for others to be asked with them. */
     static final long GATHER_MILLIS = 250;
+    /** Listings made ahead of prologs ({@link #lookAhead}) are this far apart at least. */
+    static final long LOOK_AHEAD_MILLIS = 500;
 
     private final Listings slurm;
     private final AgentStats.Timer timer;
+    /** How long prologs wait for their job's record. */
+    private final AgentStats.Timer startingTimer;
     private final Map<String, List<CompletableFuture<Map<String, String>>>> waiting = new LinkedHashMap<>();
-    /** The next listing, once a prolog has asked for one; null otherwise; guarded by {@link #waiting}. */
+    /** The next listing, once a prolog or a look ahead asked for one; null otherwise; guarded by {@link #waiting}. */
     private CompletableFuture<Map<String, Map<String, String>>> next;
-    /** The last listing of the jobs being started and when it was asked for; guarded by {@link #waiting}. */
+    /** The last listing of the jobs waiting or starting and when it was asked for; guarded by {@link #waiting}. */
     private Map<String, Map<String, String>> listing = Map.of();
-    private long listedAt;
+    private long listedAt = System.nanoTime() - TimeUnit.HOURS.toNanos(1);
     /** The listing squeue is making now, null between listings, and when it was asked for; guarded by {@link #waiting}. */
     private CompletableFuture<Map<String, Map<String, String>>> inFlight;
     private long inFlightAsked;
@@ -50,13 +58,21 @@ final class SqueueBatch implements Hook.JobRecords, AutoCloseable {
         /** Records of these jobs (one RPC); a job slurmctld no longer knows is absent. */
         Map<String, Map<String, String>> jobs(java.util.Collection<String> jobIds) throws IOException;
 
-        /** Records of every job being started (CONFIGURING) now. */
-        Map<String, Map<String, String>> configuring() throws IOException;
+        /**
+         * Records of every job waiting to start or being started now by {@link SlurmJob#queueKey}, with its
+         * {@code partition} and {@code mintime} ({@link Slurm#waiting}).
+         */
+        Map<String, Map<String, String>> waiting() throws IOException;
     }
 
     SqueueBatch(Listings slurm, AgentStats.Timer timer) {
+        this(slurm, timer, new AgentStats.Timer());
+    }
+
+    SqueueBatch(Listings slurm, AgentStats.Timer timer, AgentStats.Timer startingTimer) {
         this.slurm = slurm;
         this.timer = timer;
+        this.startingTimer = startingTimer;
         this.runner = new Thread(this::loop, "ledger-hook-squeue");
         runner.setDaemon(true);
         runner.start();
@@ -76,12 +92,37 @@ final class SqueueBatch implements Hook.JobRecords, AutoCloseable {
     }
 
     @Override
-    public Map<String, String> starting(String jobId) throws IOException {
-        // This job is CONFIGURING since before this call, so a listing asked for after the call began holds it
-        // unless it is no longer starting (cancelled meanwhile: then it is asked for by id). The listing under
-        // way may be older: it holds the job when slurmctld allocated it in an earlier scheduling pass (a
-        // wave's prologs all start after its pass), else the next listing is waited for.
+    public Map<String, String> starting(SlurmJob job) throws IOException {
         long called = System.nanoTime();
+        try {
+            return startingNow(job, called);
+        } finally {
+            startingTimer.add(called, 1);
+        }
+    }
+
+    /**
+     * Jobs have ended, so slurmctld may soon start others on their CPUs: a listing is made now (unless one is
+     * under way, asked for, or younger than {@link #LOOK_AHEAD_MILLIS}) for their prologs to find.
+     */
+    void lookAhead() {
+        synchronized (waiting) {
+            if (closed || next != null || inFlight != null
+                    || System.nanoTime() - listedAt < TimeUnit.MILLISECONDS.toNanos(LOOK_AHEAD_MILLIS)) {
+                return;
+            }
+            next = new CompletableFuture<>();
+            waiting.notifyAll();
+        }
+    }
+
+    private Map<String, String> startingNow(SlurmJob job, long called) throws IOException {
+        // This job is CONFIGURING since before this call, so a listing asked for after the call began holds it
+        // unless it is no longer starting (cancelled meanwhile: then it is asked for by id). A listing asked for
+        // earlier (the one under way, the last one, one made ahead) holds it when slurmctld allocated it in an
+        // earlier scheduling pass (a wave's prologs all start after its pass) or when it was waiting then with a
+        // limit that starting cannot change; else the next listing is waited for.
+        String key = job.queueKey();
         while (true) {
             CompletableFuture<Map<String, Map<String, String>>> f;
             boolean definitive;
@@ -89,8 +130,8 @@ final class SqueueBatch implements Hook.JobRecords, AutoCloseable {
                 if (closed) {
                     throw new IOException("the agent is stopping");
                 }
-                Map<String, String> listed = listing.get(jobId);
-                if (listed != null && System.nanoTime() - listedAt < TimeUnit.MILLISECONDS.toNanos(LISTING_MILLIS)) {
+                Map<String, String> listed = listing.get(key);
+                if (answers(listed, job) && System.nanoTime() - listedAt < TimeUnit.MILLISECONDS.toNanos(LISTING_MILLIS)) {
                     return new HashMap<>(listed);
                 }
                 if (inFlight != null) {
@@ -105,14 +146,29 @@ final class SqueueBatch implements Hook.JobRecords, AutoCloseable {
                     definitive = true;
                 }
             }
-            Map<String, String> listed = await(f, "the jobs being started").get(jobId);
-            if (listed != null) {
+            Map<String, String> listed = await(f, "the jobs waiting or starting").get(key);
+            if (answers(listed, job)) {
                 return new HashMap<>(listed);
             }
             if (definitive) {
-                return job(jobId);
+                return job(job.jobId());
             }
         }
+    }
+
+    /**
+     * Whether a listed record gives the limit {@code job} starts with: it is being started, or it was waiting
+     * in the partition it starts in without a {@code --time-min} (slurmctld lowers such a job's limit as it
+     * starts it; a job waiting in several partitions is listed in all of them).
+     */
+    private static boolean answers(Map<String, String> listed, SlurmJob job) {
+        if (listed == null) {
+            return false;
+        }
+        String state = listed.getOrDefault("state", "");
+        return state.equals("CONFIGURING") || state.equals("PENDING")
+                && job.partition().equals(listed.get("partition"))
+                && List.of("0:00", "", "N/A").contains(listed.getOrDefault("mintime", ""));
     }
 
     private static <T> T await(CompletableFuture<T> f, String what) throws IOException {
@@ -178,14 +234,14 @@ final class SqueueBatch implements Hook.JobRecords, AutoCloseable {
         }
     }
 
-    /** One listing of the jobs being started, asked for after every prolog that waits on {@code listed} was called. */
+    /** One listing of the jobs waiting or starting, asked for after every prolog that waits on {@code listed} was called. */
     private void list(CompletableFuture<Map<String, Map<String, String>>> listed) {
         long start;
         synchronized (waiting) {
             start = inFlightAsked;
         }
         try {
-            Map<String, Map<String, String>> records = slurm.configuring();
+            Map<String, Map<String, String>> records = slurm.waiting();
             timer.add(start, records.size());
             synchronized (waiting) {
                 listing = records;

@@ -5,10 +5,16 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.LedgerException;
 import org.alpsbridge.ledger.LedgerUnavailableException;
@@ -30,12 +36,21 @@ import org.slf4j.LoggerFactory;
 final class Dispatcher {
 
     private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
+    /** STARTs of one request put to the ledger at once at most (SQLite groups up to 256 events per commit). */
+    private static final int START_THREADS = 256;
 
     private final Ledger ledger;
     private final Policy policy;
     private final ObjectMapper json;
     private final byte[] openApi;
     private final SignIns signIns;
+    /** Where a request's STARTs wait for their commits side by side, the rest queued; threads end a minute after use. */
+    private final ThreadPoolExecutor startThreads = new ThreadPoolExecutor(START_THREADS, START_THREADS, 60,
+            TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+                Thread t = new Thread(r, "ledger-start");
+                t.setDaemon(true);
+                return t;
+            });
     /** The Prometheus text of the ledger's figures, for {@code /metrics}. */
     private final java.util.function.Supplier<String> metrics;
 
@@ -50,6 +65,7 @@ final class Dispatcher {
     Dispatcher(Ledger ledger, Policy policy, ObjectMapper json, String version, SignIns signIns,
                java.util.function.Supplier<String> metrics) {
         this.metrics = metrics;
+        startThreads.allowCoreThreadTimeOut(true);
         this.ledger = ledger;
         this.signIns = signIns;
         this.policy = policy;
@@ -81,6 +97,37 @@ final class Dispatcher {
             log.error("{} {} failed", q.route().method(), q.pathAndQuery(), e);
             return problem(q, 500, "the ledger service failed: " + e, null);
         }
+    }
+
+    private static void startable(ReserveRequest b) {
+        if (b.token() != null || b.resId() <= 0) {
+            throw new Refusal(400, null, "a START names its reservation by resId (> 0), not by a token: the"
+                    + " job starts as it is held, so nothing is bound later");
+        }
+    }
+
+    /**
+     * The STARTs of a request all put to the ledger at once, each from a thread of its own: a job's START waits
+     * for a commit, and STARTs waiting together share one (one after the other, each would wait for its own).
+     * The first failure, if any, is the request's.
+     */
+    private List<Outcome> startAll(List<ReserveRequest> starts) {
+        List<CompletableFuture<Outcome>> started = new ArrayList<>();
+        for (ReserveRequest r : starts) {
+            started.add(CompletableFuture.supplyAsync(() -> ledger.start(r), startThreads));
+        }
+        List<Outcome> outcomes = new ArrayList<>();
+        for (CompletableFuture<Outcome> f : started) {
+            try {
+                outcomes.add(f.join());
+            } catch (CompletionException e) {
+                if (e.getCause() instanceof RuntimeException r) {
+                    throw r;
+                }
+                throw e;
+            }
+        }
+        return outcomes;
     }
 
     private ApiResponse problem(ApiRequest q, int status, String message, String rule) {
@@ -142,18 +189,19 @@ final class Dispatcher {
             }
             case START -> {
                 ReserveRequest b = body(q, ReserveRequest.class);
-                if (b.token() != null || b.resId() <= 0) {
-                    throw new Refusal(400, null, "a START names its reservation by resId (> 0), not by a token: the"
-                            + " job starts as it is held, so nothing is bound later");
-                }
+                startable(b);
                 policy.actFor(c, b.owner(), "start");
-                // two events, each idempotent by the key: a retry after a failure between them repeats the
-                // RESERVE as a replay and then confirms
-                Outcome held = ledger.reserve(b);
-                if (held.decision() == Outcome.Decision.OK) {
-                    ledger.confirm(new Lookup(b.cluster(), b.resId(), b.batchId()), b.at(), null);
+                // RESERVE and CONFIRM in one transaction, idempotent by the key: the job in its prolog waits
+                // for one commit, not two
+                yield ledger.start(b);
+            }
+            case STARTS -> {
+                Requests.Starts b = body(q, Requests.Starts.class);
+                for (ReserveRequest r : b.starts()) {
+                    startable(r);
+                    policy.actFor(c, r.owner(), "start");
                 }
-                yield held;
+                yield startAll(b.starts());
             }
             case BIND -> {
                 Requests.Bind b = body(q, Requests.Bind.class);

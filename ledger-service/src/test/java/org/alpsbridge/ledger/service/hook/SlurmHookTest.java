@@ -63,6 +63,11 @@ class SlurmHookTest {
         Map<String, String> noUser = env("1", "1");
         noUser.remove("SLURM_JOB_USER");
         assertEquals("1001", SlurmJob.fromEnvironment(noUser).user());
+        assertEquals(job.jobId(), job.queueKey(), "a job of no array waits under its id");
+        Map<String, String> task = env("1", "1");
+        task.put("SLURM_ARRAY_JOB_ID", "40");
+        task.put("SLURM_ARRAY_TASK_ID", "7");
+        assertEquals("40_7", SlurmJob.fromEnvironment(task).queueKey(), "an array's task waits as squeue -r names it");
         Map<String, String> noAccount = env("1", "1");
         noAccount.remove("SLURM_JOB_ACCOUNT");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SlurmJob.fromEnvironment(noAccount));

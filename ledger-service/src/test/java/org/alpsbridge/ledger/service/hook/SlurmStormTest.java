@@ -11,6 +11,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.alpsbridge.ledger.Balance;
 import org.alpsbridge.ledger.JournalEntry;
@@ -27,8 +28,10 @@ import org.junit.jupiter.api.Test;
  * job array) and dispatched by a real slurmctld, once without the hooks and once with them, in one run. It
  * asserts what must hold (every prolog and epilog exited 0, every run settled once, nothing overdrawn or left
  * held, {@code ledger check} clean) and PRINTS what is measured: both makespans and their ratio, the per-call
- * latency (p50/p99) of the prolog and the epilog as slurmctld waits for them, and a JVM hello world's started
- * over and over beside the storm. The timing is never asserted: the machine is shared and noisy.
+ * latency (p50/p99) of the prolog and the epilog as slurmctld waits for them beside their floors started over
+ * and over beside the storm (a JVM hello world and /bin/true), as ratios, the service's own time per ledger call
+ * and the agent's account of where a prolog's time went. The timing is never asserted: the machine is shared
+ * and noisy.
  *
  * <p>The default run deploys the hooks as a site does (the C client and the agent). The long variant
  * ({@code -Plong}) runs the JVM hook per call instead, from {@code cli/target/alpsbridge.jar} with its CDS
@@ -69,18 +72,41 @@ class SlurmStormTest {
     private void storm(String what, SlurmLab.Hooks hooks, Path jar, int cpus, int sleep) throws Exception {
         long started = System.nanoTime();
         System.out.println("storm: " + what + "; load average before: " + loadAverage());
-        double without = makespan(SlurmLab.Hooks.NONE, null, cpus, sleep, null);
-        List<Long> hello = Collections.synchronizedList(new ArrayList<>());
-        double with = makespan(hooks, jar, cpus, sleep, hello);
+        double without = makespan(SlurmLab.Hooks.NONE, null, cpus, sleep, null, null);
+        Floors floors = new Floors();
+        Map<String, List<Long>> latencies = new java.util.TreeMap<>();
+        double with = makespan(hooks, jar, cpus, sleep, floors, latencies);
         System.out.printf("storm: %d jobs x 1 CPU x %d s on %d CPUs: makespan without hooks %.1f s, with hooks %.1f s,"
                 + " ratio %.2f (target <= 1.2)%n", JOBS, sleep, cpus, without, with, with / without);
-        System.out.printf("storm: JVM hello world beside the storm (n=%d): %s%n", hello.size(), percentiles(hello));
+        System.out.printf("storm: floors started by this test beside the storm, alternately: JVM hello world (n=%d): %s;"
+                + " /bin/true (n=%d): %s%n", floors.hello.size(), percentiles(floors.hello), floors.binTrue.size(),
+                percentiles(floors.binTrue));
+        latencies.forEach((mode, micros) -> System.out.printf("storm: %s p50 %s, p99 %s (target: prolog p50 <= 2x"
+                + " hello world)%n", mode, ratios(median(micros), floors, false), ratios(p99(micros), floors, true)));
         System.out.printf("storm: load average after: %s; the test took %.1f s%n", loadAverage(),
                 (System.nanoTime() - started) / 1e9);
     }
 
-    /** One storm; with hooks, also their latencies, and hello worlds started beside it into {@code hello}. */
-    private double makespan(SlurmLab.Hooks hooks, Path jar, int cpus, int sleep, List<Long> hello) throws Exception {
+    /** Processes this test starts beside the storm, for the hooks' latencies to be read against. */
+    private static final class Floors {
+        final List<Long> hello = Collections.synchronizedList(new ArrayList<>());
+        final List<Long> binTrue = Collections.synchronizedList(new ArrayList<>());
+    }
+
+    /** "X ms = N x hello world's, M x /bin/true's" (p50 against p50s, p99 against p99s). */
+    private static String ratios(long micros, Floors floors, boolean p99) {
+        long hello = p99 ? p99(floors.hello) : median(floors.hello);
+        long binTrue = p99 ? p99(floors.binTrue) : median(floors.binTrue);
+        return String.format("%.1f ms = %.2fx the hello world's, %.1fx /bin/true's", micros / 1e3,
+                hello == 0 ? Double.NaN : (double) micros / hello, binTrue == 0 ? Double.NaN : (double) micros / binTrue);
+    }
+
+    /**
+     * One storm; with hooks, also their latencies (into {@code latencies} by mode), and the floors started beside
+     * it (into {@code floors}).
+     */
+    private double makespan(SlurmLab.Hooks hooks, Path jar, int cpus, int sleep, Floors floors,
+                            Map<String, List<Long>> latencies) throws Exception {
         try (SlurmLab lab = SlurmLab.start(null, cpus, hooks, "superuser_uids=4242\ncharger_uids=0", "", jar)) {
             try (Ledger ledger = Ledger.open(lab.db)) {
                 ledger.addProject("farm", 6001, "farm");
@@ -97,10 +123,10 @@ class SlurmStormTest {
             lab.awaitQuietAndSettled(Duration.ofSeconds(300));
             java.time.LocalDateTime stormStart = java.time.LocalDateTime.now();
             AtomicBoolean storming = new AtomicBoolean(true);
-            Thread yardstick = new Thread(() -> helloWorlds(storming, hello));
+            Thread yardstick = new Thread(() -> floors(storming, floors));
             long start = System.nanoTime();
             lab.sbatch("-A", "farm", "-n", "1", "-t", "1", "--array=1-" + JOBS, "--wrap", "sleep " + sleep);
-            if (hello != null) {
+            if (floors != null) {
                 yardstick.start();
             }
             int relaunched = awaitQuietReleasingFailedLaunches(lab, Duration.ofMinutes(30));
@@ -110,7 +136,7 @@ class SlurmStormTest {
                         + " them; released, they ran again)%n", hooks, relaunched);
             }
             storming.set(false);
-            if (hello != null) {
+            if (floors != null) {
                 yardstick.join();
             }
             if (hooks != SlurmLab.Hooks.NONE) {
@@ -128,8 +154,10 @@ class SlurmStormTest {
                     System.out.printf("storm: %s per call, as slurmctld waits for it (slurmscriptd's lines; n=%d): %s%n",
                             mode, micros.size(),
                             percentiles(micros));
+                    latencies.put(mode, micros);
                 }
                 assertLedgerClean(lab);
+                printServiceCalls(lab);
                 if (hooks == SlurmLab.Hooks.AGENT) {
                     // the agent's own account of its time (per 10 s): squeue calls, prologs, settlements
                     lab.stopAgent(false);
@@ -192,6 +220,24 @@ class SlurmStormTest {
         throw new AssertionError("jobs still queued after " + limit.toSeconds() + " s");
     }
 
+    /** The service's own time per ledger call during the whole lab (its {@code /metrics}): mean and count. */
+    private static void printServiceCalls(SlurmLab lab) throws Exception {
+        java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create(lab.url() + "/metrics")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        java.util.Map<String, Double> sums = new java.util.TreeMap<>();
+        java.util.Map<String, Double> counts = new java.util.TreeMap<>();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("_call_seconds_(sum|count)\\{op=\"(\\w+)\"\\} (\\S+)")
+                .matcher(r.body());
+        while (m.find()) {
+            (m.group(1).equals("sum") ? sums : counts).put(m.group(2), Double.parseDouble(m.group(3)));
+        }
+        StringBuilder b = new StringBuilder();
+        counts.forEach((op, n) -> b.append(b.length() == 0 ? "" : "; ").append(String.format("%s %.0f (mean %.1f ms)",
+                op, n, n == 0 ? 0 : sums.getOrDefault(op, 0.0) / n * 1e3)));
+        System.out.println("storm: the service's ledger calls (its /metrics, warm-up included): " + b);
+    }
+
     private static String loadAverage() {
         try {
             return Files.readString(Path.of("/proc/loadavg")).strip();
@@ -200,17 +246,16 @@ class SlurmStormTest {
         }
     }
 
-    private static void helloWorlds(AtomicBoolean storming, List<Long> into) {
+    /** A JVM hello world and a /bin/true, each started and waited for in turn, every 200 ms while it storms. */
+    private static void floors(AtomicBoolean storming, Floors into) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> hello = List.of(java, "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", "-Xshare:auto",
+                "-Xss512k", "-cp", Path.of(System.getProperty("user.dir"), "target", "test-classes").toString(),
+                HelloWorld.class.getName());
         while (storming.get()) {
             try {
-                long t = System.nanoTime();
-                Process p = new ProcessBuilder(java, "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", "-Xshare:auto",
-                        "-Xss512k", "-cp", Path.of(System.getProperty("user.dir"), "target", "test-classes").toString(),
-                        HelloWorld.class.getName()).redirectErrorStream(true).start();
-                p.getInputStream().readAllBytes();
-                p.waitFor();
-                into.add((System.nanoTime() - t) / 1000);
+                into.hello.add(startAndWait(hello));
+                into.binTrue.add(startAndWait(List.of("/bin/true")));
                 Thread.sleep(200);
             } catch (Exception e) {
                 return;
@@ -218,13 +263,40 @@ class SlurmStormTest {
         }
     }
 
+    /** Microseconds from starting a process to its end. */
+    private static long startAndWait(List<String> argv) throws Exception {
+        long t = System.nanoTime();
+        Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
+        p.getInputStream().readAllBytes();
+        p.waitFor();
+        return (System.nanoTime() - t) / 1000;
+    }
+
+    private static long median(List<Long> micros) {
+        List<Long> s = sorted(micros);
+        return s.isEmpty() ? 0 : s.get(s.size() / 2);
+    }
+
+    private static long p99(List<Long> micros) {
+        List<Long> s = sorted(micros);
+        return s.isEmpty() ? 0 : s.get(Math.min(s.size() - 1, (int) Math.ceil(s.size() * 0.99) - 1));
+    }
+
+    private static List<Long> sorted(List<Long> micros) {
+        List<Long> s;
+        synchronized (micros) {
+            s = new ArrayList<>(micros);
+        }
+        Collections.sort(s);
+        return s;
+    }
+
     private static String percentiles(List<Long> micros) {
         if (micros.isEmpty()) {
             return "no samples";
         }
-        List<Long> s = new ArrayList<>(micros);
-        Collections.sort(s);
-        return String.format("p50 %.1f ms, p99 %.1f ms, max %.1f ms", s.get(s.size() / 2) / 1e3,
-                s.get(Math.min(s.size() - 1, (int) Math.ceil(s.size() * 0.99) - 1)) / 1e3, s.get(s.size() - 1) / 1e3);
+        List<Long> s = sorted(micros);
+        return String.format("p50 %.1f ms, p99 %.1f ms, max %.1f ms", median(s) / 1e3, p99(s) / 1e3,
+                s.get(s.size() - 1) / 1e3);
     }
 }

@@ -216,6 +216,38 @@ class LedgerServerTest {
     }
 
     @Test
+    void severalStartsInOneRequestAreEachAStartAnsweredInOrder() throws Exception {
+        start(Map.of("superuser_uids", "4242", "charger_uids", "0"));
+        service.ledger().addProject("poor", 5002, null); // no allocation: its start is denied
+        String first = RESERVE_ALICE;
+        String denied = RESERVE_ALICE.replace("chem", "poor").replace("\"batchId\":\"77\"", "\"batchId\":\"78\"");
+        String third = RESERVE_ALICE.replace("\"batchId\":\"77\"", "\"batchId\":\"79\"");
+        HttpResponse<String> started = signed("POST", "/v1/starts", "{\"starts\":[" + first + "," + denied + "," + third
+                + "]}");
+        assertEquals(200, started.statusCode(), started.body());
+        List<String> decisions = new java.util.ArrayList<>();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"decision\":\"(\\w+)\"").matcher(started.body());
+        while (m.find()) {
+            decisions.add(m.group(1));
+        }
+        assertEquals(List.of("OK", "DENIED", "OK"), decisions, "in the order of the starts: " + started.body());
+        for (String job : List.of("77", "79")) {
+            assertEquals(State.CONFIRMED, service.ledger().reservations(null, job).get(0).state(), "job " + job);
+        }
+        assertEquals(State.DENIED, service.ledger().reservations(null, "78").get(0).state());
+        HttpResponse<String> again = signed("POST", "/v1/start", third);
+        assertTrue(again.body().contains("\"replayed\":true"), "a START sent again alone: " + again.body());
+
+        HttpResponse<String> token = signed("POST", "/v1/starts", "{\"starts\":[" + RESERVE_ALICE.replace(
+                "\"batchId\":\"77\"", "\"batchId\":\"80\"") + "," + RESERVE_ALICE.replace("\"resId\":7",
+                "\"resId\":0,\"token\":\"t1\"").replace("\"batchId\":\"77\"", "\"batchId\":\"81\"") + "]}");
+        assertEquals(400, token.statusCode(), "one bad start refuses the request: " + token.body());
+        assertTrue(service.ledger().reservations(null, "80").isEmpty(), "checked before any start is made");
+        assertEquals(400, signed("POST", "/v1/starts", "{\"starts\":[]}").statusCode());
+        assertEquals(List.of(), service.ledger().check());
+    }
+
+    @Test
     void badRequestsAreNamedAndChangeNothing() throws Exception {
         start(Map.of());
         assertEquals(404, signed("GET", "/v1/nothing", "").statusCode());
