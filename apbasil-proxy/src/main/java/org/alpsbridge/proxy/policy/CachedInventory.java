@@ -246,6 +246,26 @@ final class CachedInventory {
         return reservations.containsKey(id);
     }
 
+    /** Whether the reservation holds something on any of these nodes, as this inventory shows it. */
+    boolean holdsAnyOf(long id, java.util.Set<Long> nids) {
+        if (!reservations.containsKey(id)) {
+            return false;
+        }
+        for (Long nid : nids) {
+            Integer at = position.get(nid);
+            if (at != null && nodes.get(at).reservations().contains(id)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether the reservation was made SHARED (BASIL 1.1+ shows the mode; before, every reservation is exclusive). */
+    boolean shared(long id) {
+        ReservationView v = reservations.get(id);
+        return v != null && "SHARED".equals(v.reservationMode());
+    }
+
     /** Removes a reservation ALPS released (claims 0) and its allocations. */
     void applyRelease(long id) {
         if (reservations.remove(id) == null) {
