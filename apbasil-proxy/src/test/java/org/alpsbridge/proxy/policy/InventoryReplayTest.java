@@ -25,6 +25,8 @@ class InventoryReplayTest {
         assertEquals(0, r.patchMismatches(), () -> "seed " + SEED + ": " + r.summary());
         assertTrue(r.schedulerCalls() > 1500, "thousands of scheduler calls: " + r.schedulerCalls());
         assertTrue(r.backendInventories() * 20 <= r.schedulerInventories(), () -> "seed " + SEED + ": " + r.summary());
+        assertTrue(r.drainChecks().getOrDefault("gone", 0L) > 100, () -> "jobs' claims drained after their RELEASE: " + r.summary());
+        assertEquals(null, r.reasons().get("release-pending"));
     }
 
     /** The acceptance run: 1,000 jobs on a 2,256-node XC30. {@code mvn -Plong -pl apbasil-proxy test -Dtest=InventoryReplayTest}. */
