@@ -12,6 +12,23 @@ import java.util.List;
  */
 final class NodeAssembler {
 
+    /**
+     * Idle threads and cores are the bulk of an inventory (a busy KNL node still has most of its 272 threads free),
+     * and views are immutable: one shared instance per ordinal (and per thread count for cores) serves them all, so a
+     * node costs the allocations of what is reserved on it, not of its size.
+     */
+    private static final int SHARED_ORDINALS = 512;
+    private static final NodeView.Thread[] IDLE_THREADS = new NodeView.Thread[SHARED_ORDINALS];
+
+    static {
+        for (int i = 0; i < SHARED_ORDINALS; i++) {
+            IDLE_THREADS[i] = new NodeView.Thread(i, List.of());
+        }
+    }
+
+    /** Idle cores by thread count (1 to 8) and ordinal, made on first use by this assembler. */
+    private final NodeView.Core[][] idleCores = new NodeView.Core[9][];
+
     private long nodeId;
     private String name;
     private String architecture;
@@ -103,11 +120,41 @@ final class NodeAssembler {
             socketClock = clockMhz;
         }
         if (unitOpen) {
-            threads.add(new NodeView.Thread(ordinal < 0 ? threads.size() : ordinal, reservations));
+            threads.add(thread(ordinal < 0 ? threads.size() : ordinal, reservations));
         } else {
             long core = ordinal < 0 ? cores.size() : ordinal;
-            cores.add(new NodeView.Core(core, List.of(new NodeView.Thread(0, reservations))));
+            cores.add(reservations.isEmpty() ? idleCore(core, IDLE_THREADS_OF_ONE)
+                    : new NodeView.Core(core, List.of(new NodeView.Thread(0, reservations))));
         }
+    }
+
+    private static final List<NodeView.Thread> IDLE_THREADS_OF_ONE = List.of(IDLE_THREADS[0]);
+
+    private static NodeView.Thread thread(long ordinal, List<Long> reservations) {
+        return reservations.isEmpty() && ordinal >= 0 && ordinal < SHARED_ORDINALS ? IDLE_THREADS[(int) ordinal]
+                : new NodeView.Thread(ordinal, reservations);
+    }
+
+    /** The core of these threads: a shared one when they are idle and numbered 0, 1, ... (the usual case). */
+    private NodeView.Core idleCore(long ordinal, List<NodeView.Thread> threads) {
+        int n = threads.size();
+        if (n == 0 || n >= idleCores.length || ordinal < 0 || ordinal >= SHARED_ORDINALS) {
+            return new NodeView.Core(ordinal, threads);
+        }
+        for (int i = 0; i < n; i++) {
+            if (threads.get(i) != IDLE_THREADS[i]) {
+                return new NodeView.Core(ordinal, threads);
+            }
+        }
+        NodeView.Core[] bySize = idleCores[n];
+        if (bySize == null) {
+            bySize = idleCores[n] = new NodeView.Core[SHARED_ORDINALS];
+        }
+        NodeView.Core c = bySize[(int) ordinal];
+        if (c == null) {
+            c = bySize[(int) ordinal] = new NodeView.Core(ordinal, threads);
+        }
+        return c;
     }
 
     void memory(NodeView.Memory memory) {
@@ -167,7 +214,7 @@ final class NodeAssembler {
     private void closeUnit() {
         if (unitOpen) {
             unitOpen = false;
-            cores.add(new NodeView.Core(unitOrdinal, threads));
+            cores.add(idleCore(unitOrdinal, threads));
         }
     }
 
