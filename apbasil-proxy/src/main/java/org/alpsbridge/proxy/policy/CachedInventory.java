@@ -73,10 +73,15 @@ final class CachedInventory {
     /**
      * Reads a full inventory the backend just answered.
      *
+     * @param fetchedAtMillis when the fetch started: the cache's age counts from there
+     * @param answeredAtMillis when the answer arrived: ALPS's clock is judged against this. ALPS stamps its answer
+     *     after the backend's own start-up (an apbasil process, an ssh hop, the drop-in emulator's JVM: a second and
+     *     more), so judged from the fetch's start the offset came out a second or two ahead, and every cached answer
+     *     and patched reservation carried a time ALPS had not written yet
      * @param previous the entry it replaces, whose learned uids and application ids carry over, or null
      */
-    static CachedInventory read(byte[] document, String protocol, long fetchedAtMillis, long fetchStartedNanos,
-                                CachedInventory previous) throws BasilException {
+    static CachedInventory read(byte[] document, String protocol, long fetchedAtMillis, long answeredAtMillis,
+                                long fetchStartedNanos, CachedInventory previous) throws BasilException {
         List<NodeView> nodes = new ArrayList<>();
         List<ReservationView> reservations = new ArrayList<>();
         InventoryHeader header;
@@ -102,7 +107,7 @@ final class CachedInventory {
                 }
             }
         }
-        long offset = header.timestamp() == null ? 0 : header.timestamp() - Math.floorDiv(fetchedAtMillis, 1000);
+        long offset = header.timestamp() == null ? 0 : header.timestamp() - Math.floorDiv(answeredAtMillis, 1000);
         return new CachedInventory(protocol, header, nodes, reservations, ids, maxApid, maxReservationId, offset, fetchedAtMillis,
                 fetchStartedNanos, document);
     }

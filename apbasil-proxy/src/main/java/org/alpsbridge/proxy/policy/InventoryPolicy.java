@@ -430,10 +430,11 @@ public final class InventoryPolicy implements AutoCloseable {
             e.staleBecause = "fetch-failed";
             throw ex;
         }
-        e.lastFetchMillis = Math.max(0, clock.millis() - startedMillis);
+        long answeredMillis = clock.millis();
+        e.lastFetchMillis = Math.max(0, answeredMillis - startedMillis);
         CachedInventory fresh;
         try {
-            fresh = CachedInventory.read(response, call.protocol(), startedMillis, startedNanos, e.cache);
+            fresh = CachedInventory.read(response, call.protocol(), startedMillis, answeredMillis, startedNanos, e.cache);
         } catch (BasilException ex) {
             log.warn("policy: the backend's INVENTORY is unreadable, nothing cached: {}", ex.getMessage());
             e.staleBecause = "fetch-failed";

@@ -41,6 +41,25 @@ class InventoryReplayTest {
     }
 
     /**
+     * A backend that takes 1.3 s before ALPS stamps its answer (the drop-in emulator's JVM start under exec:, a real
+     * apbasil's start and round trip): the offset of ALPS's clock is judged from when the inventory arrived, so a
+     * patched reservation's time_stamp is what ALPS wrote, not a second or two later.
+     */
+    @Test
+    void aSlowBackendLeavesThePatchedTimeStampsAsAlpsWroteThem() throws Exception {
+        try (EmulatedScheduler s = new EmulatedScheduler(emulator -> emulator::userIds, Duration.ofMillis(1300))) {
+            for (int i = 0; i < 4; i++) {
+                s.inventory();
+                s.reserve("alice", i);
+                s.advance(Duration.ofMillis(400));
+                s.assertServedIsAlps("after RESERVE " + i);
+            }
+            s.policy.refreshNow();
+            assertEquals(0, s.patchMismatches(), "refreshes " + s.refreshes());
+        }
+    }
+
+    /**
      * The demo's sequence, scripted: a node holding a patched reservation fails, then a reservation with a
      * running aprun application is planted behind the proxy's back, then the scheduler reserves again. The
      * failed node's allocations are what the patch said (only its state moved), and the planted reservation
