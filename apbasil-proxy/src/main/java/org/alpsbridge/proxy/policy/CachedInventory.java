@@ -49,6 +49,8 @@ final class CachedInventory {
     private final Set<Long> lookedUp = new LinkedHashSet<>();
     private byte[] written;
     private long writtenTimestamp;
+    /** The size of the last document this entry had (fetched or written): the next one's is about the same. */
+    private long writtenBytes;
 
     private CachedInventory(String protocol, InventoryHeader header, List<NodeView> nodes, List<ReservationView> reservations,
                             Map<String, long[]> idsByUser, long maxApid, long maxReservationId, long clockOffsetSeconds, long fetchedAtMillis,
@@ -67,6 +69,7 @@ final class CachedInventory {
         this.fetchedAtMillis = fetchedAtMillis;
         this.fetchStartedNanos = fetchStartedNanos;
         this.written = document;
+        this.writtenBytes = document.length;
         this.writtenTimestamp = header.timestamp() == null ? Long.MIN_VALUE : header.timestamp();
     }
 
@@ -141,8 +144,9 @@ final class CachedInventory {
                     header.errorSource(), header.messages(), header.mppHost(),
                     header.timestamp() == null ? null : timestamp, header.cpcu(), header.changecount(),
                     header.schedchangecount());
-            written = InventoryWriter.write(h, nodes, List.copyOf(reservations.values()));
+            written = InventoryWriter.write(h, nodes, List.copyOf(reservations.values()), writtenBytes);
             writtenTimestamp = timestamp;
+            writtenBytes = written.length;
         }
         return written;
     }

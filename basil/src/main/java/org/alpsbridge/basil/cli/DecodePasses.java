@@ -116,7 +116,8 @@ final class DecodePasses {
             loadedProcessors = processors;
             loadedFile = file;
         }
-        byte[] written = InventoryWriter.write(loadedHeader, loadedNodes, loadedReservations);
+        // sized by the file, as the proxy's cache sizes it by the document it fetched
+        byte[] written = InventoryWriter.write(loadedHeader, loadedNodes, loadedReservations, Files.size(file));
         return new Counts(loadedNodes.size(), loadedProcessors, loadedReservations.size(), written);
     }
 
