@@ -377,9 +377,17 @@ public final class InventoryReader implements AutoCloseable {
     }
 
     private void readMemory(NodeAssembler a) throws XMLStreamException {
-        String type = r.getAttributeValue(null, "type");
-        long pageSize = numberOr("page_size_kb", 0);
-        long pages = numberOr("page_count", 0);
+        String type = null;
+        long pageSize = 0;
+        long pages = 0;
+        for (int i = 0, n = r.getAttributeCount(); i < n; i++) { // one pass, as readProcessor: no lookup by name
+            switch (r.getAttributeLocalName(i)) {
+                case "type" -> type = r.getAttributeValue(i);
+                case "page_size_kb" -> pageSize = number(i);
+                case "page_count" -> pages = number(i);
+                default -> { }
+            }
+        }
         List<NodeView.MemoryAllocation> allocations = List.of();
         while (nextStartOrEnd() == START) {
             if ("MemoryAllocation".equals(r.getLocalName())) {
@@ -404,15 +412,23 @@ public final class InventoryReader implements AutoCloseable {
                 allocations("AcceleratorAllocation")));
     }
 
-    /** The reservation ids of the {@code element} children of the current element, which is consumed. */
+    /**
+     * The reservation ids of the {@code element} children of the current element, which is consumed. Mostly none or
+     * one: those are immutable lists already, which the views keep without copying.
+     */
     private List<Long> allocations(String element) throws XMLStreamException {
         List<Long> ids = List.of();
         while (nextStartOrEnd() == START) {
             if (element.equals(r.getLocalName())) {
+                long id = numberOr("reservation_id", 0);
                 if (ids.isEmpty()) {
-                    ids = new ArrayList<>(2);
+                    ids = List.of(id);
+                } else {
+                    if (ids.size() == 1) {
+                        ids = new ArrayList<>(ids);
+                    }
+                    ids.add(id);
                 }
-                ids.add(numberOr("reservation_id", 0));
             }
             skipElement();
         }

@@ -147,8 +147,10 @@ final class NodeAssembler {
             }
         }
         NodeView.Core[] bySize = idleCores[n];
-        if (bySize == null) {
-            bySize = idleCores[n] = new NodeView.Core[SHARED_ORDINALS];
+        if (bySize == null || bySize.length <= ordinal) {
+            // grown as ordinals come: a small document (a 48-KB capture) should not pay for a KNL's 68 cores
+            bySize = idleCores[n] = java.util.Arrays.copyOf(bySize == null ? new NodeView.Core[0] : bySize,
+                    (int) Math.min(SHARED_ORDINALS, Math.max(16, 2 * (ordinal + 1))));
         }
         NodeView.Core c = bySize[(int) ordinal];
         if (c == null) {
@@ -179,8 +181,13 @@ final class NodeAssembler {
 
     NodeView end() {
         closeSocket();
-        return new NodeView(nodeId, name, architecture, role, state, routerId, sockets, nodeMemory, nodeLabels,
-                accelerators);
+        return new NodeView(nodeId, name, architecture, role, state, routerId, frozen(sockets), frozen(nodeMemory),
+                frozen(nodeLabels), frozen(accelerators));
+    }
+
+    /** The list as the views keep it: an empty one is {@code List.of()}, which they keep without copying anything. */
+    private static <T> List<T> frozen(List<T> list) {
+        return list.isEmpty() ? List.of() : list;
     }
 
     private void ensureSegment() {
@@ -228,7 +235,7 @@ final class NodeAssembler {
         closeUnit();
         if (segmentOpen) {
             segmentOpen = false;
-            segments.add(new NodeView.Segment(segmentOrdinal, cores, segmentMemory, segmentLabels));
+            segments.add(new NodeView.Segment(segmentOrdinal, frozen(cores), frozen(segmentMemory), frozen(segmentLabels)));
         }
     }
 
