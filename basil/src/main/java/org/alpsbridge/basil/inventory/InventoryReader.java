@@ -540,21 +540,36 @@ public final class InventoryReader implements AutoCloseable {
         return v == null ? null : parse(attribute, v);
     }
 
+    /** The attribute at {@code index} as a number; its name is looked up only to report a bad one. */
     private long number(int index) throws XMLStreamException {
-        return parse(r.getAttributeLocalName(index), r.getAttributeValue(index));
+        String value = r.getAttributeValue(index);
+        long v = digits(value);
+        if (v < 0) {
+            throw notANumber(r.getAttributeLocalName(index), value);
+        }
+        return v;
     }
 
     /** An unsigned decimal (node ids, counts and sizes are 32-bit unsigned or wider). */
     private long parse(String attribute, String value) throws XMLStreamException {
+        long v = digits(value);
+        if (v < 0) {
+            throw notANumber(attribute, value);
+        }
+        return v;
+    }
+
+    /** The value of 1 to 18 decimal digits, or -1 for anything else. */
+    private static long digits(String value) {
         int n = value.length();
         if (n == 0 || n > 18) {
-            throw notANumber(attribute, value);
+            return -1;
         }
         long v = 0;
         for (int i = 0; i < n; i++) {
             char c = value.charAt(i);
             if (c < '0' || c > '9') {
-                throw notANumber(attribute, value);
+                return -1;
             }
             v = v * 10 + (c - '0');
         }
