@@ -37,6 +37,9 @@ final class Bridge implements AutoCloseable {
     private final Map<String, String> proxyEnvironment = new HashMap<>();
     private final List<String> within = new ArrayList<>();
     private Process proxy;
+    /** The daemon in front of a resident ALPS ({@link #startResidentAlps}), and its port; null and 0 without one. */
+    private Process alps;
+    private int alpsPort;
 
     /**
      * @param machine the emulator's machine spec, e.g. {@code xc30:16,engine=5.2.44}
@@ -148,8 +151,9 @@ final class Bridge implements AutoCloseable {
 
     /** Starts (or restarts) the proxy daemon and waits until it answers. */
     void startProxy() throws IOException {
+        String backend = alps == null ? "exec:" + dir.resolve("emulator") : "proxy:127.0.0.1:" + alpsPort;
         List<String> argv = new ArrayList<>(List.of(java(), "-jar", jar.toString(), "proxy", "serve",
-                "--listen", "127.0.0.1:" + port, "--backend", "exec:" + dir.resolve("emulator"), "--auth", "munge",
+                "--listen", "127.0.0.1:" + port, "--backend", backend, "--auth", "munge",
                 "--set", "munge_socket=" + munge.socket(), "--set", "allow_reserve=root",
                 "--set", "exchange_journal=" + dir.resolve("exchanges.journal"),
                 "--user-ids", "learn", "--apkill", dir.resolve("apkill").toString()));
@@ -162,6 +166,47 @@ final class Bridge implements AutoCloseable {
         if (!Host.await(Duration.ofSeconds(60), () -> stats().exit() == 0)) {
             throw new IllegalStateException("the proxy did not start: " + log());
         }
+    }
+
+    /**
+     * Starts a resident ALPS before the proxy: a second daemon, policy off, in front of the in-process emulator of
+     * this machine with {@code settings} ({@code emulator_latency_profile=xc30-2256}, {@code emulator_paggs=host},
+     * ...). The proxy then asks it from its own process ({@code proxy:} backend), and {@link #alpsApbasil()} is the
+     * apbasil a scheduler on the Cray itself runs against it: each ALPS call costs the same on- and off-system (the
+     * model's latency, no process start of its own), so the two sides differ by what the bridge adds. The drop-in's
+     * state directory (control, capture) is not this ALPS's.
+     */
+    void startResidentAlps(List<String> settings) throws IOException {
+        alpsPort = Host.freePort();
+        List<String> argv = new ArrayList<>(List.of(java(), "-jar", jar.toString(), "proxy", "serve",
+                "--listen", "127.0.0.1:" + alpsPort, "--backend", "emulator:" + machine, "--auth", "munge", "--policy", "off",
+                "--set", "munge_socket=" + munge.socket(), "--set", "allow_reserve=root"));
+        for (String kv : settings) {
+            argv.addAll(List.of("--set", kv));
+        }
+        alps = new ProcessBuilder(inside(argv)).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("alps.log").toFile())).start();
+        proxyEnvironment.putAll(Map.of("APBASIL_AUTH", "munge", "APBASIL_MUNGE_SOCKET", munge.socket().toString()));
+        Host.script(dir.resolve("apbasil-alps"), "#!/bin/sh\n"
+                + "# The apbasil of a scheduler on the Cray: bin/apbasil straight to the resident ALPS\n"
+                + "export APBASIL_PROXY=127.0.0.1:" + alpsPort + " APBASIL_AUTH=munge APBASIL_RETRIES=8 APBASIL_MUNGE_SOCKET="
+                + munge.socket() + " JAVA=" + java() + " APBASIL_JAR=" + jar + "\n"
+                + "exec " + Host.repository().resolve("bin/apbasil") + "\n");
+        if (!Host.await(Duration.ofSeconds(60), () -> alpsStats().exit() == 0)) {
+            throw new IllegalStateException("the resident ALPS did not start: " + dir.resolve("alps.log"));
+        }
+    }
+
+    Path alpsApbasil() {
+        return dir.resolve("apbasil-alps");
+    }
+
+    /** {@code proxy stats} of the resident ALPS: its requests are the calls that reached ALPS. */
+    Host.Result alpsStats(String... args) {
+        List<String> argv = new ArrayList<>(List.of(java(), "-jar", jar.toString(), "proxy", "stats",
+                "--connect", "127.0.0.1:" + alpsPort, "--timeout", "120"));
+        argv.addAll(List.of(args));
+        return Host.run(clientEnvironment(), Duration.ofSeconds(180), inside(argv));
     }
 
     /** More {@code proxy serve} flags, for the next start. */
@@ -368,6 +413,10 @@ final class Bridge implements AutoCloseable {
     @Override
     public void close() throws IOException {
         stopProxy();
+        if (alps != null) {
+            Host.stop(alps.pid());
+            alps = null;
+        }
         munge.close();
     }
 }

@@ -2,7 +2,6 @@ package org.alpsbridge.interop;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,9 +18,13 @@ import org.junit.jupiter.api.Test;
 /**
  * What the proxy's policy saves for a real Slurm 18.08: the same seeded workload (50 jobs, {@code -Dinterop.jobs=N})
  * scheduled twice in one run on the same emulated XC30 answering with the {@code xc30-2256} latency MODEL, first
- * on-system (cray.conf {@code apbasil=} the emulator's drop-in itself), then off-system (the native {@code apbasil} → proxy
- * → the same drop-in). A wrapper around each {@code apbasil} times every call as Slurm saw it (slurmctld's and
- * slurmstepd's); the emulator's capture counts the calls that reached ALPS. Prints the table and the proxy's stats.
+ * on-system, then off-system. ALPS is resident in both runs ({@link Bridge#startResidentAlps}: a daemon, policy off,
+ * in front of the in-process emulator with the model and the claims of slurmstepd's session), so each ALPS call costs
+ * the model's latency and nothing else on either side: on-system cray.conf {@code apbasil=} is {@code bin/apbasil}
+ * straight to it; off-system {@code bin/apbasil} → proxy → it (asked from the proxy's process). Both sides pay one
+ * client start per Slurm call; off/on isolates what the bridge adds. A wrapper around each {@code apbasil} times every
+ * call as Slurm saw it (slurmctld's and slurmstepd's); the resident ALPS's own stats count the calls that reached it.
+ * Prints the table, the proxy's stats and ALPS's.
  * Opt-in ({@code long}): {@code mvn -B -ntp -Plong -pl interop -am verify -Dtest=SlurmPolicyBench
  * -Dsurefire.failIfNoSpecifiedTests=false}.
  */
@@ -41,7 +44,8 @@ class SlurmPolicyBench {
         Side on = run("on-system", true, jobs, seed);
         Side off = run("off-system", false, jobs, seed);
         System.out.println(table(jobs, seed, on, off));
-        System.out.println("proxy stats (off-system):\n" + off.proxyStats());
+        System.out.println("stats (on-system):\n" + on.proxyStats());
+        System.out.println("stats (off-system):\n" + off.proxyStats());
         int madeOff = off.seen().getOrDefault("QUERY/INVENTORY", List.of()).size();
         assertTrue(off.reachedAlps().getOrDefault("QUERY/INVENTORY", 0) < madeOff,
                 "the policy answered some of Slurm's INVENTORY calls itself");
@@ -49,12 +53,13 @@ class SlurmPolicyBench {
 
     private static Side run(String name, boolean onSystem, int jobs, long seed) throws Exception {
         Path prefix = Clients.slurm();
-        Bridge bridge = new Bridge("slurm-bench-" + name, "xc30:16", List.of(), "--latency-profile xc30-2256 --latency-seed 1");
+        Bridge bridge = new Bridge("slurm-bench-" + name, "xc30:16", List.of());
         SlurmCluster slurm = null;
         try {
+            bridge.startResidentAlps(List.of("emulator_latency_profile=xc30-2256", "emulator_latency_seed=1", "emulator_paggs=host"));
             bridge.proxyEnvironment(SlurmCluster.environment(prefix, bridge));
             bridge.startProxy();
-            slurm = SlurmCluster.start(prefix, bridge, bridge.timed(onSystem ? bridge.emulator() : bridge.apbasil()));
+            slurm = SlurmCluster.start(prefix, bridge, bridge.timed(onSystem ? bridge.alpsApbasil() : bridge.apbasil()));
             if (onSystem) {
                 bridge.stopProxy(); // it filled the SDB; its refreshes must not count as Slurm's calls
             }
@@ -75,7 +80,8 @@ class SlurmPolicyBench {
                     seen.computeIfAbsent(f[0], k -> new ArrayList<>()).add(Long.parseLong(f[1]));
                 }
             }
-            return new Side(name, seen, reached, makespan, onSystem ? "" : bridge.stats().out());
+            String stats = (onSystem ? "" : "proxy:\n" + bridge.stats().out()) + "resident ALPS:\n" + bridge.alpsStats().out();
+            return new Side(name, seen, reached, makespan, stats);
         } finally {
             if (slurm != null) {
                 slurm.close();
@@ -84,19 +90,13 @@ class SlurmPolicyBench {
         }
     }
 
-    /** Calls that reached the emulator, by method key, from its capture. */
-    private static Map<String, Integer> reachedAlps(Bridge bridge) throws IOException {
+    /** Calls that reached ALPS, by method key: the resident ALPS daemon's requests, from its {@code stats --json}. */
+    private static Map<String, Integer> reachedAlps(Bridge bridge) {
         Map<String, Integer> n = new TreeMap<>();
-        try (var files = Files.list(bridge.dir().resolve("capture"))) {
-            for (Path f : files.filter(p -> p.toString().endsWith("-request.xml")).toList()) {
-                String text = Files.readString(f);
-                java.util.regex.Matcher m = java.util.regex.Pattern.compile("method=\"([A-Z]+)\"").matcher(text);
-                java.util.regex.Matcher t = java.util.regex.Pattern.compile(" type=\"([A-Z]+)\"").matcher(text);
-                if (m.find()) {
-                    // only a QUERY's type: a RESERVE's MemoryParam has one too
-                    n.merge(m.group(1) + (m.group(1).equals("QUERY") && t.find() ? "/" + t.group(1) : ""), 1, Integer::sum);
-                }
-            }
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"([A-Z]+(?:/[A-Z]+)?)\":\\{\"requests\":(\\d+)")
+                .matcher(bridge.alpsStats("--json").ok().out());
+        while (m.find()) {
+            n.put(m.group(1), Integer.parseInt(m.group(2)));
         }
         return n;
     }
@@ -106,8 +106,8 @@ class SlurmPolicyBench {
                 "Slurm 18.08.9, %d jobs (seed %d), xc30:16 answering with the xc30-2256 latency model%n"
                         + "makespan: on-system %.0f s, off-system %.0f s%n"
                         + "%-16s | %-36s | %-36s%n%-16s | %6s %6s %7s %7s %7s | %6s %6s %7s %7s %7s%n",
-                jobs, seed, on.makespan().toMillis() / 1e3, off.makespan().toMillis() / 1e3, "", "on-system (apbasil = emulator)",
-                "off-system (native apbasil -> proxy)", "method", "calls", "ALPS", "p50 ms", "p90 ms", "max ms", "calls", "ALPS",
+                jobs, seed, on.makespan().toMillis() / 1e3, off.makespan().toMillis() / 1e3, "", "on-system (apbasil -> ALPS)",
+                "off-system (apbasil -> proxy -> ALPS)", "method", "calls", "ALPS", "p50 ms", "p90 ms", "max ms", "calls", "ALPS",
                 "p50 ms", "p90 ms", "max ms"));
         TreeSet<String> methods = new TreeSet<>(on.seen().keySet());
         methods.addAll(off.seen().keySet());

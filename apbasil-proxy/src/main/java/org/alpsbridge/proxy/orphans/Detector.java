@@ -26,6 +26,14 @@ final class Detector {
 
     static final String INTERACTIVE_BATCH_ID = "UNKNOWN";
 
+    /**
+     * How long a reservation released with claims outstanding may stay before it is "released, still present": the
+     * 500 s Slurm 18.08's slurmstepd waits for ALPS to drop its reservation (basil_interface.c do_basil_release: "no
+     * need to try longer than max(NHC) + max(ALPS reservation lvl cleanup)"). A job source finds a stuck one sooner
+     * (its batch job is gone).
+     */
+    static final long DRAIN_GRACE_NANOS = 500_000_000_000L;
+
     private final Map<Long, Long> knownSince = new HashMap<>();
     private final Map<Long, Long> releasedAt = new HashMap<>();
     private final Map<Long, Long> releaseFailedAt = new HashMap<>();
@@ -72,10 +80,16 @@ final class Detector {
         releasesInFlight.merge(reservationId, 1, Integer::sum);
     }
 
-    void releaseEnded(long reservationId, boolean succeeded, long now) {
+    /**
+     * @param claims what a successful RELEASE answered as claims outstanding (0 when it said none, or nothing):
+     *     ALPS keeps such a reservation until its last claim ends, so it is no orphan for {@link #DRAIN_GRACE_NANOS}
+     */
+    void releaseEnded(long reservationId, boolean succeeded, long claims, long now) {
         releasesInFlight.computeIfPresent(reservationId, (k, n) -> n == 1 ? null : n - 1);
         if (succeeded) {
-            releasedAt.put(reservationId, now);
+            // the first answer counts: a repeat while claims remain does not restart the grace, and one answered
+            // claims 0 (ALPS: removed) makes a reservation still shown after it an orphan at once
+            releasedAt.merge(reservationId, claims > 0 ? now + DRAIN_GRACE_NANOS : now, Math::min);
             releaseFailedAt.remove(reservationId);
         } else {
             releaseFailedAt.put(reservationId, now);

@@ -22,6 +22,7 @@ import org.alpsbridge.basil.inventory.ReservationView;
 import org.alpsbridge.basil.model.BasilRequest;
 import org.alpsbridge.basil.model.BasilResponse;
 import org.alpsbridge.basil.model.Method;
+import org.alpsbridge.basil.model.Released;
 import org.alpsbridge.basil.model.Reserved;
 import org.alpsbridge.basil.model.ResponseData;
 import org.alpsbridge.basil.nodes.NidSet;
@@ -341,13 +342,16 @@ public final class OrphanWatch {
                 detector.releaseStarted(id);
             }
             boolean ok = false;
+            long claims = 0;
             try {
                 byte[] response = inner.call(call);
-                ok = succeeded(response);
+                ResponseData answer = answer(response);
+                ok = answer != null && answer.isSuccess();
+                claims = !ok ? 0 : answer.content(Released.class).map(Released::claims).filter(c -> c != null).orElse(0L);
                 return response;
             } finally {
                 synchronized (OrphanWatch.this) {
-                    detector.releaseEnded(id, ok, System.nanoTime());
+                    detector.releaseEnded(id, ok, claims, System.nanoTime());
                 }
             }
         }
@@ -363,11 +367,11 @@ public final class OrphanWatch {
             }
         }
 
-        private boolean succeeded(byte[] response) {
+        private ResponseData answer(byte[] response) {
             try {
-                return codec.readResponse(response).responseData().isSuccess();
+                return codec.readResponse(response).responseData();
             } catch (BasilException e) {
-                return false;
+                return null;
             }
         }
 

@@ -49,6 +49,8 @@ final class CachedInventory {
     private final Set<Long> lookedUp = new LinkedHashSet<>();
     private byte[] written;
     private long writtenTimestamp;
+    /** The size of the last document this entry had (fetched or written): the next one's is about the same. */
+    private long writtenBytes;
 
     private CachedInventory(String protocol, InventoryHeader header, List<NodeView> nodes, List<ReservationView> reservations,
                             Map<String, long[]> idsByUser, long maxApid, long maxReservationId, long clockOffsetSeconds, long fetchedAtMillis,
@@ -67,16 +69,22 @@ final class CachedInventory {
         this.fetchedAtMillis = fetchedAtMillis;
         this.fetchStartedNanos = fetchStartedNanos;
         this.written = document;
+        this.writtenBytes = document.length;
         this.writtenTimestamp = header.timestamp() == null ? Long.MIN_VALUE : header.timestamp();
     }
 
     /**
      * Reads a full inventory the backend just answered.
      *
+     * @param fetchedAtMillis when the fetch started: the cache's age counts from there
+     * @param answeredAtMillis when the answer arrived: ALPS's clock is judged against this. ALPS stamps its answer
+     *     after the backend's own start-up (an apbasil process, an ssh hop, the drop-in emulator's JVM: a second and
+     *     more), so judged from the fetch's start the offset came out a second or two ahead, and every cached answer
+     *     and patched reservation carried a time ALPS had not written yet
      * @param previous the entry it replaces, whose learned uids and application ids carry over, or null
      */
-    static CachedInventory read(byte[] document, String protocol, long fetchedAtMillis, long fetchStartedNanos,
-                                CachedInventory previous) throws BasilException {
+    static CachedInventory read(byte[] document, String protocol, long fetchedAtMillis, long answeredAtMillis,
+                                long fetchStartedNanos, CachedInventory previous) throws BasilException {
         List<NodeView> nodes = new ArrayList<>();
         List<ReservationView> reservations = new ArrayList<>();
         InventoryHeader header;
@@ -102,7 +110,7 @@ final class CachedInventory {
                 }
             }
         }
-        long offset = header.timestamp() == null ? 0 : header.timestamp() - Math.floorDiv(fetchedAtMillis, 1000);
+        long offset = header.timestamp() == null ? 0 : header.timestamp() - Math.floorDiv(answeredAtMillis, 1000);
         return new CachedInventory(protocol, header, nodes, reservations, ids, maxApid, maxReservationId, offset, fetchedAtMillis,
                 fetchStartedNanos, document);
     }
@@ -136,8 +144,9 @@ final class CachedInventory {
                     header.errorSource(), header.messages(), header.mppHost(),
                     header.timestamp() == null ? null : timestamp, header.cpcu(), header.changecount(),
                     header.schedchangecount());
-            written = InventoryWriter.write(h, nodes, List.copyOf(reservations.values()));
+            written = InventoryWriter.write(h, nodes, List.copyOf(reservations.values()), writtenBytes);
             writtenTimestamp = timestamp;
+            writtenBytes = written.length;
         }
         return written;
     }
@@ -244,6 +253,26 @@ final class CachedInventory {
     /** Whether this inventory shows the reservation. */
     boolean holds(long id) {
         return reservations.containsKey(id);
+    }
+
+    /** Whether the reservation holds something on any of these nodes, as this inventory shows it. */
+    boolean holdsAnyOf(long id, java.util.Set<Long> nids) {
+        if (!reservations.containsKey(id)) {
+            return false;
+        }
+        for (Long nid : nids) {
+            Integer at = position.get(nid);
+            if (at != null && nodes.get(at).reservations().contains(id)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether the reservation was made SHARED (BASIL 1.1+ shows the mode; before, every reservation is exclusive). */
+    boolean shared(long id) {
+        ReservationView v = reservations.get(id);
+        return v != null && "SHARED".equals(v.reservationMode());
     }
 
     /** Removes a reservation ALPS released (claims 0) and its allocations. */

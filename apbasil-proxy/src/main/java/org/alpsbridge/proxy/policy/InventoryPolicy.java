@@ -24,6 +24,7 @@ import org.alpsbridge.basil.model.BasilRequest;
 import org.alpsbridge.basil.model.ErrorClass;
 import org.alpsbridge.basil.model.Protocols;
 import org.alpsbridge.basil.model.Released;
+import org.alpsbridge.basil.model.ReservationStates;
 import org.alpsbridge.basil.model.Reserved;
 import org.alpsbridge.basil.model.ResponseData;
 import org.alpsbridge.basil.model.Summary;
@@ -49,9 +50,9 @@ import org.slf4j.LoggerFactory;
  * {@code summary-failed}, {@code interval}, {@code fallback-interval} (a backend without SUMMARY),
  * {@code unknown-outcome} (a reservation change that failed to answer, or answered garbage),
  * {@code release-failed} (any refusal but "No entry for resId N", which proves the reservation gone: a cache
- * showing it drops it, and nothing is fetched), {@code release-pending} (a RELEASE answered {@code claims} &gt; 0:
- * ALPS removes the reservation when its last claim ends, unannounced, so each INVENTORY is a full one until one no
- * longer shows it), {@code release-unclear} (a RELEASE answer without {@code claims}), {@code operator}
+ * showing it drops it, and nothing is fetched), {@code release-unclear} (a RELEASE answer without {@code claims}),
+ * {@code drain-unknown} (a reservation released with claims outstanding, whose end the cheap checks below could not
+ * learn because the backend refuses QUERY(STATUS)), {@code operator}
  * ({@link #refreshNow()}),
  * {@code reserve-unpatched} (a RESERVE whose effect the cache could not work out: e.g. the first reservation of a
  * user whose uid and gid neither an inventory nor the {@link UserIds} lookup has given), {@code unseen-reservation}
@@ -59,6 +60,13 @@ import org.slf4j.LoggerFactory;
  * proxy's back, so the application ids they took, and with them this reservation's pseudo-application id,
  * are unknown), {@code switch},
  * {@code fetch-failed} (the previous fetch failed).
+ *
+ * <p>A RELEASE answered {@code claims} &gt; 0 leaves the reservation in ALPS, and in the cache, until its last claim
+ * (an aprun application, the job's container) ends; ALPS then removes it unannounced. While such reservations drain,
+ * each INVENTORY the cache answers is preceded by one QUERY(STATUS) of them (a reservation ALPS no longer has is
+ * {@code INVALID}), and a RESERVE that ALPS placed on their nodes, or a RELEASE answered "No entry for resId", proves
+ * them gone as well; the cache drops what is proven gone ({@code policy_patches{release-drained}}) and answers.
+ * Until then it shows the reservation holding its nodes, as ALPS does, so a scheduler never places a job there.
  *
  * <p>QUERY(ENGINE) passes through, and while ALPS cannot answer it the last answer it gave is given again
  * ({@link EngineMemory}; {@code policy_engine_answers{source=backend|memory}}).
@@ -99,8 +107,10 @@ public final class InventoryPolicy implements AutoCloseable {
     private UserIds userIds;
     /** Lookups since the last refresh, unknown users included (as null), so each costs one lookup per interval. */
     private final Map<String, long[]> lookups = new HashMap<>();
-    /** Reservations whose RELEASE ALPS answered with claims outstanding, until an inventory no longer shows them. */
-    private final java.util.Set<Long> releasing = new java.util.HashSet<>();
+    /** Reservations whose RELEASE ALPS answered with claims outstanding, until ALPS is known to have removed them. */
+    private final java.util.Set<Long> releasing = new java.util.TreeSet<>();
+    /** QUERY(STATUS) checks of draining reservations, by what they found. */
+    private final Counter drainChecks;
 
     /** What the policy knows about one protocol version's inventory. */
     private static final class Entry {
@@ -135,6 +145,9 @@ public final class InventoryPolicy implements AutoCloseable {
                 "Refreshes that found a cached RESERVE patch different from what ALPS shows.", null);
         this.unseen = stats.counter("policy_unseen_changes",
                 "Refreshes that found changes the cache had not seen (made behind the proxy's back, or mispatched).", null);
+        this.drainChecks = stats.counter("policy_drain_checks",
+                "QUERY(STATUS) checks of reservations released with claims outstanding, by outcome: gone, held, failed.",
+                "outcome");
         this.answered = stats.counter("policy_inventory_answers", "Scheduler INVENTORY requests, by where the answer came from.", "source");
         stats.gauge("policy_cache_age_seconds", "Age of the oldest cached full inventory.", this::oldestAgeSeconds);
     }
@@ -274,6 +287,9 @@ public final class InventoryPolicy implements AutoCloseable {
         try {
             Entry e = entries.computeIfAbsent(protocol, p -> new Entry());
             String reason = staleness(e, protocol);
+            if (reason == null && !releasing.isEmpty()) {
+                reason = drain(protocol);
+            }
             if (reason != null) {
                 return refresh(e, call, reason);
             }
@@ -335,6 +351,51 @@ public final class InventoryPolicy implements AutoCloseable {
         return changed(summary.get(), e.cache) ? "summary-changed" : null;
     }
 
+    /**
+     * Asks ALPS, with one QUERY(STATUS), which reservations released with claims outstanding it still has, and
+     * drops the others from every cache. A STATUS that fails leaves them shown (the safe side: their nodes stay
+     * held until the next check or refresh); a backend that refuses STATUS for good costs a full inventory.
+     *
+     * @return a refresh reason, or null when the cache may answer
+     */
+    private String drain(String protocol) {
+        ResponseData answer;
+        try {
+            byte[] request = codec.write(BasilRequest.status(protocol, List.copyOf(releasing)));
+            answer = codec.readResponse(inner.call(new Call(request, protocol, "QUERY", "STATUS", Caller.UNAUTHENTICATED,
+                    null))).responseData();
+        } catch (BasilException | BackendException ex) {
+            drainChecks.increment("failed");
+            log.info("policy: STATUS of draining reservations failed, still shown: {}", ex.getMessage());
+            return null;
+        }
+        Optional<ReservationStates> states = answer.isSuccess() ? answer.content(ReservationStates.class) : Optional.empty();
+        if (states.isEmpty()) {
+            drainChecks.increment("failed");
+            return answer.errorClass() == ErrorClass.PERMANENT ? "drain-unknown" : null;
+        }
+        for (ReservationStates.State st : states.get().reservations()) {
+            if (st.reservationId() != null && "INVALID".equals(st.status()) && releasing.contains(st.reservationId())) {
+                drainChecks.increment("gone");
+                drained(st.reservationId());
+            } else {
+                drainChecks.increment("held");
+            }
+        }
+        return null;
+    }
+
+    /** ALPS has removed a reservation released with claims outstanding: every cache drops it. */
+    private void drained(long id) {
+        releasing.remove(id);
+        for (Entry e : entries.values()) {
+            if (e.cache != null && e.cache.holds(id)) {
+                e.cache.applyRelease(id);
+                patches.increment("release-drained");
+            }
+        }
+    }
+
     /** schedchangecount when both sides carry it, else the up/down node lists against the cached states. */
     private static boolean changed(Summary s, CachedInventory cache) {
         Long cached = cache.schedchangecount();
@@ -369,10 +430,11 @@ public final class InventoryPolicy implements AutoCloseable {
             e.staleBecause = "fetch-failed";
             throw ex;
         }
-        e.lastFetchMillis = Math.max(0, clock.millis() - startedMillis);
+        long answeredMillis = clock.millis();
+        e.lastFetchMillis = Math.max(0, answeredMillis - startedMillis);
         CachedInventory fresh;
         try {
-            fresh = CachedInventory.read(response, call.protocol(), startedMillis, startedNanos, e.cache);
+            fresh = CachedInventory.read(response, call.protocol(), startedMillis, answeredMillis, startedNanos, e.cache);
         } catch (BasilException ex) {
             log.warn("policy: the backend's INVENTORY is unreadable, nothing cached: {}", ex.getMessage());
             e.staleBecause = "fetch-failed";
@@ -386,7 +448,7 @@ public final class InventoryPolicy implements AutoCloseable {
         lookups.clear();
         e.cache = fresh;
         releasing.removeIf(id -> !fresh.holds(id));
-        e.staleBecause = releasing.isEmpty() ? null : "release-pending";
+        e.staleBecause = null;
         e.summaryCheckedMillis = startedMillis;
         var header = fresh.header();
         var nodes = fresh.nodes();
@@ -470,6 +532,7 @@ public final class InventoryPolicy implements AutoCloseable {
                 }
                 long now = clock.millis();
                 long id = reserved.get().reservationId();
+                placedOver(request, reserved.get().nodeIds());
                 for (Entry e : entries.values()) {
                     if (e.cache == null) {
                         continue;
@@ -503,7 +566,10 @@ public final class InventoryPolicy implements AutoCloseable {
                         // (ALPS removed it when its job container ended, or a lost answer) drops it; one that does
                         // not is unchanged. Neither costs a full inventory: Slurm 18.08's stepd repeats such
                         // RELEASEs for minutes, and a changed node state still shows in SUMMARY.
-                        releasing.remove(id);
+                        if (releasing.contains(id)) {
+                            drained(id);
+                            return;
+                        }
                         for (Entry e : entries.values()) {
                             if (e.cache != null && e.cache.holds(id)) {
                                 e.cache.applyRelease(id);
@@ -524,14 +590,37 @@ public final class InventoryPolicy implements AutoCloseable {
                     patches.increment("release-applied");
                 } else {
                     // ALPS keeps the reservation until its last claim ends (its applications, the job's container)
-                    // and then removes it without a word: until an inventory no longer shows it, each is a full one
+                    // and then removes it without a word: the cache shows it meanwhile, as ALPS does, and asks
+                    // STATUS before each answer until ALPS no longer has it (see drain); a refresh that no longer
+                    // shows it ends the watch too
                     releasing.add(request.reservationId());
-                    staleAll("release-pending");
                 }
             }
             case "SWITCH" -> staleAll("switch");
             default -> {
                 // CONFIRM binds a process aggregate, which the inventory does not show
+            }
+        }
+    }
+
+    /**
+     * A RESERVE that ALPS placed on nodes which the cache shows held by draining reservations proves those gone
+     * wherever they held the node exclusively or the new one takes it exclusively (ALPS puts an EXCLUSIVE
+     * reservation only on idle nodes, and nothing beside an EXCLUSIVE one): each such is dropped before the RESERVE
+     * is patched in.
+     */
+    private void placedOver(BasilRequest request, List<Long> nids) {
+        if (releasing.isEmpty() || nids.isEmpty()) {
+            return;
+        }
+        boolean exclusive = request.reserveParams().isEmpty() || !"SHARED".equals(request.reserveParams().get(0).reservationMode());
+        java.util.Set<Long> placed = new java.util.HashSet<>(nids);
+        for (Long id : List.copyOf(releasing)) {
+            for (Entry e : entries.values()) {
+                if (e.cache != null && e.cache.holdsAnyOf(id, placed) && (exclusive || !e.cache.shared(id))) {
+                    drained(id);
+                    break;
+                }
             }
         }
     }

@@ -19,7 +19,8 @@ public final class Backends {
 
     /**
      * {@code exec:/opt/cray/alps/default/bin/apbasil} runs that program per request; {@code emulator:SPEC} runs the ALPS
-     * emulator in this process (SPEC as the emulator documents it, e.g. {@code xc30:2256}).
+     * emulator in this process (SPEC as the emulator documents it, e.g. {@code xc30:2256}); {@code proxy:ADDRESS}
+     * asks another daemon as {@code bin/apbasil} would, from this process.
      *
      * @throws IllegalArgumentException naming what is wrong with the spec
      */
@@ -41,8 +42,17 @@ public final class Backends {
             return ExecBackend.fromConfig(program, config);
         }
         if (spec.startsWith("emulator:")) {
-            return EmulatorBackend.create(spec.substring("emulator:".length()));
+            EmulatorBackend b = EmulatorBackend.create(spec.substring("emulator:".length()));
+            // the drop-in's --latency-profile and --paggs, so both forms of the emulator model ALPS the same way
+            b.emulator().control().latencyProfile(config.emulatorLatencyProfile(), config.emulatorLatencySeed(), 1.0);
+            if (config.emulatorPaggs()) {
+                b.emulator().control().watchPaggs(org.alpsbridge.basil.emulator.Control.HOST_PAGGS);
+            }
+            return b;
         }
-        throw new IllegalArgumentException("backend " + spec + ": expected exec:/path/to/apbasil or emulator:SPEC");
+        if (spec.startsWith("proxy:")) {
+            return new ProxyBackend(spec.substring("proxy:".length()), config.longestApbasilTimeout());
+        }
+        throw new IllegalArgumentException("backend " + spec + ": expected exec:/path/to/apbasil, emulator:SPEC or proxy:ADDRESS");
     }
 }

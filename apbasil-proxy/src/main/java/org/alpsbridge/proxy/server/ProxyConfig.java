@@ -27,7 +27,14 @@ public final class ProxyConfig {
                 "where to listen: host:port or unix:/path, comma-separated for several"),
         BACKEND("backend", "exec:" + Backends.CRAY_APBASIL,
                 "exec:/path/to/apbasil (Cray's, run per request as Slurm did; never alpsbridge's drop-in /usr/bin/apbasil,"
-                        + " which would call this proxy) or emulator:SPEC (in-process ALPS emulator, for a lab)"),
+                        + " which would call this proxy), emulator:SPEC (in-process ALPS emulator, for a lab) or"
+                        + " proxy:HOST:PORT|proxy:unix:/path (another daemon, asked as bin/apbasil asks, in this process)"),
+        EMULATOR_LATENCY_PROFILE("emulator_latency_profile", "none",
+                "emulator: backend: how long each call takes, as the drop-in's --latency-profile (xc30-2256 or none)"),
+        EMULATOR_LATENCY_SEED("emulator_latency_seed", "2256", "emulator: backend: seed of the latency profile's draws"),
+        EMULATOR_PAGGS("emulator_paggs", "none",
+                "emulator: backend: host makes a confirmed reservation's pagg_id a claim while a process on this host has it"
+                        + " as its process group or session, as the drop-in's --paggs host; none: no pagg is a claim"),
         AUTH("auth", "munge", "munge (credential required on every request) or none (lab use on loopback only)"),
         MUNGE_SOCKET("munge_socket", "", "munged's socket; empty = libmunge's default"),
         ALLOW_QUERY("allow_query", "*", "who may send QUERY: *, user names, uids, @group, @gid"),
@@ -333,6 +340,36 @@ public final class ProxyConfig {
         replyTimeout();
         shutdownTimeout();
         exchangeMemory();
+        emulatorLatencyProfile();
+        emulatorLatencySeed();
+        emulatorPaggs();
+    }
+
+    /** The latency profile an {@code emulator:} backend answers with. */
+    public org.alpsbridge.basil.emulator.LatencyProfile emulatorLatencyProfile() {
+        try {
+            return org.alpsbridge.basil.emulator.LatencyProfile.named(get(Key.EMULATOR_LATENCY_PROFILE));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(Key.EMULATOR_LATENCY_PROFILE.name + ": " + e.getMessage());
+        }
+    }
+
+    public long emulatorLatencySeed() {
+        String v = get(Key.EMULATOR_LATENCY_SEED);
+        try {
+            return Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(Key.EMULATOR_LATENCY_SEED.name + "=" + v + ": expected a whole number");
+        }
+    }
+
+    /** Whether an {@code emulator:} backend counts this host's process groups and sessions as claims. */
+    public boolean emulatorPaggs() {
+        String v = get(Key.EMULATOR_PAGGS);
+        if (!v.equals("host") && !v.equals("none")) {
+            throw new IllegalArgumentException(Key.EMULATOR_PAGGS.name + "=" + v + ": expected host or none");
+        }
+        return v.equals("host");
     }
 
     private Path path(Key key) {

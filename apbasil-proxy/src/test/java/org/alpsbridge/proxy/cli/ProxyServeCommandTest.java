@@ -83,7 +83,7 @@ class ProxyServeCommandTest {
     void anUnknownBackendKindIsRefused() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> parse("--listen", "127.0.0.1:0", "--backend", "ssh:sdb", "--auth", "none").start());
-        assertTrue(e.getMessage().contains("expected exec:/path/to/apbasil or emulator:SPEC"), e.getMessage());
+        assertTrue(e.getMessage().contains("expected exec:/path/to/apbasil, emulator:SPEC or proxy:ADDRESS"), e.getMessage());
     }
 
     @Test

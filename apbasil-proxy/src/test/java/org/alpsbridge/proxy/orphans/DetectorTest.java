@@ -85,7 +85,7 @@ class DetectorTest {
         Detector d = started();
         madeThroughProxy(d, 5, 10);
         d.releaseStarted(5);
-        d.releaseEnded(5, false, 20);
+        d.releaseEnded(5, false, 0, 20);
         Map<Long, Orphan> found = d.judge(List.of(seen(5, "100")), 1060, 30, Set.of("100"));
         assertEquals(List.of(Reason.RELEASE_FAILED), found.get(5L).reasons());
     }
@@ -95,9 +95,23 @@ class DetectorTest {
         Detector d = started();
         madeThroughProxy(d, 5, 10);
         d.releaseStarted(5);
-        d.releaseEnded(5, true, 20);
+        d.releaseEnded(5, true, 0, 20);
         assertEquals(List.of(Reason.RELEASED_STILL_PRESENT, Reason.JOB_GONE),
                 d.judge(List.of(seen(5, "100")), 1060, 30, Set.of()).get(5L).reasons());
+    }
+
+    @Test
+    void aReservationReleasedWithClaimsOutstandingDrainsWithoutBeingAnOrphanUntilSlurmsOwnWaitIsOver() {
+        Detector d = started();
+        madeThroughProxy(d, 5, 10);
+        d.releaseStarted(5);
+        d.releaseEnded(5, true, 1, 20); // slurmstepd's RELEASE while its session, the claim, lives
+        d.releaseStarted(5);
+        d.releaseEnded(5, true, 1, 25); // OpenPBS repeats it while claims > 0: the grace does not restart
+        assertTrue(d.judge(List.of(seen(5, "100")), 1060, 30, Set.of()).isEmpty(), "draining, its job done");
+        long after = 20 + Detector.DRAIN_GRACE_NANOS + 1;
+        assertEquals(List.of(Reason.RELEASED_STILL_PRESENT, Reason.JOB_GONE),
+                d.judge(List.of(seen(5, "100")), 1560, after, Set.of()).get(5L).reasons(), "stuck past 500 s");
     }
 
     @Test
@@ -105,7 +119,7 @@ class DetectorTest {
         Detector d = started();
         madeThroughProxy(d, 5, 10);
         d.releaseStarted(5);
-        d.releaseEnded(5, true, 50);
+        d.releaseEnded(5, true, 0, 50);
         assertTrue(d.judge(List.of(seen(5, "100")), 1060, 40, Set.of()).isEmpty(), "fetch started at 40, release at 50");
     }
 

@@ -34,10 +34,19 @@ final class EmulatedScheduler implements AutoCloseable {
 
     /** @param userIds the policy's user id lookup, given the emulated ALPS */
     EmulatedScheduler(Function<Emulator, UserIds> userIds) throws Exception {
+        this(userIds, Duration.ZERO);
+    }
+
+    /**
+     * @param beforeAlps how long each backend call takes before ALPS handles it (and stamps its time): an exec:
+     *     backend's process start, the drop-in emulator's JVM and modelled latency
+     */
+    EmulatedScheduler(Function<Emulator, UserIds> userIds, Duration beforeAlps) throws Exception {
         policy = new InventoryPolicy(PolicySettings.DEFAULTS, userIds.apply(emulator), clock, stats, Runnable::run);
         chain = policy.decorate(new Backend() {
             @Override
             public byte[] call(Call call) {
+                clock.advance(beforeAlps);
                 return emulator.handle(call.request());
             }
 

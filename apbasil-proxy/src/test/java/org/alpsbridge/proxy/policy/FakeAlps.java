@@ -17,6 +17,7 @@ import org.alpsbridge.basil.model.BasilResponse;
 import org.alpsbridge.basil.model.ErrorClass;
 import org.alpsbridge.basil.model.Method;
 import org.alpsbridge.basil.model.Released;
+import org.alpsbridge.basil.model.ReservationStates;
 import org.alpsbridge.basil.model.Summary;
 import org.alpsbridge.basil.nodes.NidSet;
 import org.alpsbridge.proxy.backend.Backend;
@@ -40,6 +41,8 @@ final class FakeAlps implements Backend {
     /** The answer to every RELEASE when set; else SUCCESS (claims 0) for a known reservation, "No entry" for others. */
     byte[] releaseAnswer;
     BackendException reserveThrows;
+    /** The answer to every QUERY(STATUS) when set; else each named reservation EMPTY while listed, INVALID once gone. */
+    byte[] statusAnswer;
     boolean summaryRefused;
     byte[] engineAnswer;
     BackendException engineThrows;
@@ -86,6 +89,17 @@ final class FakeAlps implements Backend {
                         : CODEC.write(BasilResponse.success(r.protocol(), Method.QUERY, Summary.of(schedchangecount,
                         NidSet.copyOf(nodes.stream().filter(n -> n.state().equals("UP")).mapToLong(NodeView::nodeId)),
                         NidSet.copyOf(nodes.stream().filter(n -> !n.state().equals("UP")).mapToLong(NodeView::nodeId)), null, null)));
+                case "QUERY/STATUS" -> {
+                    if (statusAnswer != null) {
+                        yield statusAnswer;
+                    }
+                    List<ReservationStates.State> states = new ArrayList<>();
+                    for (BasilRequest.ReservationAction a : r.reservations()) {
+                        boolean held = reservations.stream().anyMatch(v -> v.reservationId() == a.reservationId());
+                        states.add(new ReservationStates.State(a.reservationId(), held ? "EMPTY" : "INVALID"));
+                    }
+                    yield CODEC.write(BasilResponse.success(r.protocol(), Method.QUERY, ReservationStates.of(states)));
+                }
                 case "RESERVE" -> {
                     if (reserveThrows != null) {
                         throw reserveThrows;

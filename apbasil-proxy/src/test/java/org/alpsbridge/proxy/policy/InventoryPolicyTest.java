@@ -11,6 +11,7 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import org.alpsbridge.basil.codec.BasilCodec;
+import org.alpsbridge.basil.inventory.NodeView;
 import org.alpsbridge.basil.inventory.ReservationView;
 import org.alpsbridge.basil.model.BasilRequest;
 import org.alpsbridge.basil.model.BasilResponse;
@@ -197,24 +198,93 @@ class InventoryPolicyTest {
         assertEquals(1, stats.snapshot().counters().get("policy_patches").values().get("release-gone"));
     }
 
-    @Test
-    void aReleaseAnsweredWithClaimsOutstandingFetchesFullInventoriesUntilTheReservationIsGone() throws Exception {
-        alps.reservations.add(reservation(77));
+    /** slurmstepd's RELEASE while its own session, the job's container, still lives: ALPS keeps 77 (claims 1). */
+    private Backend releasedWithAClaimOutstanding(long id) throws Exception {
         Backend b = chain(PolicySettings.DEFAULTS);
         b.call(query("1.3", "INVENTORY"));
-        // slurmstepd's RELEASE while its own session, the job's container, still lives: ALPS keeps 77 (claims 1)
         alps.releaseAnswer = CODEC.write(BasilResponse.success("1.3", Method.RELEASE,
-                org.alpsbridge.basil.model.Released.of("1.3", 77L, 1)));
-        b.call(call(BasilRequest.release("1.3", 77)));
-        b.call(query("1.3", "INVENTORY"));
-        assertEquals(2, alps.calls("QUERY/INVENTORY"), "ALPS may have dropped it since");
-        b.call(query("1.3", "INVENTORY"));
-        assertEquals(3, alps.calls("QUERY/INVENTORY"), "still shown: asked again");
-        alps.reservations.clear(); // the stepd exited: ALPS removed 77 on its own
+                org.alpsbridge.basil.model.Released.of("1.3", id, 1)));
+        b.call(call(BasilRequest.release("1.3", id)));
+        alps.releaseAnswer = null;
+        return b;
+    }
+
+    @Test
+    void aReservationReleasedWithClaimsOutstandingIsShownFromTheCacheUntilAStatusFindsItGone() throws Exception {
+        alps.reservations.add(reservation(77));
+        alps.reservations.add(reservation(78));
+        Backend b = releasedWithAClaimOutstanding(77);
+        assertArrayEquals(alps.inventory("1.3"), b.call(query("1.3", "INVENTORY")), "still held, as ALPS shows it");
         assertArrayEquals(alps.inventory("1.3"), b.call(query("1.3", "INVENTORY")));
+        assertEquals(2, alps.calls("QUERY/STATUS"), "one STATUS before each answer while 77 drains");
+        alps.reservations.removeIf(r -> r.reservationId() == 77); // the stepd exited: ALPS removed 77 on its own
+        assertArrayEquals(alps.inventory("1.3"), b.call(query("1.3", "INVENTORY")), "gone, as ALPS shows it");
         b.call(query("1.3", "INVENTORY"));
-        assertEquals(4, alps.calls("QUERY/INVENTORY"), "gone: the cache answers again");
-        assertEquals(3, stats.snapshot().counters().get("policy_refreshes").values().get("release-pending"));
+        assertEquals(3, alps.calls("QUERY/STATUS"), "nothing drains any more: no STATUS");
+        assertEquals(1, alps.calls("QUERY/INVENTORY"), "never a full inventory");
+        assertEquals(1, stats.snapshot().counters().get("policy_patches").values().get("release-drained"));
+        assertEquals(java.util.Map.of("held", 2L, "gone", 1L), stats.snapshot().counters().get("policy_drain_checks").values());
+        assertEquals(java.util.Map.of("start", 1L), stats.snapshot().counters().get("policy_refreshes").values());
+    }
+
+    @Test
+    void aStatusThatFailsLeavesTheDrainingReservationShownAndOneRefusedForGoodCostsAFullInventory() throws Exception {
+        alps.reservations.add(reservation(77));
+        Backend b = releasedWithAClaimOutstanding(77);
+        alps.reservations.clear();
+        alps.statusAnswer = org.alpsbridge.basil.codec.Failures.failure("1.3", Method.QUERY,
+                org.alpsbridge.basil.model.ErrorClass.TRANSIENT, "BACKEND", "ALPS error: apsched: busy");
+        byte[] served = b.call(query("1.3", "INVENTORY"));
+        assertEquals(1, policyCachedReservations(served), "the safe side: 77 still holds its nodes");
+        assertEquals(1, alps.calls("QUERY/INVENTORY"));
+        alps.statusAnswer = org.alpsbridge.basil.codec.Failures.failure("1.3", Method.QUERY,
+                org.alpsbridge.basil.model.ErrorClass.PERMANENT, "SYNTAX", "ALPS error: QUERY type 'STATUS' is not supported");
+        assertArrayEquals(alps.inventory("1.3"), b.call(query("1.3", "INVENTORY")));
+        assertEquals(2, alps.calls("QUERY/INVENTORY"));
+        assertEquals(1, stats.snapshot().counters().get("policy_refreshes").values().get("drain-unknown"));
+    }
+
+    private static int policyCachedReservations(byte[] inventory) throws Exception {
+        int n = 0;
+        try (var r = org.alpsbridge.basil.inventory.InventoryReader.open(new java.io.ByteArrayInputStream(inventory))) {
+            while (r.nextNode() != null) {
+                // nodes first
+            }
+            while (r.nextReservation() != null) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    @Test
+    void aRepeatedReleaseAnsweredNoEntryEndsTheDrainWithoutAStatus() throws Exception {
+        alps.reservations.add(reservation(77));
+        Backend b = releasedWithAClaimOutstanding(77);
+        alps.reservations.clear();
+        b.call(call(BasilRequest.release("1.3", 77))); // OpenPBS repeats its RELEASE while claims > 0
+        assertArrayEquals(alps.inventory("1.3"), b.call(query("1.3", "INVENTORY")));
+        assertEquals(0, alps.calls("QUERY/STATUS"));
+        assertEquals(1, alps.calls("QUERY/INVENTORY"));
+    }
+
+    @Test
+    void aReserveAlpsPlacedOnADrainingReservationsNodeProvesItGone() throws Exception {
+        NodeView held = FakeAlps.node(0, "UP");
+        NodeView.Segment seg = held.sockets().get(0).segments().get(0);
+        NodeView.Segment heldSeg = new NodeView.Segment(0, List.of(new NodeView.Core(0, List.of(new NodeView.Thread(0, List.of(77L)),
+                new NodeView.Thread(1, List.of(77L))))), List.of(new NodeView.Memory("OS", 4, 1024,
+                List.of(new NodeView.MemoryAllocation(77, 1024)))), seg.labels());
+        alps.nodes.set(0, new NodeView(0, held.name(), held.architecture(), held.role(), held.state(), held.routerId(),
+                List.of(new NodeView.Socket(0, "x86_64", 2600, List.of(heldSeg))), List.of(), List.of(), List.of()));
+        alps.reservations.add(reservation(77));
+        Backend b = releasedWithAClaimOutstanding(77);
+        alps.reservations.clear();
+        alps.nodes.set(0, FakeAlps.node(0, "UP"));
+        alps.reserveAnswer = CODEC.write(BasilResponse.success("1.3", Method.RESERVE, Reserved.of("1.3", 78, List.of(0L))));
+        b.call(call(reserve()));
+        assertEquals(1, stats.snapshot().counters().get("policy_patches").values().get("release-drained"));
+        assertEquals(0, alps.calls("QUERY/STATUS"), "learnt from the RESERVE's answer");
     }
 
     @Test

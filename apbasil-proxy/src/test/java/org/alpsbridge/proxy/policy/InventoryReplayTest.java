@@ -25,6 +25,8 @@ class InventoryReplayTest {
         assertEquals(0, r.patchMismatches(), () -> "seed " + SEED + ": " + r.summary());
         assertTrue(r.schedulerCalls() > 1500, "thousands of scheduler calls: " + r.schedulerCalls());
         assertTrue(r.backendInventories() * 20 <= r.schedulerInventories(), () -> "seed " + SEED + ": " + r.summary());
+        assertTrue(r.drainChecks().getOrDefault("gone", 0L) > 100, () -> "jobs' claims drained after their RELEASE: " + r.summary());
+        assertEquals(null, r.reasons().get("release-pending"));
     }
 
     /** The acceptance run: 1,000 jobs on a 2,256-node XC30. {@code mvn -Plong -pl apbasil-proxy test -Dtest=InventoryReplayTest}. */
@@ -36,6 +38,25 @@ class InventoryReplayTest {
         assertTrue(r.failures().isEmpty(), () -> "seed " + SEED + ": " + r.failures().get(0));
         assertEquals(r.orphansPlanted(), r.orphansFound());
         assertTrue(r.backendInventories() * 20 <= r.schedulerInventories(), r::summary);
+    }
+
+    /**
+     * A backend that takes 1.3 s before ALPS stamps its answer (the drop-in emulator's JVM start under exec:, a real
+     * apbasil's start and round trip): the offset of ALPS's clock is judged from when the inventory arrived, so a
+     * patched reservation's time_stamp is what ALPS wrote, not a second or two later.
+     */
+    @Test
+    void aSlowBackendLeavesThePatchedTimeStampsAsAlpsWroteThem() throws Exception {
+        try (EmulatedScheduler s = new EmulatedScheduler(emulator -> emulator::userIds, Duration.ofMillis(1300))) {
+            for (int i = 0; i < 4; i++) {
+                s.inventory();
+                s.reserve("alice", i);
+                s.advance(Duration.ofMillis(400));
+                s.assertServedIsAlps("after RESERVE " + i);
+            }
+            s.policy.refreshNow();
+            assertEquals(0, s.patchMismatches(), "refreshes " + s.refreshes());
+        }
     }
 
     /**

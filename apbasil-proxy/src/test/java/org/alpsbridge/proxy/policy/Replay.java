@@ -7,6 +7,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,7 +39,9 @@ import org.alpsbridge.proxy.stats.Stats;
  * orphan watch): jobs start and end the way slurmctld drove ALPS (INVENTORY each pass, RESERVE with a
  * NodeParam list picked from the served inventory, CONFIRM, RELEASE), while nodes fail and recover and
  * reservations appear behind the proxy's back, RELEASEs get lost, finished jobs are forgotten and RESERVE
- * answers get cut off.
+ * answers get cut off. Each job's container (its CONFIRM's pagg) is a claim, as under Slurm 18.08 where it is
+ * slurmstepd's session: it ends a few seconds after the job's RELEASE, which ALPS answers claims 1, and ALPS removes
+ * the reservation then. A RESERVE on nodes the served inventory showed free must never fail.
  *
  * <p>Every served inventory is compared byte for byte with a fresh one taken from the emulator at the same
  * moment. A difference is tolerated only inside the documented window: after a change the proxy cannot see
@@ -54,7 +57,8 @@ final class Replay {
     record Result(int passes, long schedulerInventories, long backendInventories, int compared, int differencesInWindow,
                   List<String> failures, int orphansPlanted, int orphansFound, long maxDetectionSeconds, long calls,
                   int started, int nodeFailures, long patchMismatches, Map<String, Long> reasons, long schedulerCalls,
-                  org.alpsbridge.proxy.stats.MethodFigures inventoryFigures, org.alpsbridge.proxy.stats.MethodFigures summaryFigures, long inventoryBytesFetched) {
+                  org.alpsbridge.proxy.stats.MethodFigures inventoryFigures, org.alpsbridge.proxy.stats.MethodFigures summaryFigures, long inventoryBytesFetched,
+                  Map<String, Long> drainChecks) {
 
         String summary() {
             return String.format(java.util.Locale.ROOT,
@@ -63,7 +67,7 @@ final class Replay {
                             + " patch mismatches=%d",
                     passes, schedulerCalls, schedulerInventories, backendInventories, schedulerInventories / (double) Math.max(1, backendInventories),
                     calls, started, nodeFailures, compared, differencesInWindow, failures.size(), orphansPlanted, orphansFound,
-                    maxDetectionSeconds, patchMismatches) + " refreshes by reason " + reasons
+                    maxDetectionSeconds, patchMismatches) + " refreshes by reason " + reasons + " drain checks " + drainChecks
                     + String.format(java.util.Locale.ROOT, "; INVENTORY p50/p99: from the cache %d/%d us (SUMMARY check included;"
                             + " SUMMARY alone %d/%d us), from the backend %d/%d us; %.1f MB served, %.1f MB fetched",
                     inventoryFigures.cached().p50Micros(), inventoryFigures.cached().p99Micros(), summaryFigures.backend().p50Micros(),
@@ -92,6 +96,8 @@ final class Replay {
     private final OrphanWatch watch;
     private final Backend chain;
     private final Set<String> liveJobs = ConcurrentHashMap.newKeySet();
+    /** The jobs' containers (slurmstepd's session under Slurm 18.08) still alive, each with the second it ends. */
+    private final Map<Long, Long> containers = new HashMap<>();
     private final Map<Long, Long> expectedOrphans = new LinkedHashMap<>();
     private final List<String> failures = new ArrayList<>();
     private Long windowSince;
@@ -108,6 +114,8 @@ final class Replay {
         this.random = new Random(settings.seed());
         this.emulator = Emulator.create(settings.machine(), () -> clock.millis() / 1000);
         this.control = emulator.control();
+        // a confirmed reservation's container is a claim while it lives, as ALPS counted the job container
+        control.watchPaggs(containers::containsKey);
         this.policy = new InventoryPolicy(PolicySettings.DEFAULTS.withRefreshInterval(settings.refreshInterval()), emulator::userIds, clock, stats,
                 Runnable::run);
         this.watch = new OrphanWatch(new JobSource() {
@@ -167,6 +175,8 @@ final class Replay {
             for (int t = 0; t < s.passSeconds(); t++) {
                 clock.advance(Duration.ofSeconds(1));
                 second++;
+                long now = second;
+                containers.values().removeIf(end -> end <= now);
                 policy.refreshDue();
                 noteRefreshes(second);
             }
@@ -183,6 +193,8 @@ final class Replay {
                 }
                 running.remove(r);
                 liveJobs.remove(Long.toString(r.job().id()));
+                // the job's container outlives its RELEASE by a few seconds (slurmstepd releases, reports, then exits)
+                containers.put(pagg(r.job()), second + 1 + random.nextInt(3 * s.passSeconds()));
                 double dice = random.nextDouble();
                 if (dice < 0.01) {
                     expect(r.reservationId(), second); // forgotten: its batch job is gone
@@ -251,7 +263,9 @@ final class Replay {
         return new Result(passes, schedulerInventories, backendInventories, compared, inWindow, failures, planted, found,
                 maxDetection, calls, started, nodeFailures, patchMismatches,
                 stats.snapshot().counters().get("policy_refreshes").values(), schedulerCalls,
-                stats.snapshot().methods().get("QUERY/INVENTORY"), stats.snapshot().methods().get("QUERY/SUMMARY"), inventoryBytesFetched);
+                stats.snapshot().methods().get("QUERY/INVENTORY"), stats.snapshot().methods().get("QUERY/SUMMARY"), inventoryBytesFetched,
+                stats.snapshot().counters().containsKey("policy_drain_checks")
+                        ? stats.snapshot().counters().get("policy_drain_checks").values() : Map.of());
     }
 
     private long refreshCount() {
@@ -384,6 +398,11 @@ final class Replay {
                 response = null;
             }
             if (response == null || !response.responseData().isSuccess()) {
+                if (!cut) {
+                    // the nodes came from the served inventory: ALPS holding one of them means the cache hid it
+                    failures.add("second " + second + ": RESERVE on nodes the served inventory showed free failed: "
+                            + (response == null ? "no answer" : response.responseData().messageText()));
+                }
                 if (cut) {
                     for (long id : control.reservationIds()) {
                         if (Arrays.stream(idsBefore).noneMatch(x -> x == id)) {
@@ -395,7 +414,8 @@ final class Replay {
             }
             queued.poll();
             long id = response.responseData().content(Reserved.class).orElseThrow().reservationId();
-            call(BasilRequest.confirm("1.0", id, 100_000 + job.id()));
+            call(BasilRequest.confirm("1.0", id, pagg(job)));
+            containers.put(pagg(job), Long.MAX_VALUE);
             running.add(new Running(job, id, second + job.wallSeconds()));
             for (long nid : response.responseData().content(Reserved.class).orElseThrow().nodeIds()) {
                 free.remove(Integer.valueOf((int) nid));
@@ -404,6 +424,11 @@ final class Replay {
             started++;
         }
         return started;
+    }
+
+    /** The job's container id (planted reservations' paggs are 100,000 + their id: kept apart). */
+    private static long pagg(Job job) {
+        return 500_000 + job.id();
     }
 
     private byte[] call(BasilRequest r) throws Exception {

@@ -247,68 +247,116 @@ public final class InventoryReader implements AutoCloseable {
         }
         NodeAssembler a = assembler;
         a.begin(nodeId, name, architecture, role, state, routerId);
-        // The elements open below the Node: an element counts only where the model reads it (a Processor in a
-        // ProcessorArray, ...); one out of place is skipped, as the model keeps it aside unread. Found by
-        // BasilCodecFuzzTest: Processors directly under a Node were counted here and not in the model.
-        Deque<String> open = new ArrayDeque<>();
+        // The elements open below the Node, as codes (one name lookup per start tag, none per end tag): an element
+        // counts only where the model reads it (a Processor in a ProcessorArray, ...); one out of place is skipped,
+        // as the model keeps it aside unread. Found by BasilCodecFuzzTest: Processors directly under a Node were
+        // counted here and not in the model.
+        int depth = 0;
         while (true) {
             if (nextStartOrEnd() == START) {
-                String element = r.getLocalName();
-                if (!belongs(element, open.isEmpty() ? "Node" : open.peek())) {
+                int element = code(r.getLocalName());
+                if (!belongs(element, depth == 0 ? NODE : open[depth - 1])) {
                     skipElement();
                     continue;
                 }
                 switch (element) {
-                    case "SocketArray", "SegmentArray", "ComputeUnitArray", "ProcessorArray", "MemoryArray",
-                         "LabelArray", "AcceleratorArray" -> open.push(element);
-                    case "Socket" -> {
+                    case SOCKET_ARRAY, SEGMENT_ARRAY, COMPUTE_UNIT_ARRAY, PROCESSOR_ARRAY, MEMORY_ARRAY, LABEL_ARRAY,
+                         ACCELERATOR_ARRAY -> depth = push(depth, element);
+                    case SOCKET -> {
                         a.socket(ordinal(), r.getAttributeValue(null, "architecture"), numberOr("clock_mhz", 0));
-                        open.push(element);
+                        depth = push(depth, element);
                     }
-                    case "Segment" -> {
+                    case SEGMENT -> {
                         a.segment(ordinal());
-                        open.push(element);
+                        depth = push(depth, element);
                     }
-                    case "ComputeUnit" -> {
+                    case COMPUTE_UNIT -> {
                         a.computeUnit(ordinal());
-                        open.push(element);
+                        depth = push(depth, element);
                     }
-                    case "Processor" -> readProcessor(a);
-                    case "Memory" -> readMemory(a);
-                    case "Label" -> {
+                    case PROCESSOR -> readProcessor(a);
+                    case MEMORY -> readMemory(a);
+                    case LABEL -> {
                         a.label(new NodeView.Label(r.getAttributeValue(null, "name"), r.getAttributeValue(null, "type"),
                                 r.getAttributeValue(null, "disposition")));
                         skipElement();
                     }
-                    case "Accelerator" -> readAccelerator(a);
+                    case ACCELERATOR -> readAccelerator(a);
                     default -> skipElement();
                 }
             } else {
-                String element = r.getLocalName();
-                if (element.equals("Node") && open.isEmpty()) {
+                // the parser matched every end tag to its start: with nothing open below the Node, it is the Node's
+                if (depth == 0) {
                     return a.end();
                 }
-                open.pop();
-                switch (element) {
-                    case "Socket" -> a.endSocket();
-                    case "Segment" -> a.endSegment();
-                    case "ComputeUnit" -> a.endComputeUnit();
+                switch (open[--depth]) {
+                    case SOCKET -> a.endSocket();
+                    case SEGMENT -> a.endSegment();
+                    case COMPUTE_UNIT -> a.endComputeUnit();
                     default -> { }
                 }
             }
         }
     }
 
-    /** Whether the model reads {@code element} inside {@code parent} (BASIL 1.0-1.7 together). */
-    private static boolean belongs(String element, String parent) {
+    // The elements of a Node the reader knows, as codes; OTHER is skipped with its content.
+    private static final int OTHER = 0;
+    private static final int NODE = 1;
+    private static final int SOCKET_ARRAY = 2;
+    private static final int SOCKET = 3;
+    private static final int SEGMENT_ARRAY = 4;
+    private static final int SEGMENT = 5;
+    private static final int COMPUTE_UNIT_ARRAY = 6;
+    private static final int COMPUTE_UNIT = 7;
+    private static final int PROCESSOR_ARRAY = 8;
+    private static final int PROCESSOR = 9;
+    private static final int MEMORY_ARRAY = 10;
+    private static final int MEMORY = 11;
+    private static final int LABEL_ARRAY = 12;
+    private static final int LABEL = 13;
+    private static final int ACCELERATOR_ARRAY = 14;
+    private static final int ACCELERATOR = 15;
+
+    /** The containers open below the current Node (the schema nests them at most 6 deep; grown if a document does). */
+    private int[] open = new int[16];
+
+    private int push(int depth, int element) {
+        if (depth == open.length) {
+            open = java.util.Arrays.copyOf(open, depth * 2);
+        }
+        open[depth] = element;
+        return depth + 1;
+    }
+
+    private static int code(String element) {
         return switch (element) {
-            case "SocketArray", "AcceleratorArray" -> parent.equals("Node");
-            case "SegmentArray" -> parent.equals("Node") || parent.equals("Socket");
-            case "ComputeUnitArray" -> parent.equals("Segment");
-            case "ProcessorArray" -> parent.equals("Node") || parent.equals("Segment") || parent.equals("ComputeUnit");
-            case "MemoryArray", "LabelArray" -> parent.equals("Node") || parent.equals("Segment");
-            case "Socket", "Segment", "ComputeUnit", "Processor", "Memory", "Label", "Accelerator" ->
-                    parent.equals(element + "Array");
+            case "SocketArray" -> SOCKET_ARRAY;
+            case "Socket" -> SOCKET;
+            case "SegmentArray" -> SEGMENT_ARRAY;
+            case "Segment" -> SEGMENT;
+            case "ComputeUnitArray" -> COMPUTE_UNIT_ARRAY;
+            case "ComputeUnit" -> COMPUTE_UNIT;
+            case "ProcessorArray" -> PROCESSOR_ARRAY;
+            case "Processor" -> PROCESSOR;
+            case "MemoryArray" -> MEMORY_ARRAY;
+            case "Memory" -> MEMORY;
+            case "LabelArray" -> LABEL_ARRAY;
+            case "Label" -> LABEL;
+            case "AcceleratorArray" -> ACCELERATOR_ARRAY;
+            case "Accelerator" -> ACCELERATOR;
+            default -> OTHER;
+        };
+    }
+
+    /** Whether the model reads {@code element} inside {@code parent} (BASIL 1.0-1.7 together). */
+    private static boolean belongs(int element, int parent) {
+        return switch (element) {
+            case SOCKET_ARRAY, ACCELERATOR_ARRAY -> parent == NODE;
+            case SEGMENT_ARRAY -> parent == NODE || parent == SOCKET;
+            case COMPUTE_UNIT_ARRAY -> parent == SEGMENT;
+            case PROCESSOR_ARRAY -> parent == NODE || parent == SEGMENT || parent == COMPUTE_UNIT;
+            case MEMORY_ARRAY, LABEL_ARRAY -> parent == NODE || parent == SEGMENT;
+            case SOCKET, SEGMENT, COMPUTE_UNIT, PROCESSOR, MEMORY, LABEL, ACCELERATOR -> parent == element - 1; // its *Array
             default -> true; // unknown: skipped below
         };
     }
@@ -329,9 +377,17 @@ public final class InventoryReader implements AutoCloseable {
     }
 
     private void readMemory(NodeAssembler a) throws XMLStreamException {
-        String type = r.getAttributeValue(null, "type");
-        long pageSize = numberOr("page_size_kb", 0);
-        long pages = numberOr("page_count", 0);
+        String type = null;
+        long pageSize = 0;
+        long pages = 0;
+        for (int i = 0, n = r.getAttributeCount(); i < n; i++) { // one pass, as readProcessor: no lookup by name
+            switch (r.getAttributeLocalName(i)) {
+                case "type" -> type = r.getAttributeValue(i);
+                case "page_size_kb" -> pageSize = number(i);
+                case "page_count" -> pages = number(i);
+                default -> { }
+            }
+        }
         List<NodeView.MemoryAllocation> allocations = List.of();
         while (nextStartOrEnd() == START) {
             if ("MemoryAllocation".equals(r.getLocalName())) {
@@ -356,15 +412,23 @@ public final class InventoryReader implements AutoCloseable {
                 allocations("AcceleratorAllocation")));
     }
 
-    /** The reservation ids of the {@code element} children of the current element, which is consumed. */
+    /**
+     * The reservation ids of the {@code element} children of the current element, which is consumed. Mostly none or
+     * one: those are immutable lists already, which the views keep without copying.
+     */
     private List<Long> allocations(String element) throws XMLStreamException {
         List<Long> ids = List.of();
         while (nextStartOrEnd() == START) {
             if (element.equals(r.getLocalName())) {
+                long id = numberOr("reservation_id", 0);
                 if (ids.isEmpty()) {
-                    ids = new ArrayList<>(2);
+                    ids = List.of(id);
+                } else {
+                    if (ids.size() == 1) {
+                        ids = new ArrayList<>(ids);
+                    }
+                    ids.add(id);
                 }
-                ids.add(numberOr("reservation_id", 0));
             }
             skipElement();
         }
@@ -476,21 +540,36 @@ public final class InventoryReader implements AutoCloseable {
         return v == null ? null : parse(attribute, v);
     }
 
+    /** The attribute at {@code index} as a number; its name is looked up only to report a bad one. */
     private long number(int index) throws XMLStreamException {
-        return parse(r.getAttributeLocalName(index), r.getAttributeValue(index));
+        String value = r.getAttributeValue(index);
+        long v = digits(value);
+        if (v < 0) {
+            throw notANumber(r.getAttributeLocalName(index), value);
+        }
+        return v;
     }
 
     /** An unsigned decimal (node ids, counts and sizes are 32-bit unsigned or wider). */
     private long parse(String attribute, String value) throws XMLStreamException {
+        long v = digits(value);
+        if (v < 0) {
+            throw notANumber(attribute, value);
+        }
+        return v;
+    }
+
+    /** The value of 1 to 18 decimal digits, or -1 for anything else. */
+    private static long digits(String value) {
         int n = value.length();
         if (n == 0 || n > 18) {
-            throw notANumber(attribute, value);
+            return -1;
         }
         long v = 0;
         for (int i = 0; i < n; i++) {
             char c = value.charAt(i);
             if (c < '0' || c > '9') {
-                throw notANumber(attribute, value);
+                return -1;
             }
             v = v * 10 + (c - '0');
         }

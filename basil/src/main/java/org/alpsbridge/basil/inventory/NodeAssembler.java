@@ -12,6 +12,23 @@ import java.util.List;
  */
 final class NodeAssembler {
 
+    /**
+     * Idle threads and cores are the bulk of an inventory (a busy KNL node still has most of its 272 threads free),
+     * and views are immutable: one shared instance per ordinal (and per thread count for cores) serves them all, so a
+     * node costs the allocations of what is reserved on it, not of its size.
+     */
+    private static final int SHARED_ORDINALS = 512;
+    private static final NodeView.Thread[] IDLE_THREADS = new NodeView.Thread[SHARED_ORDINALS];
+
+    static {
+        for (int i = 0; i < SHARED_ORDINALS; i++) {
+            IDLE_THREADS[i] = new NodeView.Thread(i, List.of());
+        }
+    }
+
+    /** Idle cores by thread count (1 to 8) and ordinal, made on first use by this assembler. */
+    private final NodeView.Core[][] idleCores = new NodeView.Core[9][];
+
     private long nodeId;
     private String name;
     private String architecture;
@@ -103,11 +120,43 @@ final class NodeAssembler {
             socketClock = clockMhz;
         }
         if (unitOpen) {
-            threads.add(new NodeView.Thread(ordinal < 0 ? threads.size() : ordinal, reservations));
+            threads.add(thread(ordinal < 0 ? threads.size() : ordinal, reservations));
         } else {
             long core = ordinal < 0 ? cores.size() : ordinal;
-            cores.add(new NodeView.Core(core, List.of(new NodeView.Thread(0, reservations))));
+            cores.add(reservations.isEmpty() ? idleCore(core, IDLE_THREADS_OF_ONE)
+                    : new NodeView.Core(core, List.of(new NodeView.Thread(0, reservations))));
         }
+    }
+
+    private static final List<NodeView.Thread> IDLE_THREADS_OF_ONE = List.of(IDLE_THREADS[0]);
+
+    private static NodeView.Thread thread(long ordinal, List<Long> reservations) {
+        return reservations.isEmpty() && ordinal >= 0 && ordinal < SHARED_ORDINALS ? IDLE_THREADS[(int) ordinal]
+                : new NodeView.Thread(ordinal, reservations);
+    }
+
+    /** The core of these threads: a shared one when they are idle and numbered 0, 1, ... (the usual case). */
+    private NodeView.Core idleCore(long ordinal, List<NodeView.Thread> threads) {
+        int n = threads.size();
+        if (n == 0 || n >= idleCores.length || ordinal < 0 || ordinal >= SHARED_ORDINALS) {
+            return new NodeView.Core(ordinal, threads);
+        }
+        for (int i = 0; i < n; i++) {
+            if (threads.get(i) != IDLE_THREADS[i]) {
+                return new NodeView.Core(ordinal, threads);
+            }
+        }
+        NodeView.Core[] bySize = idleCores[n];
+        if (bySize == null || bySize.length <= ordinal) {
+            // grown as ordinals come: a small document (a 48-KB capture) should not pay for a KNL's 68 cores
+            bySize = idleCores[n] = java.util.Arrays.copyOf(bySize == null ? new NodeView.Core[0] : bySize,
+                    (int) Math.min(SHARED_ORDINALS, Math.max(16, 2 * (ordinal + 1))));
+        }
+        NodeView.Core c = bySize[(int) ordinal];
+        if (c == null) {
+            c = bySize[(int) ordinal] = new NodeView.Core(ordinal, threads);
+        }
+        return c;
     }
 
     void memory(NodeView.Memory memory) {
@@ -132,8 +181,13 @@ final class NodeAssembler {
 
     NodeView end() {
         closeSocket();
-        return new NodeView(nodeId, name, architecture, role, state, routerId, sockets, nodeMemory, nodeLabels,
-                accelerators);
+        return new NodeView(nodeId, name, architecture, role, state, routerId, frozen(sockets), frozen(nodeMemory),
+                frozen(nodeLabels), frozen(accelerators));
+    }
+
+    /** The list as the views keep it: an empty one is {@code List.of()}, which they keep without copying anything. */
+    private static <T> List<T> frozen(List<T> list) {
+        return list.isEmpty() ? List.of() : list;
     }
 
     private void ensureSegment() {
@@ -167,7 +221,7 @@ final class NodeAssembler {
     private void closeUnit() {
         if (unitOpen) {
             unitOpen = false;
-            cores.add(new NodeView.Core(unitOrdinal, threads));
+            cores.add(idleCore(unitOrdinal, threads));
         }
     }
 
@@ -181,7 +235,7 @@ final class NodeAssembler {
         closeUnit();
         if (segmentOpen) {
             segmentOpen = false;
-            segments.add(new NodeView.Segment(segmentOrdinal, cores, segmentMemory, segmentLabels));
+            segments.add(new NodeView.Segment(segmentOrdinal, frozen(cores), frozen(segmentMemory), frozen(segmentLabels)));
         }
     }
 
