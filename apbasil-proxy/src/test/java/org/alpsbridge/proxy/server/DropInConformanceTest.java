@@ -561,6 +561,22 @@ class DropInConformanceTest {
                     assertTrue(replayed.out().contains("status=\"FAILURE\"") && replayed.out().contains("eplayed"),
                             replayed.out());
                 }
+                // A standby in front that uses up the credential it was sent (relays it to the daemon, which records it
+                // as used) and answers NOT_ACTIVE: the live proxy must get a credential of its own, or it would refuse
+                // a replay.
+                try (Stub consuming = new Stub((s, frame) -> {
+                    relay(at, frame);
+                    byte[] reply = org.alpsbridge.proxy.wire.Reply.notActive("standby (active: " + at + ")").encode();
+                    DataOutputStream out = new DataOutputStream(s.getOutputStream());
+                    out.writeInt(reply.length);
+                    out.write(reply);
+                    out.flush();
+                })) {
+                    Run failover = both(env("APBASIL_PROXY", consuming.address() + "," + at, "APBASIL_MUNGE_SOCKET",
+                            munged.socket().toString(), "APBASIL_RETRIES", "0"), Basil.engine("1.3"));
+                    assertEquals(0, failover.status(), failover.stderr());
+                    assertTrue(Basil.success(failover.stdout()), failover.out());
+                }
                 // No munged at all: the munge error, and no lab hint since the daemon does want credentials.
                 Run noMunged = both(env("APBASIL_PROXY", daemon.address().text(), "APBASIL_MUNGE_SOCKET",
                         dir.resolve("no-munged.sock").toString()), Basil.engine("1.3"));
@@ -579,6 +595,11 @@ class DropInConformanceTest {
             assertFailure(r, ErrorClass.PERMANENT, "APBASIL_AUTH is munge (the default) but the apbasil proxy at "
                     + daemon.address().text() + " runs with auth=none: set APBASIL_AUTH=none");
             assertFalse(r.stderr().contains("is munged running?"), r.stderr());
+            // With a list, the proxies are asked in order and the hint names the one that answered.
+            Run listed = both(env("APBASIL_PROXY", "127.0.0.1:" + closedPort() + "," + daemon.address().text(),
+                    "APBASIL_MUNGE_SOCKET", dir.resolve("none.sock").toString()), Basil.engine("1.3"));
+            assertFailure(listed, ErrorClass.PERMANENT, "but the apbasil proxy at " + daemon.address().text()
+                    + " runs with auth=none");
         }
         // With no daemon either, the munge error stands: nothing says the daemon runs without authentication.
         Run noDaemon = both(env("APBASIL_PROXY", "127.0.0.1:" + closedPort(), "APBASIL_MUNGE_SOCKET",
