@@ -45,7 +45,6 @@ struct failure {
     int transient;
 };
 
-
 struct connection {
     int fd;
     void *ssl;
