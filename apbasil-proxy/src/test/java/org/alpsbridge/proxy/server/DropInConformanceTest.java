@@ -294,6 +294,16 @@ class DropInConformanceTest {
             Run r = both(e, Basil.engine("1.3"), text -> text.replaceAll("within \\d+ ms", "within N ms"));
             assertFailure(r, ErrorClass.TRANSIENT, "failed: no reply within ");
             assertTrue(r.millis() < 10_000, "gave up after " + r.millis() + " ms");
+            // In a list the timeout is still the whole call's: a proxy that hangs uses it up, the next is not tried.
+            try (ProxyDaemon daemon = emulatorDaemon(Map.of())) {
+                Map<String, String> listed = new HashMap<>(e);
+                listed.put("APBASIL_PROXY", stub.address() + "," + daemon.address().text());
+                Run l = both(listed, Basil.engine("1.3"), text -> text.replaceAll("within \\d+ ms", "within N ms"));
+                assertFailure(l, ErrorClass.TRANSIENT, "no apbasil proxy answered: " + stub.address()
+                        + ": failed: no reply within ");
+                assertTrue(l.stderr().endsWith(" ms; " + daemon.address().text()
+                        + ": not tried, the call's timeout had passed\n"), l.stderr());
+            }
         }
     }
 
