@@ -6,6 +6,7 @@
  * on stdout, exit 0. When no response can be had it prints a BASIL FAILURE (TRANSIENT when a retry may help) in
  * the request's protocol version on stdout, the reason on stderr, and exits 1; stdout never carries a partial
  * document (the reply is held, spilling to an unlinked temporary file, until all of it has arrived).
+ * APBASIL_PROXY may list several proxies: they are tried in order (failover), as the Java client does.
  *
  * Settings (settings.c): APBASIL_PROXY, APBASIL_AUTH, APBASIL_MUNGE, APBASIL_MUNGE_SOCKET, APBASIL_TIMEOUT,
  * APBASIL_RETRIES, APBASIL_TLS_CA, or key=value in $APBASIL_CONFIG (default /etc/alpsbridge/apbasil.conf).
@@ -44,14 +45,6 @@ struct failure {
     int transient;
 };
 
-struct address {
-    char text[1024];
-    int unix_socket;
-    char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-    char host[512];
-    int port;
-};
-
 struct connection {
     int fd;
     void *ssl;
@@ -75,58 +68,6 @@ static void fail(struct failure *f, int sent, int transient, const char *format,
     va_end(args);
     f->sent = sent;
     f->transient = transient;
-}
-
-/* ProxyAddress.parse: host:port, [v6]:port or unix:/path; 0, or -1 with the Java client's message. */
-static int parse_address(const char *text, struct address *a, char problem[MESSAGE_MAX]) {
-    memset(a, 0, sizeof *a);
-    snprintf(a->text, sizeof a->text, "%s", text);
-    if (strncmp(text, "unix:", 5) == 0) {
-        if (text[5] == '\0') {
-            snprintf(problem, MESSAGE_MAX, "unix: address without a path: %s", text);
-            return -1;
-        }
-        if (strlen(text + 5) >= sizeof a->path) {
-            snprintf(problem, MESSAGE_MAX, "proxy address %s: the path is longer than a unix socket path may be",
-                     text);
-            return -1;
-        }
-        a->unix_socket = 1;
-        strcpy(a->path, text + 5);
-        return 0;
-    }
-    const char *colon = strrchr(text, ':');
-    if (!colon || colon == text || colon[1] == '\0') {
-        snprintf(problem, MESSAGE_MAX, "proxy address %s is not host:port or unix:/path", text);
-        return -1;
-    }
-    size_t hl = (size_t)(colon - text);
-    const char *host = text;
-    if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') host++, hl -= 2;
-    if (hl >= sizeof a->host) hl = sizeof a->host - 1;
-    memcpy(a->host, host, hl);
-    a->host[hl] = '\0';
-    /* Integer.parseInt: an optional sign and decimal digits, within an int */
-    const char *p = colon + 1;
-    int negative = 0;
-    if (*p == '+' || *p == '-') negative = *p++ == '-';
-    long long port = 0;
-    int digits = 0;
-    for (; *p >= '0' && *p <= '9'; p++, digits++) {
-        port = port * 10 + (*p - '0');
-        if (port > 2147483648LL) break;
-    }
-    if (*p != '\0' || !digits || port > 2147483647LL + negative) {
-        snprintf(problem, MESSAGE_MAX, "proxy address %s has a port that is not a number", text);
-        return -1;
-    }
-    if (negative) port = -port;
-    if (port < 0 || port > 65535) {
-        snprintf(problem, MESSAGE_MAX, "proxy address %s has port %lld outside 0-65535", text, port);
-        return -1;
-    }
-    a->port = (int)port;
-    return 0;
 }
 
 /* ---- I/O with the whole call's deadline ---- */
@@ -381,24 +322,27 @@ static const char *reason(struct reply *r) {
 }
 
 /*
- * Whether the daemon takes requests without a credential (Apbasil.daemonWithoutAuth): asked only when no
- * credential could be had, with an admin command no daemon registers. An auth=munge daemon refuses it for want of
- * a credential, an auth=none one as unknown; an unreachable daemon counts as "no".
+ * The first proxy that takes requests without a credential, or NULL (Apbasil.daemonWithoutAuth): asked only when
+ * no credential could be had, with an admin command no daemon registers. An auth=munge daemon refuses it for want
+ * of a credential, an auth=none one as unknown; an unreachable, busy or standby proxy is passed over.
  */
-static int daemon_without_auth(const struct address *a, long long deadline) {
-    long long left = deadline - now_ns();
-    if (left > AUTH_PROBE_LIMIT_NS) left = AUTH_PROBE_LIMIT_NS;
-    if (left <= 0) return 0;
+static const struct address *daemon_without_auth(const struct address *proxies, size_t count, long long deadline) {
     static const unsigned char command[] = {0, 18, 'a', 'p', 'b', 'a', 's', 'i', 'l', '-', 'a', 'u', 't', 'h', '-',
                                             'p', 'r', 'o', 'b', 'e'};
-    struct exchange probe = {.kind = KIND_ADMIN, .payload = command, .payload_length = sizeof command};
-    new_exchange_id(probe.id, sizeof probe.id);
-    struct reply r;
-    struct failure f;
-    if (round_trip(a, &probe, "", now_ns() + left, &r, &f) != 0) return 0;
-    int yes = r.status == REPLY_REJECTED && strncmp(reason(&r), "authentication failed", 21) != 0;
-    reply_discard(&r);
-    return yes;
+    for (size_t i = 0; i < count; i++) {
+        long long left = deadline - now_ns();
+        if (left > AUTH_PROBE_LIMIT_NS) left = AUTH_PROBE_LIMIT_NS;
+        if (left <= 0) return NULL;
+        struct exchange probe = {.kind = KIND_ADMIN, .payload = command, .payload_length = sizeof command};
+        new_exchange_id(probe.id, sizeof probe.id);
+        struct reply r;
+        struct failure f;
+        if (round_trip(&proxies[i], &probe, "", now_ns() + left, &r, &f) != 0) continue;
+        int status = r.status, refused = strncmp(reason(&r), "authentication failed", 21) == 0;
+        reply_discard(&r);
+        if (status == REPLY_REJECTED) return refused ? NULL : &proxies[i];
+    }
+    return NULL;
 }
 
 static int service_failure(munge_err_t e) {
@@ -406,8 +350,8 @@ static int service_failure(munge_err_t e) {
 }
 
 /* A MUNGE credential over the exchange's digest, from libmunge; NULL with the failure (Apbasil.credential). */
-static char *credential(const char *socket_path, const struct exchange *e, const struct address *a,
-                        long long deadline, struct failure *f) {
+static char *credential(const char *socket_path, const struct exchange *e, const struct address *proxies,
+                        size_t count, long long deadline, struct failure *f) {
     unsigned char d[32];
     digest(e, d);
     munge_ctx_t ctx = munge_ctx_create();
@@ -437,7 +381,8 @@ static char *credential(const char *socket_path, const struct exchange *e, const
     }
     munge_ctx_destroy(ctx);
     if (err == EMUNGE_SUCCESS) return cred;
-    if (service_failure(err) && daemon_without_auth(a, deadline)) {
+    const struct address *a = service_failure(err) ? daemon_without_auth(proxies, count, deadline) : NULL;
+    if (a) {
         fail(f, 0, 0, "APBASIL_AUTH is munge (the default) but the apbasil proxy at %s runs with auth=none: set "
              "APBASIL_AUTH=none (or auth=none in /etc/alpsbridge/apbasil.conf) for this client, or run the daemon "
              "with auth=munge", a->text);
@@ -445,6 +390,24 @@ static char *credential(const char *socket_path, const struct exchange *e, const
         fail(f, 0, service_failure(err), "no MUNGE credential for the request: %s", detail);
     }
     return NULL;
+}
+
+/* A failure's message as one entry of the list's summary, after the address (Apbasil.withoutAddress). */
+static const char *without_address(const char *message, const char *address) {
+    static const char connect[] = "cannot connect to the apbasil proxy at ", at[] = "the apbasil proxy at ";
+    static char out[MESSAGE_MAX];
+    size_t n = strlen(address);
+    if (strncmp(message, connect, sizeof connect - 1) == 0 && strncmp(message + sizeof connect - 1, address, n) == 0
+        && strncmp(message + sizeof connect - 1 + n, ": ", 2) == 0) {
+        snprintf(out, sizeof out, "cannot connect: %s", message + sizeof connect - 1 + n + 2);
+        return out;
+    }
+    if (strncmp(message, at, sizeof at - 1) == 0 && strncmp(message + sizeof at - 1, address, n) == 0
+        && message[sizeof at - 1 + n] == ' ') {
+        const char *rest = message + sizeof at - 1 + n + 1;
+        return strncmp(rest, "is ", 3) == 0 ? rest + 3 : rest;
+    }
+    return message;
 }
 
 static void sleep_ms(long long ms) {
@@ -495,7 +458,9 @@ static int usage(void) {
           "itself be a BASIL FAILURE from ALPS); 1 no response could be had (the daemon is unreachable, failed, or\n"
           "refused the request itself): a BASIL FAILURE document on stdout, the reason on stderr.\n"
           "Settings (environment, else key=value in $APBASIL_CONFIG, default /etc/alpsbridge/apbasil.conf):\n"
-          "  APBASIL_PROXY         host:port or unix:/path of the daemon (default 127.0.0.1:6830)\n"
+          "  APBASIL_PROXY         host:port or unix:/path of the daemon (default 127.0.0.1:6830); a comma-separated\n"
+          "                        list is tried in order, moving on from a proxy that cannot be reached or answers\n"
+          "                        that it is not active (a standby)\n"
           "  APBASIL_AUTH          munge (default) or none, as the daemon's auth\n"
           "  APBASIL_MUNGE_SOCKET  munged's socket (default libmunge's)\n"
           "  APBASIL_MUNGE         socket, program or library: how the Java client gets a credential (this one\n"
@@ -521,10 +486,11 @@ int main(int argc, char **argv) {
         return report(request, length, &f);
     }
     const char *proxy = settings_get(&s, KEY_PROXY, problem);
-    const char *timeout = settings_get(&s, KEY_TIMEOUT, problem);
-    struct address a;
+    const char *timeout = proxy ? settings_get(&s, KEY_TIMEOUT, problem) : NULL;
+    struct address *proxies;
+    size_t count;
     const char *auth = NULL, *retries = NULL, *munge_socket = NULL;
-    if (!timeout || parse_address(proxy, &a, problem) != 0) {
+    if (!timeout || parse_proxies(proxy, &proxies, &count, problem) != 0) {
         snprintf(f.message, sizeof f.message, "%s", problem);
         return report(request, length, &f);
     }
@@ -532,7 +498,9 @@ int main(int argc, char **argv) {
     java_double(timeout, &seconds);
     long long timeout_ms = seconds * 1000 >= 9.2e15 ? 9200000000000000LL : (long long)(seconds * 1000);
     long long deadline = now_ns() + (timeout_ms > 9200000000LL * 1000 ? 9200000000LL * 1000 : timeout_ms * 1000000);
-    if (!a.unix_socket) {
+    int tcp = 0;
+    for (size_t i = 0; i < count; i++) tcp |= !proxies[i].unix_socket;
+    if (tcp) {
         const char *ca = settings_get(&s, KEY_TLS_CA, problem);
         if (ca && tls_setup(ca, problem) != 0) {
             fail(&f, 0, 0, "%s", problem);
@@ -559,32 +527,59 @@ int main(int argc, char **argv) {
     int probed = 0, query = 0;
     long long backoff = FIRST_BACKOFF_MILLIS;
     struct reply reply;
+    /*
+     * As Apbasil.exchange: the proxies in order, a round over them one attempt. A failure that is safe to retry moves
+     * on to the next proxy (NOT_ACTIVE: a standby ran nothing); any other ends the call with its own message.
+     */
     for (long attempt = 0;; attempt++) {
-        char *cred = NULL;
-        if (munge && !(cred = credential(munge_socket, &e, &a, deadline, &f))) return report(request, length, &f);
-        int ok = round_trip(&a, &e, cred ? cred : "", deadline, &reply, &f);
-        free(cred);
-        if (ok == 0) {
-            if (reply.status == REPLY_OK) {
-                if (reply_write(&reply, 1) != 0) {
-                    fprintf(stderr, "apbasil: cannot write the response on stdout: %s\n", strerror(errno));
-                    return 1;
-                }
-                return 0;
+        char round[MESSAGE_MAX] = "";
+        size_t used = 0;
+        int sent = 0, tried = 0;
+        for (size_t i = 0; i < count; i++) {
+            const struct address *a = &proxies[i];
+            if (tried && deadline - now_ns() < 1000000LL) {
+                used += (size_t)snprintf(round + used, sizeof round - used, "; %s: not tried, the call's timeout had "
+                                         "passed", a->text);
+                if (used >= sizeof round) used = sizeof round - 1;
+                continue;
             }
-            fail(&f, 1, reply.status == REPLY_REJECTED_TRANSIENT, "the apbasil proxy at %s refused the request: %s",
-                 a.text, reason(&reply));
-            reply_discard(&reply);
+            tried = 1;
+            char *cred = NULL;
+            /* a fresh credential for each proxy: they may share one munged, which refuses a replay */
+            if (munge && !(cred = credential(munge_socket, &e, proxies, count, deadline, &f)))
+                return report(request, length, &f);
+            int ok = round_trip(a, &e, cred ? cred : "", deadline, &reply, &f);
+            free(cred);
+            if (ok == 0) {
+                if (reply.status == REPLY_OK) {
+                    if (reply_write(&reply, 1) != 0) {
+                        fprintf(stderr, "apbasil: cannot write the response on stdout: %s\n", strerror(errno));
+                        return 1;
+                    }
+                    return 0;
+                }
+                if (reply.status == REPLY_NOT_ACTIVE)
+                    fail(&f, 0, 1, "the apbasil proxy at %s is not active: %s", a->text, reason(&reply));
+                else
+                    fail(&f, 1, reply.status == REPLY_REJECTED_TRANSIENT,
+                         "the apbasil proxy at %s refused the request: %s", a->text, reason(&reply));
+                reply_discard(&reply);
+            }
+            if (f.sent && !probed) {
+                probe_request(request, length, &p);
+                query = p.request && p.method && strcmp(p.method, "QUERY") == 0;
+                probe_free(&p);
+                probed = 1;
+            }
+            if (!f.transient || (f.sent && !query)) return report(request, length, &f);
+            sent |= f.sent;
+            used += (size_t)snprintf(round + used, sizeof round - used, "; %s: %s", a->text,
+                                     without_address(f.message, a->text));
+            if (used >= sizeof round) used = sizeof round - 1;
         }
+        if (count > 1) fail(&f, sent, 1, "no apbasil proxy answered: %s", round + 2);
         int time_left = deadline - now_ns() > backoff * 1000000LL;
-        if (f.sent && !probed) {
-            probe_request(request, length, &p);
-            query = p.request && p.method && strcmp(p.method, "QUERY") == 0;
-            probe_free(&p);
-            probed = 1;
-        }
-        if (attempt >= attempts_left || !time_left || !f.transient || (f.sent && !query))
-            return report(request, length, &f);
+        if (attempt >= attempts_left || !time_left) return report(request, length, &f);
         sleep_ms(backoff);
         backoff *= 2;
     }

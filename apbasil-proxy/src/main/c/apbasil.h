@@ -1,12 +1,14 @@
 /*
  * The native drop-in apbasil client: shared declarations of its parts.
- *   settings.c  the settings (environment, then the key=value file), read and checked as ClientSettings.java does
+ *   settings.c  the settings (environment, then the key=value file), read and checked as ClientSettings.java does,
+ *               and the proxy addresses (ProxyAddress.java), a comma-separated list tried in order
  *   document.c  what a request is (Probe.java's first look) and the client's own BASIL FAILURE document,
  *               byte for byte what FailureDocument.java writes
  *   reply.c     the daemon's reply frame (Reply.java), held in a bounded buffer that spills to an unlinked file
  *   sha256.c    the exchange digest the MUNGE credential carries (Exchange.digest)
  *   tls.c       TLS with tls_ca, OpenSSL loaded only when it is used
- *   apbasil.c   main: the exchange (Exchange.java), MUNGE, TCP/unix sockets, retries and the whole-call deadline
+ *   apbasil.c   main: the exchange (Exchange.java), MUNGE, TCP/unix sockets, failover over the proxies, retries and
+ *               the whole-call deadline
  * The parts that read untrusted input (settings.c, reply.c) have libFuzzer targets in fuzz/.
  */
 #ifndef APBASIL_H
@@ -15,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/un.h>
 
 #define MESSAGE_MAX 8192
 
@@ -38,6 +41,18 @@ int settings_parse(const char *path, const unsigned char *text, size_t length, s
 int settings_load(struct settings *out, char problem[MESSAGE_MAX]);
 /* The value of key (environment over file, default when unset) after checking it; NULL with problem set if bad. */
 const char *settings_get(const struct settings *s, int key, char problem[MESSAGE_MAX]);
+/* One proxy: host:port, [v6]:port or unix:/path, as ProxyAddress.java reads it. */
+struct address {
+    char text[1024];
+    int unix_socket;
+    char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+    char host[512];
+    int port;
+};
+
+/* ProxyAddress.parseList: the proxies, in the order they are tried (malloc'd array in *out, its length in *count);
+ * 0, or -1 with the Java client's message in problem. */
+int parse_proxies(const char *text, struct address **out, size_t *count, char problem[MESSAGE_MAX]);
 /* A number as Java's Double.parseDouble reads it (after strip); 0 ok, -1 not a number. */
 int java_double(const char *text, double *out);
 void settings_free(struct settings *s);
@@ -65,7 +80,7 @@ char *failure_document(const unsigned char *request, size_t request_length, int 
 /* Reads exactly n bytes; returns n, fewer at end of stream, or -1 with errno set (ETIMEDOUT at the deadline). */
 typedef ssize_t (*read_fn)(void *source, unsigned char *buffer, size_t n);
 
-enum reply_status { REPLY_OK = 0, REPLY_REJECTED = 1, REPLY_REJECTED_TRANSIENT = 2 };
+enum reply_status { REPLY_OK = 0, REPLY_REJECTED = 1, REPLY_REJECTED_TRANSIENT = 2, REPLY_NOT_ACTIVE = 3 };
 
 enum reply_outcome {
     REPLY_READ,       /* a whole reply: status and payload below */

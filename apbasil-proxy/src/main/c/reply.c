@@ -76,7 +76,7 @@ void reply_read(struct reply *r, read_fn read, void *source) {
     if (head < 4) bad = "truncated reply frame";
     else if (memcmp(header, "APB\1", 4) != 0) bad = "not an alpsbridge proxy frame (bad magic or version)";
     else if (head < 5) bad = "truncated reply frame";
-    else if (header[4] > REPLY_REJECTED_TRANSIENT) bad = "unknown reply status";
+    else if (header[4] > REPLY_NOT_ACTIVE) bad = "unknown reply status";
     uint64_t left = (uint64_t)length - head;
     r->status = head == 5 ? header[4] : 0;
     size_t held = 0; /* payload bytes in memory (all of them until a spill) */

@@ -62,6 +62,94 @@ static char *copy(const unsigned char *start, const unsigned char *end) {
     return s;
 }
 
+/* ProxyAddress.parse: host:port, [v6]:port or unix:/path; 0, or -1 with the Java client's message. */
+static int parse_address(const char *text, struct address *a, char problem[MESSAGE_MAX]) {
+    memset(a, 0, sizeof *a);
+    snprintf(a->text, sizeof a->text, "%s", text);
+    if (strncmp(text, "unix:", 5) == 0) {
+        if (text[5] == '\0') {
+            snprintf(problem, MESSAGE_MAX, "unix: address without a path: %s", text);
+            return -1;
+        }
+        if (strlen(text + 5) >= sizeof a->path) {
+            snprintf(problem, MESSAGE_MAX, "proxy address %s: the path is longer than a unix socket path may be",
+                     text);
+            return -1;
+        }
+        a->unix_socket = 1;
+        strcpy(a->path, text + 5);
+        return 0;
+    }
+    const char *colon = strrchr(text, ':');
+    if (!colon || colon == text || colon[1] == '\0') {
+        snprintf(problem, MESSAGE_MAX, "proxy address %s is not host:port or unix:/path", text);
+        return -1;
+    }
+    size_t hl = (size_t)(colon - text);
+    const char *host = text;
+    if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') host++, hl -= 2;
+    if (hl >= sizeof a->host) hl = sizeof a->host - 1;
+    memcpy(a->host, host, hl);
+    a->host[hl] = '\0';
+    /* Integer.parseInt: an optional sign and decimal digits, within an int */
+    const char *p = colon + 1;
+    int negative = 0;
+    if (*p == '+' || *p == '-') negative = *p++ == '-';
+    long long port = 0;
+    int digits = 0;
+    for (; *p >= '0' && *p <= '9'; p++, digits++) {
+        port = port * 10 + (*p - '0');
+        if (port > 2147483648LL) break;
+    }
+    if (*p != '\0' || !digits || port > 2147483647LL + negative) {
+        snprintf(problem, MESSAGE_MAX, "proxy address %s has a port that is not a number", text);
+        return -1;
+    }
+    if (negative) port = -port;
+    if (port < 0 || port > 65535) {
+        snprintf(problem, MESSAGE_MAX, "proxy address %s has port %lld outside 0-65535", text, port);
+        return -1;
+    }
+    a->port = (int)port;
+    return 0;
+}
+
+/* ProxyAddress.parseList: one address, or several separated by commas, each stripped; an empty entry is refused. */
+int parse_proxies(const char *text, struct address **out, size_t *count, char problem[MESSAGE_MAX]) {
+    size_t n = 1;
+    for (const char *c = text; *c; c++) n += *c == ',';
+    struct address *list = calloc(n, sizeof *list);
+    if (!list) abort();
+    if (n == 1) {
+        if (parse_address(text, list, problem) != 0) goto bad;
+    } else {
+        const unsigned char *all = (const unsigned char *)text, *all_end = all + strlen(text);
+        strip(&all, &all_end);
+        const unsigned char *p = all;
+        for (size_t i = 0; i < n; i++) {
+            const unsigned char *comma = memchr(p, ',', (size_t)(all_end - p));
+            const unsigned char *s = p, *e = comma ? comma : all_end;
+            p = comma ? comma + 1 : all_end;
+            strip(&s, &e);
+            if (s == e) {
+                snprintf(problem, MESSAGE_MAX, "proxy list %.*s has an empty entry (number %zu); expected host:port or "
+                         "unix:/path, separated by commas", (int)(all_end - all), (const char *)all, i + 1);
+                goto bad;
+            }
+            char *entry = copy(s, e);
+            int status = parse_address(entry, &list[i], problem);
+            free(entry);
+            if (status != 0) goto bad;
+        }
+    }
+    *out = list;
+    *count = n;
+    return 0;
+bad:
+    free(list);
+    return -1;
+}
+
 /* Whether text is exactly a number Java's Double.parseDouble accepts (its own trim aside). */
 int java_double(const char *text, double *out) {
     const char *p = text;
@@ -124,6 +212,18 @@ static int problem(int key, const char *value, char *out, size_t size) {
     const char *expected = NULL;
     double d;
     switch (key) {
+    case KEY_PROXY: {
+        /* the address list's own message, as ClientSettings.problem gives it */
+        struct address *list;
+        size_t n;
+        char why[MESSAGE_MAX];
+        if (parse_proxies(value, &list, &n, why) == 0) {
+            free(list);
+            return 0;
+        }
+        snprintf(out, size, "%s", why);
+        return -1;
+    }
     case KEY_AUTH:
         if (strcmp(value, "munge") && strcmp(value, "none")) expected = "munge or none";
         break;

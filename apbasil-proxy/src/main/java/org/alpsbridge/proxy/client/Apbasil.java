@@ -10,6 +10,7 @@ import java.security.KeyStore;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.net.ssl.SSLContext;
@@ -42,14 +43,14 @@ public final class Apbasil {
     /**
      * Sends one BASIL request through the proxy and returns the response document.
      *
-     * @param address {@code host:port} or {@code unix:/path}
+     * @param address {@code host:port} or {@code unix:/path}, or several of them comma-separated: tried in order
      * @param timeout the whole call's limit, retries included
      * @throws ApbasilException when no response document could be had; the message says why
      */
     public static byte[] call(String address, byte[] request, Duration timeout) throws IOException {
         ClientSettings settings = ClientSettings.load();
         Exchange exchange = new Exchange(Exchange.Kind.BASIL, newExchangeId(), "", request);
-        Reply reply = exchange(settings, ProxyAddress.parse(address), exchange, timeout,
+        Reply reply = exchange(settings, ProxyAddress.parseList(address), exchange, timeout,
                 RetryPolicy.forRequest(request));
         return reply.payload();
     }
@@ -63,7 +64,7 @@ public final class Apbasil {
             throws IOException {
         ClientSettings settings = ClientSettings.load();
         Exchange exchange = Exchange.admin(newExchangeId(), "", name, args);
-        return exchange(settings, ProxyAddress.parse(address), exchange, timeout, RetryPolicy.UNSENT_ONLY)
+        return exchange(settings, ProxyAddress.parseList(address), exchange, timeout, RetryPolicy.UNSENT_ONLY)
                 .payload();
     }
 
@@ -94,35 +95,90 @@ public final class Apbasil {
         System.exit(status);
     }
 
-    private static Reply exchange(ClientSettings settings, ProxyAddress address, Exchange exchange,
+    /**
+     * Tries the proxies in order until one answers. A round over the list is one attempt: {@code retries} more
+     * rounds follow, with doubling waits, while the failures allow it and the whole call's deadline leaves time.
+     * The next proxy is tried after a failure that is safe to retry ({@link RetryPolicy}); a proxy that answers
+     * NOT_ACTIVE ran nothing, so moving on from it is always safe. Any other failure ends the call at once with
+     * its own message: above all a RESERVE that reached a proxy which then failed is never sent to another.
+     * Each connection gets a fresh credential: the proxies may share one munged, which refuses a replay.
+     */
+    private static Reply exchange(ClientSettings settings, List<ProxyAddress> proxies, Exchange exchange,
             Duration timeout, RetryPolicy policy) throws ApbasilException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        SSLSocketFactory tls = address.isUnix() ? null : tls(settings.tlsCa());
+        SSLSocketFactory tls = allUnix(proxies) ? null : tls(settings.tlsCa());
         Munge munge = settings.mungeAuth() ? munge(settings) : null;
         int retries = settings.retries();
         long backoff = FIRST_BACKOFF_MILLIS;
         for (int attempt = 0; ; attempt++) {
-            Exchange signed = munge == null ? exchange
-                    : exchange.withCredential(credential(munge, exchange, address, tls, deadline));
-            try {
-                Reply reply = ProxyConnection.roundTrip(address, signed,
-                        Duration.ofNanos(Math.max(1, deadline - System.nanoTime())), tls,
-                        ProxyConnection.DEFAULT_MAX_REPLY_BYTES);
-                if (reply.isOk()) {
-                    return reply;
+            StringBuilder round = new StringBuilder();
+            ApbasilException last = null;
+            boolean sent = false;
+            for (ProxyAddress address : proxies) {
+                if (last != null && deadline - System.nanoTime() < 1_000_000L) {
+                    round.append("; ").append(address).append(": not tried, the call's timeout had passed");
+                    continue;
                 }
-                boolean retryable = reply.status() == Reply.Status.REJECTED_TRANSIENT;
-                throw new ApbasilException("the apbasil proxy at " + address + " refused the request: "
-                        + reply.reason(), true, retryable, null);
-            } catch (ApbasilException e) {
-                boolean timeLeft = deadline - System.nanoTime() > backoff * 1_000_000L;
-                if (attempt >= retries || !timeLeft || !e.isTransient() || !policy.mayRetry(e)) {
-                    throw e;
+                Exchange signed = munge == null ? exchange
+                        : exchange.withCredential(credential(munge, exchange, proxies, tls, deadline));
+                try {
+                    Reply reply = ProxyConnection.roundTrip(address, signed,
+                            Duration.ofNanos(Math.max(1, deadline - System.nanoTime())), tls,
+                            ProxyConnection.DEFAULT_MAX_REPLY_BYTES);
+                    if (reply.isOk()) {
+                        return reply;
+                    }
+                    last = refusal(address, reply);
+                } catch (ApbasilException e) {
+                    last = e;
                 }
+                if (!last.isTransient() || !policy.mayRetry(last)) {
+                    throw last;
+                }
+                sent |= last.requestSent();
+                round.append("; ").append(address).append(": ").append(withoutAddress(last.getMessage(), address));
+            }
+            ApbasilException failed = proxies.size() == 1 ? last
+                    : new ApbasilException("no apbasil proxy answered: " + round.substring(2), sent, true, last);
+            boolean timeLeft = deadline - System.nanoTime() > backoff * 1_000_000L;
+            if (attempt >= retries || !timeLeft) {
+                throw failed;
             }
             sleep(backoff);
             backoff *= 2;
         }
+    }
+
+    /** A reply that is not an answer. NOT_ACTIVE: a standby that ran nothing, so the request counts as not sent. */
+    private static ApbasilException refusal(ProxyAddress address, Reply reply) {
+        if (reply.status() == Reply.Status.NOT_ACTIVE) {
+            return new ApbasilException("the apbasil proxy at " + address + " is not active: " + reply.reason(), false,
+                    true, null);
+        }
+        return new ApbasilException("the apbasil proxy at " + address + " refused the request: " + reply.reason(),
+                true, reply.status() == Reply.Status.REJECTED_TRANSIENT, null);
+    }
+
+    /** A failure's message as one entry of the list's summary, after the address: "cannot connect: ...", "failed: ...". */
+    private static String withoutAddress(String message, ProxyAddress address) {
+        String connect = "cannot connect to the apbasil proxy at " + address + ": ";
+        String at = "the apbasil proxy at " + address + " ";
+        if (message.startsWith(connect)) {
+            return "cannot connect: " + message.substring(connect.length());
+        }
+        if (message.startsWith(at + "is ")) {
+            return message.substring(at.length() + 3);
+        }
+        return message.startsWith(at) ? message.substring(at.length()) : message;
+    }
+
+    private static boolean allUnix(List<ProxyAddress> proxies) {
+        for (ProxyAddress p : proxies) {
+            if (!p.isUnix()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static Munge munge(ClientSettings settings) throws ApbasilException {
@@ -140,12 +196,13 @@ public final class Apbasil {
         }
     }
 
-    private static String credential(Munge munge, Exchange exchange, ProxyAddress address, SSLSocketFactory tls,
-            long deadline) throws ApbasilException {
+    private static String credential(Munge munge, Exchange exchange, List<ProxyAddress> proxies,
+            SSLSocketFactory tls, long deadline) throws ApbasilException {
         try {
             return munge.encode(exchange.digest(), 0);
         } catch (MungeException e) {
-            if (e.isServiceFailure() && daemonWithoutAuth(address, tls, deadline)) {
+            ProxyAddress address = e.isServiceFailure() ? daemonWithoutAuth(proxies, tls, deadline) : null;
+            if (address != null) {
                 throw new ApbasilException("APBASIL_AUTH is munge (the default) but the apbasil proxy at " + address
                         + " runs with auth=none: set APBASIL_AUTH=none (or auth=none in " + ClientSettings.DEFAULT_CONFIG
                         + ") for this client, or run the daemon with auth=munge", false, false, e);
@@ -156,25 +213,31 @@ public final class Apbasil {
     }
 
     /**
-     * Whether the daemon takes requests without a credential. Asked only when no credential could be had,
-     * so that a lab client left on the default {@code auth=munge} in front of an {@code auth=none} daemon is
-     * told that, not "is munged running?". The question is an admin command no daemon registers, so nothing
-     * runs anywhere: an {@code auth=munge} daemon refuses it for want of a credential, an {@code auth=none} one
-     * as unknown. An unreachable or busy daemon counts as "no": the munge error then stands.
+     * The first proxy of the list that takes requests without a credential, or null. Asked only when no
+     * credential could be had, so that a lab client left on the default {@code auth=munge} in front of an
+     * {@code auth=none} daemon is told that, not "is munged running?". The question is an admin command no daemon
+     * registers, so nothing runs anywhere: an {@code auth=munge} daemon refuses it for want of a credential, an
+     * {@code auth=none} one as unknown. The proxies are asked in order; an unreachable, busy or standby one is
+     * passed over, and if none says "yes" the munge error stands.
      */
-    private static boolean daemonWithoutAuth(ProxyAddress address, SSLSocketFactory tls, long deadline) {
-        long left = Math.min(deadline - System.nanoTime(), 5_000_000_000L);
-        if (left <= 0) {
-            return false;
+    private static ProxyAddress daemonWithoutAuth(List<ProxyAddress> proxies, SSLSocketFactory tls, long deadline) {
+        for (ProxyAddress address : proxies) {
+            long left = Math.min(deadline - System.nanoTime(), 5_000_000_000L);
+            if (left <= 0) {
+                return null;
+            }
+            try {
+                Reply reply = ProxyConnection.roundTrip(address,
+                        Exchange.admin(newExchangeId(), "", "apbasil-auth-probe", Map.of()), Duration.ofNanos(left),
+                        tls, ProxyConnection.DEFAULT_MAX_REPLY_BYTES);
+                if (reply.status() == Reply.Status.REJECTED) {
+                    return reply.reason().startsWith("authentication failed") ? null : address;
+                }
+            } catch (ApbasilException e) {
+                // the next proxy
+            }
         }
-        try {
-            Reply reply = ProxyConnection.roundTrip(address,
-                    Exchange.admin(newExchangeId(), "", "apbasil-auth-probe", Map.of()), Duration.ofNanos(left), tls,
-                    ProxyConnection.DEFAULT_MAX_REPLY_BYTES);
-            return reply.status() == Reply.Status.REJECTED && !reply.reason().startsWith("authentication failed");
-        } catch (ApbasilException e) {
-            return false;
-        }
+        return null;
     }
 
     private static SSLSocketFactory tls(Path caPem) throws ApbasilException {

@@ -17,7 +17,10 @@ public class ApbasilException extends IOException {
         this.retryable = retryable;
     }
 
-    /** False when the request never left this process (connection refused, no credential): any retry is safe. */
+    /**
+     * False when no daemon can have run the request: it never left this process (connection refused, no
+     * credential) or a standby proxy answered NOT_ACTIVE. Any retry, at any proxy, is then safe.
+     */
     public boolean requestSent() {
         return requestSent;
     }

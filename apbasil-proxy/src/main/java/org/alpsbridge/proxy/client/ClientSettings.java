@@ -25,7 +25,7 @@ final class ClientSettings {
 
     /** Every key of the settings file: name, default (empty = none) and meaning, in the order documented. */
     static final List<String[]> KEYS = List.of(
-            new String[] {"proxy", DEFAULT_PROXY, "where the daemon listens: host:port or unix:/path"},
+            new String[] {"proxy", DEFAULT_PROXY, "where the daemon listens: host:port or unix:/path; a comma-separated list (e.g. a standby proxy after the active one) is tried in order, moving on from a proxy that cannot be reached or answers that it is not active"},
             new String[] {"auth", "munge", "munge (sign every request; the daemon's auth=munge) or none (the daemon's auth=none)"},
             new String[] {"munge", "socket", "how to get a credential: socket (ask munged), program (run munge) or library (libmunge)"},
             new String[] {"munge_socket", "", "munged's socket; empty = libmunge's default"},
@@ -110,6 +110,14 @@ final class ClientSettings {
 
     /** What is wrong with a value, or null; the same check for the file, the environment and properties. */
     private static String problem(String key, String value) {
+        if (key.equals("proxy")) {
+            try {
+                ProxyAddress.parseList(value);
+                return null;
+            } catch (IllegalArgumentException e) {
+                return e.getMessage();
+            }
+        }
         boolean ok = switch (key) {
             case "auth" -> value.equals("munge") || value.equals("none");
             case "munge" -> value.equals("socket") || value.equals("program") || value.equals("library");
@@ -179,7 +187,7 @@ final class ClientSettings {
         return v;
     }
 
-    /** {@code proxy}: where the daemon listens. */
+    /** {@code proxy}: where the daemon listens; a comma-separated list is tried in order. */
     String proxy() {
         return get("proxy", DEFAULT_PROXY);
     }

@@ -4,13 +4,36 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.UnixDomainSocketAddress;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
- * Where the daemon listens: {@code host:port}, {@code [v6addr]:port} or {@code unix:/path}.
+ * Where the daemon listens: {@code host:port}, {@code [v6addr]:port} or {@code unix:/path}. A client may know
+ * several proxies: {@link #parseList} reads them in the order they are tried.
  *
  * @param text the address as written
  */
 public record ProxyAddress(String text, SocketAddress socketAddress) {
+
+    /**
+     * An ordered, comma-separated list of addresses (one address is a list of one). An empty entry is refused:
+     * a stray comma is a typo, not a wish to skip a proxy. A unix socket path cannot itself contain a comma.
+     */
+    public static List<ProxyAddress> parseList(String text) {
+        if (text == null || text.indexOf(',') < 0) {
+            return List.of(parse(text));
+        }
+        String[] entries = text.strip().split(",", -1);
+        List<ProxyAddress> out = new ArrayList<>(entries.length);
+        for (int i = 0; i < entries.length; i++) {
+            if (entries[i].isBlank()) {
+                throw new IllegalArgumentException("proxy list " + text.strip() + " has an empty entry (number "
+                        + (i + 1) + "); expected host:port or unix:/path, separated by commas");
+            }
+            out.add(parse(entries[i].strip()));
+        }
+        return out;
+    }
 
     public static ProxyAddress parse(String text) {
         if (text == null || text.isBlank()) {

@@ -151,7 +151,9 @@ public final class ProxyConnection {
         private volatile boolean fired;
 
         Watchdog(Duration timeout) {
-            timer().schedule(this, Math.max(1, timeout.toMillis()));
+            // Rounded up: the deadline must have passed when it fires, so a caller with a list of proxies sees the
+            // call's time used up and tries no next one with a millisecond left (the native client's poll does so).
+            timer().schedule(this, Math.max(1, (timeout.toNanos() + 999_999) / 1_000_000));
         }
 
         private static synchronized Timer timer() {

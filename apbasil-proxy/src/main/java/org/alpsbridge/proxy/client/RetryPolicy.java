@@ -1,8 +1,8 @@
 package org.alpsbridge.proxy.client;
 
 /**
- * Which failed attempts may be tried again. A request that never left this process may always be
- * retried. One that reached the daemon may be retried only if running it twice is harmless: QUERY.
+ * Which failed attempts may be tried again, at the same proxy or the next of the list. A request that no
+ * daemon can have run (it never left this process, or a standby answered NOT_ACTIVE) may always be retried. One that reached the daemon may be retried only if running it twice is harmless: QUERY.
  * RESERVE, CONFIRM, RELEASE and SWITCH are not retried once sent; the daemon still remembers each
  * exchange id, so a duplicate that does reach it gets the first answer instead of a second run.
  */

@@ -18,7 +18,7 @@ public final class Reply {
 
     /** Whether the payload is an answer or a reason. */
     public enum Status {
-        OK(0), REJECTED(1), REJECTED_TRANSIENT(2);
+        OK(0), REJECTED(1), REJECTED_TRANSIENT(2), NOT_ACTIVE(3);
 
         final int code;
 
@@ -53,6 +53,8 @@ public final class Reply {
         return new Reply(retryable ? Status.REJECTED_TRANSIENT : Status.REJECTED,
                 reason.getBytes(StandardCharsets.UTF_8));
     }
+
+    public static Reply notActive(String reason) { return new Reply(Status.NOT_ACTIVE, reason.getBytes(StandardCharsets.UTF_8)); }
 
     public Status status() {
         return status;

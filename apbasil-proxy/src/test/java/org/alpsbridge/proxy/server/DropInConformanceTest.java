@@ -294,6 +294,125 @@ class DropInConformanceTest {
             Run r = both(e, Basil.engine("1.3"), text -> text.replaceAll("within \\d+ ms", "within N ms"));
             assertFailure(r, ErrorClass.TRANSIENT, "failed: no reply within ");
             assertTrue(r.millis() < 10_000, "gave up after " + r.millis() + " ms");
+            // In a list the timeout is still the whole call's: a proxy that hangs uses it up, the next is not tried.
+            try (ProxyDaemon daemon = emulatorDaemon(Map.of())) {
+                Map<String, String> listed = new HashMap<>(e);
+                listed.put("APBASIL_PROXY", stub.address() + "," + daemon.address().text());
+                Run l = both(listed, Basil.engine("1.3"), text -> text.replaceAll("within \\d+ ms", "within N ms"));
+                assertFailure(l, ErrorClass.TRANSIENT, "no apbasil proxy answered: " + stub.address()
+                        + ": failed: no reply within ");
+                assertTrue(l.stderr().endsWith(" ms; " + daemon.address().text()
+                        + ": not tried, the call's timeout had passed\n"), l.stderr());
+            }
+        }
+    }
+
+    // ---- several proxies: failover ----
+
+    /** A stand-in standby: answers every request NOT_ACTIVE, naming the active proxy, and runs nothing. */
+    private static Stub standby(String active) throws IOException {
+        return new Stub((s, request) -> {
+            byte[] reply = org.alpsbridge.proxy.wire.Reply.notActive("standby (active: " + active + ")").encode();
+            DataOutputStream out = new DataOutputStream(s.getOutputStream());
+            out.writeInt(reply.length);
+            out.write(reply);
+            out.flush();
+        });
+    }
+
+    /** RESERVE through the list with each client, then RELEASE: both go to the live daemon; the reservation exists. */
+    private static void reserveAndReleaseThrough(Map<String, String> e) throws Exception {
+        for (Client client : Client.values()) {
+            Run reserve = run(client, e, Basil.reserve("1.3", "failover-" + client, 1));
+            assertEquals(0, reserve.status(), client + ": " + reserve.stderr());
+            Run release = run(client, e, Basil.release("1.3", Basil.reservationId(reserve.stdout())));
+            assertEquals(0, release.status(), release.stderr());
+            assertTrue(Basil.success(release.stdout()), client + ": the reservation was made, once: " + release.out());
+        }
+    }
+
+    @Test
+    void aListWithADeadFirstProxyFailsOverToTheLiveOne() throws Exception {
+        try (ProxyDaemon daemon = emulatorDaemon(Map.of())) {
+            // Retries 0: moving on within the list is not a retry; the round over the list is the one attempt.
+            Map<String, String> e = env("APBASIL_PROXY", "127.0.0.1:" + closedPort() + ", " + daemon.address().text(),
+                    "APBASIL_AUTH", "none", "APBASIL_RETRIES", "0");
+            Run query = both(e, Basil.engine("1.3"));
+            assertEquals(0, query.status(), query.stderr());
+            assertTrue(Basil.success(query.stdout()));
+            assertEquals("", query.stderr());
+            reserveAndReleaseThrough(e);
+        }
+    }
+
+    @Test
+    void aStandbyAnsweringNotActiveIsPassedOverForQueryAndReserveAndRunsNothing() throws Exception {
+        try (ProxyDaemon daemon = emulatorDaemon(Map.of()); Stub standby = standby(daemon.address().text())) {
+            Map<String, String> e = env("APBASIL_PROXY", standby.address() + "," + daemon.address().text(),
+                    "APBASIL_AUTH", "none", "APBASIL_RETRIES", "0");
+            assertTrue(Basil.success(both(e, Basil.engine("1.3")).stdout()));
+            for (Client client : Client.values()) {
+                standby.connections.set(0);
+                Run query = run(client, e, Basil.inventory("1.3"));
+                assertEquals(0, query.status(), query.stderr());
+                assertEquals(1, standby.connections.get(), client + ": the standby saw the QUERY once");
+            }
+            standby.connections.set(0);
+            reserveAndReleaseThrough(e);
+            // Each client's RESERVE and RELEASE reached the standby once each, which answered NOT_ACTIVE: moving on is
+            // safe because it ran nothing.
+            assertEquals(4, standby.connections.get());
+        }
+    }
+
+    @Test
+    void whenEveryProxyFailsTheFailureNamesEachAndWhyAndARoundIsOneAttempt() throws Exception {
+        int closed = closedPort();
+        try (Stub standby = standby("10.0.0.3:6830")) {
+            Map<String, String> e = env("APBASIL_PROXY", "127.0.0.1:" + closed + "," + standby.address(),
+                    "APBASIL_AUTH", "none", "APBASIL_RETRIES", "1");
+            Run r = both(e, Basil.reserve("1.3", "7", 1));
+            assertFailure(r, ErrorClass.TRANSIENT, "no apbasil proxy answered: 127.0.0.1:" + closed
+                    + ": cannot connect: ConnectException: Connection refused; " + standby.address()
+                    + ": not active: standby (active: 10.0.0.3:6830)");
+            assertTrue(r.out().contains("method=\"RESERVE\""), r.out());
+            for (Client client : Client.values()) {
+                standby.connections.set(0);
+                assertEquals(1, run(client, e, Basil.engine("1.3")).status());
+                assertEquals(2, standby.connections.get(), client + ": retries=1 is two rounds over the list");
+            }
+            // One address that answers NOT_ACTIVE: the single proxy's own words, as today's messages are.
+            Run one = both(env("APBASIL_PROXY", standby.address(), "APBASIL_AUTH", "none", "APBASIL_RETRIES", "0"),
+                    Basil.engine("1.3"));
+            assertFailure(one, ErrorClass.TRANSIENT, "the apbasil proxy at " + standby.address()
+                    + " is not active: standby (active: 10.0.0.3:6830)");
+        }
+    }
+
+    @Test
+    void aReserveWhoseProxyDiesMidAnswerIsNotSentToTheNextButAQueryIs() throws Exception {
+        try (ProxyDaemon daemon = emulatorDaemon(Map.of());
+                Stub dying = new Stub((s, request) -> {
+                    // read the request, answer nothing: the connection closes
+                });
+                Stub second = standby(daemon.address().text())) {
+            Map<String, String> e = env("APBASIL_PROXY", dying.address() + "," + second.address(), "APBASIL_AUTH",
+                    "none", "APBASIL_RETRIES", "2");
+            for (Client client : Client.values()) {
+                dying.connections.set(0);
+                second.connections.set(0);
+                Run reserve = run(client, e, Basil.reserve("1.3", "7", 1));
+                assertFailure(reserve, ErrorClass.TRANSIENT, "the apbasil proxy at " + dying.address()
+                        + " failed: the connection closed before a reply (daemon stopped or restarted?)");
+                assertEquals(1, dying.connections.get(), client + ": the RESERVE was sent once");
+                assertEquals(0, second.connections.get(), client + ": and never to the next proxy");
+            }
+            both(e, Basil.reserve("1.3", "7", 1));
+            // A QUERY may run twice: it goes on to the next proxy, and the next after that.
+            Map<String, String> three = env("APBASIL_PROXY", dying.address() + "," + second.address() + ","
+                    + daemon.address().text(), "APBASIL_AUTH", "none", "APBASIL_RETRIES", "0");
+            Run query = both(three, Basil.engine("1.3"));
+            assertEquals(0, query.status(), query.stderr());
         }
     }
 
@@ -370,6 +489,12 @@ class DropInConformanceTest {
         bad.put("proxy\n", ":1: expected key=value, got 'proxy'");
         bad.put("=x\n", ":1: expected key=value, got '=x'");
         bad.put("auth=none\r\nTIMEOUT = NaN\n", ":2: timeout=NaN: expected a number of 0 or more");
+        bad.put("proxy=127.0.0.1:1,,127.0.0.1:2\n", ":1: proxy list 127.0.0.1:1,,127.0.0.1:2 has an empty entry (number 2); "
+                + "expected host:port or unix:/path, separated by commas");
+        bad.put("proxy = 127.0.0.1:1 ,\n", ":1: proxy list 127.0.0.1:1 , has an empty entry (number 2)");
+        bad.put("proxy=127.0.0.1:1, unix:\n", ":1: unix: address without a path: unix:");
+        bad.put("proxy=127.0.0.1:1,justahost\n", ":1: proxy address justahost is not host:port or unix:/path");
+        bad.put("proxy=justahost\n", ":1: proxy address justahost is not host:port or unix:/path");
         // Non-ASCII in a message: a character reference in the document, in both.
         // U+00A0 is no white space to Java's strip(), U+2003 is: the value is "caf\u00e9\u2003\u00a0".
         bad.put("auth=caf\u00e9\u2003\u00a0\u2003\n", ":1: auth=caf&#233;&#8195;&#160;: expected munge or none");
@@ -394,6 +519,15 @@ class DropInConformanceTest {
                 "auth=kerberos: expected munge or none");
         assertFailure(both(env("APBASIL_TIMEOUT", "soon"), Basil.engine("1.0")), ErrorClass.TRANSIENT,
                 "timeout=soon: expected a number of 0 or more");
+        // The same list forms in the environment: the same words, without file and line.
+        assertFailure(both(env("APBASIL_PROXY", " ,127.0.0.1:1"), Basil.engine("1.0")), ErrorClass.TRANSIENT,
+                "proxy list ,127.0.0.1:1 has an empty entry (number 1); expected host:port or unix:/path, separated by "
+                        + "commas");
+        assertFailure(both(env("APBASIL_PROXY", "127.0.0.1:1,127.0.0.1:65536"), Basil.engine("1.0")),
+                ErrorClass.TRANSIENT, "proxy address 127.0.0.1:65536 has port 65536 outside 0-65535");
+        // The first bad setting is the one named, in both: the proxy list before the timeout.
+        assertFailure(both(env("APBASIL_PROXY", "a:1,,b:2", "APBASIL_TIMEOUT", "soon"), Basil.engine("1.0")),
+                ErrorClass.TRANSIENT, "proxy list a:1,,b:2 has an empty entry (number 2)");
     }
 
     // ---- MUNGE ----
@@ -437,6 +571,22 @@ class DropInConformanceTest {
                     assertTrue(replayed.out().contains("status=\"FAILURE\"") && replayed.out().contains("eplayed"),
                             replayed.out());
                 }
+                // A standby in front that uses up the credential it was sent (relays it to the daemon, which records it
+                // as used) and answers NOT_ACTIVE: the live proxy must get a credential of its own, or it would refuse
+                // a replay.
+                try (Stub consuming = new Stub((s, frame) -> {
+                    relay(at, frame);
+                    byte[] reply = org.alpsbridge.proxy.wire.Reply.notActive("standby (active: " + at + ")").encode();
+                    DataOutputStream out = new DataOutputStream(s.getOutputStream());
+                    out.writeInt(reply.length);
+                    out.write(reply);
+                    out.flush();
+                })) {
+                    Run failover = both(env("APBASIL_PROXY", consuming.address() + "," + at, "APBASIL_MUNGE_SOCKET",
+                            munged.socket().toString(), "APBASIL_RETRIES", "0"), Basil.engine("1.3"));
+                    assertEquals(0, failover.status(), failover.stderr());
+                    assertTrue(Basil.success(failover.stdout()), failover.out());
+                }
                 // No munged at all: the munge error, and no lab hint since the daemon does want credentials.
                 Run noMunged = both(env("APBASIL_PROXY", daemon.address().text(), "APBASIL_MUNGE_SOCKET",
                         dir.resolve("no-munged.sock").toString()), Basil.engine("1.3"));
@@ -455,6 +605,11 @@ class DropInConformanceTest {
             assertFailure(r, ErrorClass.PERMANENT, "APBASIL_AUTH is munge (the default) but the apbasil proxy at "
                     + daemon.address().text() + " runs with auth=none: set APBASIL_AUTH=none");
             assertFalse(r.stderr().contains("is munged running?"), r.stderr());
+            // With a list, the proxies are asked in order and the hint names the one that answered.
+            Run listed = both(env("APBASIL_PROXY", "127.0.0.1:" + closedPort() + "," + daemon.address().text(),
+                    "APBASIL_MUNGE_SOCKET", dir.resolve("none.sock").toString()), Basil.engine("1.3"));
+            assertFailure(listed, ErrorClass.PERMANENT, "but the apbasil proxy at " + daemon.address().text()
+                    + " runs with auth=none");
         }
         // With no daemon either, the munge error stands: nothing says the daemon runs without authentication.
         Run noDaemon = both(env("APBASIL_PROXY", "127.0.0.1:" + closedPort(), "APBASIL_MUNGE_SOCKET",
