@@ -34,7 +34,7 @@ import org.alpsbridge.affinity.exec.MaskGenerator;
  * a step's launch path. Wire format: {@link AgentCodec}.
  *
  * <p>Only callers of the agent's own user and root (slurmstepd) are served (the socket's {@code SO_PEERCRED});
- * the socket is made mode 0600 in a directory made 0700 when absent. A call has {@link #CALL_SECONDS} in all to
+ * the socket is made mode 0600 in a directory made 0700 when absent. A call has {@link #CALL_MILLIS} in all to
  * send its request and take the answer, then it is hung up on; at most {@code threads} calls are answered at once
  * and {@link #QUEUE} more wait; beyond that a call is told {@code unserved} at once (the plugin then starts the
  * generator itself).
@@ -44,7 +44,7 @@ public final class AffinityAgent implements AutoCloseable {
     /** Where the plugin looks for the agent unless plugstack.conf says {@code agent=PATH}. */
     public static final String DEFAULT_SOCKET = "/run/alpsbridge-affinity/agent.sock";
     /** A call's whole exchange, request to answer; the plugin itself waits at most 10 s. */
-    static final long CALL_SECONDS = 5;
+    static final long CALL_MILLIS = 5_000;
     /** Calls waiting for a thread before further ones are told unserved. */
     static final int QUEUE = 256;
 
@@ -58,9 +58,11 @@ public final class AffinityAgent implements AutoCloseable {
     private final Thread acceptor;
     private final AtomicLong answered = new AtomicLong();
     private final AtomicLong unserved = new AtomicLong();
+    private final long callMillis;
 
-    private AffinityAgent(Path socket, Path sysfs, int threads, PrintStream log) throws IOException {
+    private AffinityAgent(Path socket, Path sysfs, int threads, long callMillis, PrintStream log) throws IOException {
         this.socket = socket;
+        this.callMillis = callMillis;
         this.log = log;
         this.node = new SysfsCache(sysfs, log);
         this.server = bind(socket);
@@ -81,10 +83,15 @@ public final class AffinityAgent implements AutoCloseable {
      * @throws IOException when the socket cannot be bound (another agent answers on it, or no permission)
      */
     public static AffinityAgent start(Path socket, Path sysfs, int threads, PrintStream log) throws IOException {
+        return start(socket, sysfs, threads, CALL_MILLIS, log);
+    }
+
+    /** {@link #start(Path, Path, int, PrintStream)} with another limit of a call's exchange (tests). */
+    static AffinityAgent start(Path socket, Path sysfs, int threads, long callMillis, PrintStream log) throws IOException {
         if (threads < 1) {
             throw new IllegalArgumentException("threads must be 1 or more, not " + threads);
         }
-        return new AffinityAgent(socket, sysfs, threads, log);
+        return new AffinityAgent(socket, sysfs, threads, callMillis, log);
     }
 
     /** The socket it listens on. */
@@ -157,14 +164,14 @@ public final class AffinityAgent implements AutoCloseable {
 
     /** One call: who it is, what it asks, the answer. */
     private void serve(SocketChannel c) {
-        ScheduledFuture<?> hangUp = timer.schedule(() -> closeQuietly(c), CALL_SECONDS, TimeUnit.SECONDS);
+        ScheduledFuture<?> hangUp = timer.schedule(() -> closeQuietly(c), callMillis, TimeUnit.MILLISECONDS);
         try (c) {
             UnixDomainPrincipal peer = c.getOption(ExtendedSocketOptions.SO_PEERCRED);
             String who = peer.user().getName();
             if (!who.equals(self) && !who.equals("root")) {
                 log.println("affinity agent: refused a caller of user " + who + " (only " + self + " and root are served)");
-                write(c, AgentCodec.unserved("user " + who + " may not use this agent (it serves " + self + " and root)"));
                 unserved.incrementAndGet();
+                write(c, AgentCodec.unserved("user " + who + " may not use this agent (it serves " + self + " and root)"));
                 return;
             }
             String[] args;
@@ -172,12 +179,13 @@ public final class AffinityAgent implements AutoCloseable {
                 args = AgentCodec.request(AgentCodec.readFrame(Channels.newInputStream(c), AgentCodec.MAX_REQUEST));
             } catch (IllegalArgumentException e) {
                 log.println("affinity agent: bad request from " + who + ": " + e.getMessage());
-                write(c, AgentCodec.unserved("bad request: " + e.getMessage()));
                 unserved.incrementAndGet();
+                write(c, AgentCodec.unserved("bad request: " + e.getMessage()));
                 return;
             }
-            write(c, AgentCodec.reply(answer(args)));
+            byte[] reply = AgentCodec.reply(answer(args));
             answered.incrementAndGet();
+            write(c, reply);
         } catch (IOException e) {
             // hung up on (too slow) or the caller went away: it starts the generator itself
             log.println("affinity agent: a call ended early: " + e);
@@ -233,7 +241,7 @@ public final class AffinityAgent implements AutoCloseable {
         }
         calls.shutdown();
         try {
-            calls.awaitTermination(CALL_SECONDS + 1, TimeUnit.SECONDS);
+            calls.awaitTermination(callMillis + 1000, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

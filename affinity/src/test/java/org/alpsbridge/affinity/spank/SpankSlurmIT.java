@@ -6,6 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,6 +19,7 @@ import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.alpsbridge.affinity.agent.AffinityAgent;
 import org.alpsbridge.affinity.spank.SlurmCluster.Result;
 import org.alpsbridge.affinity.topology.Topology;
 import org.junit.jupiter.api.AfterAll;
@@ -183,6 +189,83 @@ class SpankSlurmIT {
             assertFalse(r.out().contains("PROGRAM-RAN"), r.out());
             assertTrue(r.err().contains(c.getValue()), r.err());
             assertTrue(System.nanoTime() - start < Duration.ofSeconds(60).toNanos(), "the step took too long");
+        }
+    }
+
+    @Test
+    void withAnAgentRunningThePluginAsksItAndStartsNoGenerator() throws Exception {
+        Path socket = cluster.socket("agent.sock");
+        // no generator could answer: each mask and rejection below is the agent's
+        plugstack("generator=" + cluster.slurm.dir().resolve("no-such-generator") + " agent=" + socket + " timeout=60");
+        try (AffinityAgent agent = cluster.startAgent(socket)) {
+            int n = placeable;
+            Result r = srun("-l", "-N1", "-n" + n, "-c1", "--reduced-auto-affinity=on,v", "grep", "Cpus_allowed_list", "/proc/self/status");
+            assertEquals(0, r.exit(), r.err());
+            Map<Integer, BitSet> want = expected(n, 1);
+            assertEquals(want, reported(r.out()), r.out() + r.err());
+            for (Map.Entry<Integer, BitSet> e : want.entrySet()) {
+                assertTrue(r.err().contains(verboseLine(e.getKey(), e.getValue())), r.err());
+            }
+            Result refused = srun("-N1", "-n" + (cores + 1), "--overcommit", "--reduced-auto-affinity=on", "sh", "-c", "echo PROGRAM-RAN");
+            assertNotEquals(0, refused.exit());
+            assertFalse(refused.out().contains("PROGRAM-RAN"), refused.out());
+            assertTrue(refused.err().contains("reduced-auto-affinity: rejected: "), refused.err());
+            assertEquals(2, agent.answered());
+            assertEquals(0, cluster.slurmdLogLines(socket.toString()), "no fallback was logged for " + socket);
+        }
+    }
+
+    @Test
+    void withoutAnAgentThePluginStartsTheGeneratorAndSaysSoOnceUntilAnAgentAnswers() throws Exception {
+        Path socket = cluster.socket("absent.sock");
+        cluster.forgetsMarkerOf(socket);
+        plugstack("generator=" + generator + " agent=" + socket + " timeout=60");
+        String said = "no affinity agent answers on " + socket + " (No such file or directory); steps start mask generator " + generator;
+        for (int step = 0; step < 3; step++) {
+            Result r = srun("-l", "-N1", "-n1", "--reduced-auto-affinity=on", "grep", "Cpus_allowed_list", "/proc/self/status");
+            assertEquals(0, r.exit(), r.err());
+            assertEquals(expected(1, 1), reported(r.out()), r.err());
+            assertFalse(r.err().contains("agent"), "a missing agent is no news for the user: " + r.err());
+        }
+        assertEquals(1, cluster.slurmdLogLines(said), "said once in slurmd's log: " + cluster.slurm.tail("slurmd.log"));
+        try (AffinityAgent agent = cluster.startAgent(socket)) {
+            Result r = srun("-l", "-N1", "-n1", "--reduced-auto-affinity=on", "grep", "Cpus_allowed_list", "/proc/self/status");
+            assertEquals(expected(1, 1), reported(r.out()), r.err());
+            assertEquals(1, agent.answered());
+            assertFalse(Files.exists(PluginCluster.marker(socket)), "an answer makes the next fallback news again");
+        }
+        Result again = srun("-l", "-N1", "-n1", "--reduced-auto-affinity=on", "grep", "Cpus_allowed_list", "/proc/self/status");
+        assertEquals(expected(1, 1), reported(again.out()), again.err());
+        assertEquals(2, cluster.slurmdLogLines(said), "said again after the agent went away");
+    }
+
+    @Test
+    void anAgentThatAnswersWronglyIsReportedOnceAndTheGeneratorAnswers() throws Exception {
+        Path socket = cluster.socket("wrong.sock");
+        cluster.forgetsMarkerOf(socket);
+        plugstack("generator=" + generator + " agent=" + socket + " timeout=60");
+        try (ServerSocketChannel wrong = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            wrong.bind(UnixDomainSocketAddress.of(socket));
+            Thread answers = new Thread(() -> {
+                while (wrong.isOpen()) {
+                    try (SocketChannel c = wrong.accept()) {
+                        c.write(ByteBuffer.wrap(new byte[] {0, 0, 0, 7, 'e', 'x', 'i', 't', '=', '0', 0}));
+                    } catch (IOException e) {
+                        return;
+                    }
+                }
+            });
+            answers.setDaemon(true);
+            answers.start();
+            String said = "the affinity agent on " + socket + " answered something else than exit=N out= err= or unserved=";
+            Result first = srun("-l", "-N1", "-n1", "--reduced-auto-affinity=on", "grep", "Cpus_allowed_list", "/proc/self/status");
+            assertEquals(0, first.exit(), first.err());
+            assertEquals(expected(1, 1), reported(first.out()), first.err());
+            assertTrue(first.err().contains("reduced-auto-affinity: " + said), "an error, on the user's terminal too: " + first.err());
+            Result second = srun("-l", "-N1", "-n1", "--reduced-auto-affinity=on", "grep", "Cpus_allowed_list", "/proc/self/status");
+            assertEquals(expected(1, 1), reported(second.out()), second.err());
+            assertFalse(second.err().contains(said), "once: " + second.err());
+            assertEquals(1, cluster.slurmdLogLines(said), cluster.slurm.tail("slurmd.log"));
         }
     }
 
