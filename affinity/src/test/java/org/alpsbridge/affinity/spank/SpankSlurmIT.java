@@ -297,8 +297,11 @@ class SpankSlurmIT {
         ways.put("srun true (no binding)", new Way(viaJvm, List.of("-N1", tasks, "true")));
         ways.put("plugin, generator: test-classpath JVM", new Way(viaJvm, List.of("-N1", tasks, "--reduced-auto-affinity=on", "true")));
         ways.put("plugin, generator: bin/raa-exec", new Way(viaWrapper, List.of("-N1", tasks, "--reduced-auto-affinity=on", "true")));
+        Path socket = cluster.socket("bench.sock");
+        ways.put("plugin, affinity agent", new Way(viaWrapper + " agent=" + socket, List.of("-N1", tasks, "--reduced-auto-affinity=on", "true")));
         ways.put("srun --cpu-bind=none bin/raa-exec -- true", new Way(viaJvm, List.of("-N1", tasks, "--cpu-bind=none", wrapper, "--", "true")));
         Map<String, List<Long>> millis = new LinkedHashMap<>();
+        try (AffinityAgent agent = cluster.startAgent(socket)) {
         for (int round = -1; round < Integer.parseInt(steps); round++) { // round -1 warms up (raa-exec's archive)
             for (Map.Entry<String, Way> way : ways.entrySet()) {
                 plugstack(way.getValue().plugstack());
@@ -310,6 +313,7 @@ class SpankSlurmIT {
                     millis.computeIfAbsent(way.getKey(), k -> new ArrayList<>()).add(ms);
                 }
             }
+        }
         }
         List<Long> first = millis.values().iterator().next();
         long base = median(first);
