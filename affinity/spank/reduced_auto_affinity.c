@@ -708,6 +708,21 @@ static int read_int(int cpu, const char *file)
 	return v;
 }
 
+/* A file holding a Linux CPU list (sysfs's present, online); 0, or -1 if it cannot be read as one. */
+static int read_list(const char *path, cpu_set_t *set)
+{
+	char text[4096];
+	FILE *f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	int ok = fgets(text, sizeof text, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -1;
+	text[strcspn(text, "\n")] = '\0';
+	return parse_list(text, set);
+}
+
 /*
  * Keeps in *set only the CPUs of the step's cores. Without task/cgroup nothing narrows slurmstepd to the step's
  * allocation, so in a node shared with other jobs the tasks would be placed on their cores. Slurm names the
@@ -724,8 +739,17 @@ static int narrow_to_step_cores(spank_t sp, cpu_set_t *set)
 	struct cpu_core *all = calloc(CPU_SETSIZE, sizeof *all);
 	if (all == NULL)
 		return -1;
+	/* Only the CPUs the kernel knows of: trying all CPU_SETSIZE of them cost 3-15 ms of failed opens per step. */
+	cpu_set_t present;
+	if (read_list("/sys/devices/system/cpu/present", &present) != 0) {
+		CPU_ZERO(&present);
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			CPU_SET(c, &present);
+	}
 	int n = 0;
 	for (int c = 0; c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET(c, &present))
+			continue;
 		int package = read_int(c, "physical_package_id"), core = read_int(c, "core_id");
 		if (package >= 0 && core >= 0)
 			all[n++] = (struct cpu_core) { c, package, core };
