@@ -65,6 +65,7 @@ public final class AffinityAgent implements AutoCloseable {
         this.callMillis = callMillis;
         this.log = log;
         this.node = new SysfsCache(sysfs, log);
+        warmUp();
         this.server = bind(socket);
         this.calls = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(QUEUE),
                 r -> daemon(r, "affinity-agent-call"));
@@ -194,6 +195,16 @@ public final class AffinityAgent implements AutoCloseable {
             unserved.incrementAndGet();
         } finally {
             hangUp.cancel(false);
+        }
+    }
+
+    /**
+     * One answer of every policy before the first caller's: the classes they need are loaded and the topology read
+     * (the first answer of a fresh JVM took 54 ms, the next ones 2 ms, warm ones 0.25 ms: C client, loaded 2-CPU VM).
+     */
+    private void warmUp() {
+        for (String policy : new String[] {"reduced", "llnl", "alps-cpu", "alps-depth", "alps-numa"}) {
+            answer(new String[] {"--topology", "sysfs", "-n", "1", "--policy", policy, "--format", "tasks"});
         }
     }
 

@@ -89,6 +89,11 @@ class SpankSlurmIT {
     @Test
     void thePluginBindsEachTaskToTheGeneratorsAnswerAndSaysSo() throws Exception {
         plugstack("generator=" + generator + " timeout=60");
+        eachTaskRunsWithTheGeneratorsMaskAndSaysSo();
+    }
+
+    /** A step of {@link #placeable} tasks with --reduced-auto-affinity=on,v under the plugstack as it is. */
+    private static void eachTaskRunsWithTheGeneratorsMaskAndSaysSo() throws Exception {
         int n = placeable;
         Result r = srun("-l", "-N1", "-n" + n, "-c1", "--reduced-auto-affinity=on,v", "grep", "Cpus_allowed_list", "/proc/self/status");
         assertEquals(0, r.exit(), r.err());
@@ -97,6 +102,14 @@ class SpankSlurmIT {
         for (Map.Entry<Integer, BitSet> e : want.entrySet()) {
             assertTrue(r.err().contains(verboseLine(e.getKey(), e.getValue())), "missing '" + verboseLine(e.getKey(), e.getValue()) + "' in " + r.err());
         }
+    }
+
+    /** One task more than there are cores: the reduced policy must refuse it, before the program runs. */
+    private static void anImpossibleStepIsRefusedBeforeItsProgramRuns() throws Exception {
+        Result r = srun("-N1", "-n" + (cores + 1), "--overcommit", "--reduced-auto-affinity=on", "sh", "-c", "echo PROGRAM-RAN");
+        assertNotEquals(0, r.exit());
+        assertFalse(r.out().contains("PROGRAM-RAN"), r.out());
+        assertTrue(r.err().contains("reduced-auto-affinity: rejected: "), r.err());
     }
 
     @Test
@@ -143,24 +156,14 @@ class SpankSlurmIT {
     @Test
     void theWrapperServesThePluginAsItsFastGenerator() throws Exception {
         plugstack("generator=" + raaExec() + " timeout=60");
-        int n = placeable;
-        Result r = srun("-l", "-N1", "-n" + n, "-c1", "--reduced-auto-affinity=on,v", "grep", "Cpus_allowed_list", "/proc/self/status");
-        assertEquals(0, r.exit(), r.err());
-        assertEquals(expected(n, 1), reported(r.out()), r.out() + r.err());
-        Result refused = srun("-N1", "-n" + (cores + 1), "--overcommit", "--reduced-auto-affinity=on", "sh", "-c", "echo PROGRAM-RAN");
-        assertNotEquals(0, refused.exit());
-        assertFalse(refused.out().contains("PROGRAM-RAN"), refused.out());
-        assertTrue(refused.err().contains("reduced-auto-affinity: rejected: "), refused.err());
+        eachTaskRunsWithTheGeneratorsMaskAndSaysSo();
+        anImpossibleStepIsRefusedBeforeItsProgramRuns();
     }
 
     @Test
     void anImpossibleRequestIsRefusedBeforeTheProgramRuns() throws Exception {
         plugstack("generator=" + generator + " timeout=60");
-        int tooMany = cores + 1; // one allowed core per task at least, so the reduced policy must refuse
-        Result r = srun("-N1", "-n" + tooMany, "--overcommit", "--reduced-auto-affinity=on", "sh", "-c", "echo PROGRAM-RAN");
-        assertNotEquals(0, r.exit());
-        assertFalse(r.out().contains("PROGRAM-RAN"), r.out());
-        assertTrue(r.err().contains("reduced-auto-affinity: rejected: "), r.err());
+        anImpossibleStepIsRefusedBeforeItsProgramRuns();
     }
 
     @Test
@@ -198,18 +201,8 @@ class SpankSlurmIT {
         // no generator could answer: each mask and rejection below is the agent's
         plugstack("generator=" + cluster.slurm.dir().resolve("no-such-generator") + " agent=" + socket + " timeout=60");
         try (AffinityAgent agent = cluster.startAgent(socket)) {
-            int n = placeable;
-            Result r = srun("-l", "-N1", "-n" + n, "-c1", "--reduced-auto-affinity=on,v", "grep", "Cpus_allowed_list", "/proc/self/status");
-            assertEquals(0, r.exit(), r.err());
-            Map<Integer, BitSet> want = expected(n, 1);
-            assertEquals(want, reported(r.out()), r.out() + r.err());
-            for (Map.Entry<Integer, BitSet> e : want.entrySet()) {
-                assertTrue(r.err().contains(verboseLine(e.getKey(), e.getValue())), r.err());
-            }
-            Result refused = srun("-N1", "-n" + (cores + 1), "--overcommit", "--reduced-auto-affinity=on", "sh", "-c", "echo PROGRAM-RAN");
-            assertNotEquals(0, refused.exit());
-            assertFalse(refused.out().contains("PROGRAM-RAN"), refused.out());
-            assertTrue(refused.err().contains("reduced-auto-affinity: rejected: "), refused.err());
+            eachTaskRunsWithTheGeneratorsMaskAndSaysSo();
+            anImpossibleStepIsRefusedBeforeItsProgramRuns();
             assertEquals(2, agent.answered());
             assertEquals(0, cluster.slurmdLogLines(socket.toString()), "no fallback was logged for " + socket);
         }
@@ -302,18 +295,18 @@ class SpankSlurmIT {
         ways.put("srun --cpu-bind=none bin/raa-exec -- true", new Way(viaJvm, List.of("-N1", tasks, "--cpu-bind=none", wrapper, "--", "true")));
         Map<String, List<Long>> millis = new LinkedHashMap<>();
         try (AffinityAgent agent = cluster.startAgent(socket)) {
-        for (int round = -1; round < Integer.parseInt(steps); round++) { // round -1 warms up (raa-exec's archive)
-            for (Map.Entry<String, Way> way : ways.entrySet()) {
-                plugstack(way.getValue().plugstack());
-                long start = System.nanoTime();
-                Result r = srun(way.getValue().srun().toArray(String[]::new));
-                long ms = (System.nanoTime() - start) / 1_000_000;
-                assertEquals(0, r.exit(), way.getKey() + ": " + r.err());
-                if (round >= 0) {
-                    millis.computeIfAbsent(way.getKey(), k -> new ArrayList<>()).add(ms);
+            for (int round = -1; round < Integer.parseInt(steps); round++) { // round -1 warms up (raa-exec's archive)
+                for (Map.Entry<String, Way> way : ways.entrySet()) {
+                    plugstack(way.getValue().plugstack());
+                    long start = System.nanoTime();
+                    Result r = srun(way.getValue().srun().toArray(String[]::new));
+                    long ms = (System.nanoTime() - start) / 1_000_000;
+                    assertEquals(0, r.exit(), way.getKey() + ": " + r.err());
+                    if (round >= 0) {
+                        millis.computeIfAbsent(way.getKey(), k -> new ArrayList<>()).add(ms);
+                    }
                 }
             }
-        }
         }
         List<Long> first = millis.values().iterator().next();
         long base = median(first);
