@@ -29,7 +29,7 @@ import picocli.CommandLine.Spec;
             "  alpsbridge affinity agent --socket /run/alpsbridge-affinity/agent.sock"
         },
         footer = {"", "Stops on SIGTERM/SIGINT (answers the calls in flight, removes the socket).",
-            "Exit codes: 0 stopped cleanly; 1 could not start (reason on stderr: the socket held by another agent,"
+            "Exit codes: 0 (143 after SIGTERM, as every JVM) stopped cleanly; 1 could not start (reason on stderr: the socket held by another agent,"
                 + " or its directory not writable); 2 usage error."})
 public final class AffinityAgentCommand implements Callable<Integer> {
 
