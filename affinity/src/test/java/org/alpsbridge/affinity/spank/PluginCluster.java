@@ -119,6 +119,23 @@ final class PluginCluster implements AutoCloseable {
         markers.add(marker(socket));
     }
 
+    /**
+     * Waits (untimed, for benchmarks) until slurmctld holds no job, completing ones included: a step whose job must
+     * wait for the previous job's cores is polled for by srun at growing intervals, seconds that are not the
+     * step's cost.
+     */
+    void awaitNoJobs() throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            Result q = run("squeue", "-h", "-t", "all", "-o", "%i");
+            if (q.exit() == 0 && q.out().isBlank()) {
+                return;
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("jobs still in slurmctld after 60 s: " + run("squeue", "-t", "all").out());
+    }
+
     /** The lines of slurmd's log (slurmstepd writes there too) holding this text. */
     long slurmdLogLines(String text) throws IOException {
         try (var lines = Files.lines(slurm.dir().resolve("slurmd.log"))) {

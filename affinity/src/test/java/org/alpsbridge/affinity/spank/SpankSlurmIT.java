@@ -298,6 +298,7 @@ class SpankSlurmIT {
             for (int round = -1; round < Integer.parseInt(steps); round++) { // round -1 warms up (raa-exec's archive)
                 for (Map.Entry<String, Way> way : ways.entrySet()) {
                     plugstack(way.getValue().plugstack());
+                    cluster.awaitNoJobs();
                     long start = System.nanoTime();
                     Result r = srun(way.getValue().srun().toArray(String[]::new));
                     long ms = (System.nanoTime() - start) / 1_000_000;

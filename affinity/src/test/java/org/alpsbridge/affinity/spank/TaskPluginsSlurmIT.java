@@ -213,7 +213,9 @@ class TaskPluginsSlurmIT {
          * with the plugin asking a running affinity agent, and the same with the plugin starting the generator
          * (bin/raa-exec where 'package' has made its jars, else the test class path's JVM; agent=none), under this
          * task plugin, in interleaved rounds so that the machine's load drifts over all alike; ratios to
-         * {@code srun true}. The agent is the resident one of this test's JVM (as the unit's would be: warm).
+         * {@code srun true}. Each step starts once slurmctld holds no job (a job waiting for the previous one's
+         * cores costs srun seconds of polling, which drowned the figures). The agent is the resident one of this
+         * test's JVM (as the unit's would be: warm).
          */
         @Test
         void stepCost() throws Exception {
@@ -231,21 +233,14 @@ class TaskPluginsSlurmIT {
             try (AffinityAgent agent = cluster.startAgent(socket)) {
                 for (int round = -1; round < Integer.parseInt(steps); round++) { // round -1 warms up
                     cluster.plugstack(viaAgent);
-                    long t0 = System.nanoTime();
-                    assertEquals(0, cluster.srun("-N1", "-n1", "true").exit());
-                    long t1 = System.nanoTime();
-                    Result r = cluster.srun("-N1", "-n1", "--reduced-auto-affinity=on", "true");
-                    long t2 = System.nanoTime();
-                    assertEquals(0, r.exit(), r.err());
+                    long plainMs = timedStep("true");
+                    long agentMs = timedStep("--reduced-auto-affinity=on", "true");
                     cluster.plugstack(viaGenerator);
-                    long t3 = System.nanoTime();
-                    Result g = cluster.srun("-N1", "-n1", "--reduced-auto-affinity=on", "true");
-                    long t4 = System.nanoTime();
-                    assertEquals(0, g.exit(), g.err());
+                    long generatorMs = timedStep("--reduced-auto-affinity=on", "true");
                     if (round >= 0) {
-                        plain.add((t1 - t0) / 1_000_000);
-                        agentSteps.add((t2 - t1) / 1_000_000);
-                        generatorSteps.add((t4 - t3) / 1_000_000);
+                        plain.add(plainMs);
+                        agentSteps.add(agentMs);
+                        generatorSteps.add(generatorMs);
                     }
                 }
                 assertEquals(Integer.parseInt(steps) + 1, agent.answered(), "every agent step was the agent's");
@@ -259,6 +254,16 @@ class TaskPluginsSlurmIT {
                     baseMin, median(agentSteps), (double) median(agentSteps) / base, min(agentSteps),
                     (double) min(agentSteps) / baseMin, jars ? "bin/raa-exec" : "test JVM", median(generatorSteps),
                     (double) median(generatorSteps) / base, min(generatorSteps), (double) min(generatorSteps) / baseMin);
+        }
+
+        /** Wall time of {@code srun -N1 -n1 ARGS} once no job is left in slurmctld (the wait is not timed). */
+        private long timedStep(String... args) throws Exception {
+            cluster.awaitNoJobs();
+            long start = System.nanoTime();
+            Result r = cluster.srun(concat(new String[] {"-N1", "-n1"}, args));
+            long ms = (System.nanoTime() - start) / 1_000_000;
+            assertEquals(0, r.exit(), String.join(" ", args) + ": " + r.err());
+            return ms;
         }
 
         /** The least disturbed step: on a machine shared with other work, the plainest view of what a step costs. */
