@@ -497,7 +497,8 @@ static int ask_agent(char *const argv[], struct run *r, char *why, size_t why_le
 			failed = -1;
 			break;
 		}
-		ssize_t w = write(fd, request + sent, len - sent);
+		/* MSG_NOSIGNAL: an agent that hung up is a reason to start the generator, not a SIGPIPE in slurmstepd */
+		ssize_t w = send(fd, request + sent, len - sent, MSG_NOSIGNAL);
 		if (w < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (w <= 0)

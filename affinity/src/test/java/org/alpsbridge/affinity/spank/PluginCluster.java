@@ -127,13 +127,13 @@ final class PluginCluster implements AutoCloseable {
     void awaitNoJobs() throws IOException, InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (System.nanoTime() < deadline) {
-            Result q = run("squeue", "-h", "-t", "all", "-o", "%i");
+            Result q = run("squeue", "-h", "-o", "%i"); // pending, running and completing jobs (not completed ones)
             if (q.exit() == 0 && q.out().isBlank()) {
                 return;
             }
             Thread.sleep(20);
         }
-        throw new AssertionError("jobs still in slurmctld after 60 s: " + run("squeue", "-t", "all").out());
+        throw new AssertionError("jobs still in slurmctld after 60 s: " + run("squeue").out());
     }
 
     /** The lines of slurmd's log (slurmstepd writes there too) holding this text. */
