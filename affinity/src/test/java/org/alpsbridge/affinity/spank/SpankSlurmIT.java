@@ -268,7 +268,13 @@ class SpankSlurmIT {
         Result r = srun("-N1", "-n1", "sh", "-c", "echo PROGRAM-RAN");
         assertNotEquals(0, r.exit());
         assertTrue(r.err().contains("unknown plugstack argument 'defualt=on'"), r.err());
+        plugstack("generator=" + generator + " agent=run/agent.sock");
+        Result relative = srun("-N1", "-n1", "sh", "-c", "echo PROGRAM-RAN");
+        assertNotEquals(0, relative.exit());
+        assertTrue(relative.err().contains("plugstack argument 'agent=run/agent.sock': the agent's socket must be an absolute path"),
+                relative.err());
     }
+
     /**
      * Not a check but a benchmark, run only with {@code -Daffinity.bench.steps=N}: the wall time of a step of (up
      * to) two tasks without binding, with the plugin (one generator per node and step: a JVM running the picocli
