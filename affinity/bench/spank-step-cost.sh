@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Step cost of the reduced-auto-affinity SPANK plugin under each task plugin (task/none, task/affinity,
 # task/cgroup, task/affinity,task/cgroup): median wall time of `srun -n1 true` against
-# `srun -n1 --reduced-auto-affinity=on true` on a real one-node Slurm started for the purpose (as root).
+# `srun -n1 --reduced-auto-affinity=on true` with the plugin asking a running affinity agent, and against the same
+# with the plugin starting the generator itself (agent=none), interleaved, each step once no job is left in
+# slurmctld, on a real one-node Slurm started for the purpose (as root); ratios to `srun true`, medians and minima
+# (target with the agent: median at most 1.15x, issue 33).
 #   affinity/bench/spank-step-cost.sh [STEPS]      (default 15 steps of each kind per task plugin)
 # Runs the TaskPluginsSlurmIT benchmark methods through Maven (in the 'test' and again in the 'integration-test'
 # phase, whose figures stay) and prints their lines from the test reports; each line names its generator.

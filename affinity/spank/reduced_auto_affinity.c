@@ -8,11 +8,16 @@
  * plugstack.conf:
  *   optional /path/reduced_auto_affinity.so [default=on|off] [verbose] [policy=NAME]
  *                                           [generator=/path/bin/alpsbridge] [timeout=SECONDS]
+ *                                           [agent=/run/alpsbridge-affinity/agent.sock|none]
  *
- * Once per node and step (slurm_spank_user_init, in slurmstepd) it runs
- *   GENERATOR affinity --topology sysfs --ntasks N --cpus-per-task C --allowed CPUS --policy P --format tasks
+ * Once per node and step (slurm_spank_user_init, in slurmstepd) it asks for
+ *   affinity --topology sysfs --ntasks N --cpus-per-task C --allowed CPUS --policy P --format tasks
  * with N the step's tasks on this node, C its cpus-per-task and CPUS the CPUs slurmstepd may use, and reads one
- * "<localid> <cpulist>" line per task. In slurm_spank_task_init each task applies its own set with
+ * "<localid> <cpulist>" line per task. It asks the resident `alpsbridge affinity agent` over its unix socket
+ * first (AgentCodec.java: the same arguments in, the generator's exit code, stdout and stderr out), so no JVM
+ * starts per step; when no agent answers it runs GENERATOR with those arguments itself, and says so once in
+ * slurmd's log (again only after an agent has answered in between). The masks come from the same Java code
+ * either way: there is no placement logic here. In slurm_spank_task_init each task applies its own set with
  * sched_setaffinity and, with v, prints "reduced-auto-affinity: local task N: CPUs: LIST" on its stderr.
  * A rejection, a generator that is missing, hangs past the timeout or prints something else fails the step
  * before any task program runs, with the reason on the user's terminal.
@@ -30,7 +35,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,6 +59,12 @@ static int site_verbose = 0;
 static char site_policy[MAX_POLICY] = "reduced";
 static char generator[4096] = "alpsbridge";
 static int timeout_seconds = 30;
+/* The agent's socket; "" for agent=none. */
+static char agent[sizeof(((struct sockaddr_un *) 0)->sun_path)] = "/run/alpsbridge-affinity/agent.sock";
+/* How long the agent may take (at most timeout=): it answers in milliseconds, a hung one is not waited for. */
+#define AGENT_SECONDS 10
+/* Where "the generator is started instead" is remembered (see say_fallback_once). */
+#define MARKER_DIR "/run"
 
 /* The user's --reduced-auto-affinity words. */
 static int user_enabled = UNSET;
@@ -163,9 +177,18 @@ static int parse_site_args(int ac, char **av)
 				return -1;
 			}
 			timeout_seconds = (int) t;
+		} else if (strcmp(a, "agent=none") == 0) {
+			agent[0] = '\0';
+		} else if (strncmp(a, "agent=", 6) == 0) {
+			if (a[6] != '/' || strlen(a + 6) >= sizeof agent) {
+				slurm_error(NAME ": plugstack argument '%s': the agent's socket must be an absolute path of at most "
+					    "%zu bytes, or none", a, sizeof agent - 1);
+				return -1;
+			}
+			strcpy(agent, a + 6);
 		} else {
 			slurm_error(NAME ": unknown plugstack argument '%s'; known: default=on|off, verbose, policy=NAME, "
-				    "generator=PATH, timeout=SECONDS", a);
+				    "generator=PATH, timeout=SECONDS, agent=PATH|none", a);
 			return -1;
 		}
 	}
@@ -355,6 +378,243 @@ static void free_run(struct run *r)
 	free(r->err);
 }
 
+/* Who answered: the generator's path or the agent's socket, for messages. */
+static char source[sizeof generator + 64] = "";
+
+enum { AGENT_ANSWERED, AGENT_ABSENT, AGENT_FAULTY };
+
+/* The largest request the agent reads (AgentCodec.MAX_REQUEST) and the largest reply taken from it. */
+#define AGENT_MAX_REQUEST (64 * 1024)
+#define AGENT_MAX_REPLY (4 * 1024 * 1024)
+
+/* Appends key+value and its NUL to a frame under construction; -1 when it would not fit. */
+static int put_item(char *buf, size_t *len, size_t cap, const char *key, const char *value)
+{
+	size_t need = strlen(key) + strlen(value) + 1;
+	if (*len + need > cap)
+		return -1;
+	memcpy(buf + *len, key, strlen(key));
+	memcpy(buf + *len + strlen(key), value, strlen(value) + 1);
+	*len += need;
+	return 0;
+}
+
+/* Waits until fd is ready for events; 0 ready, -1 the deadline passed or poll failed. */
+static int await_fd(int fd, short events, long deadline)
+{
+	for (;;) {
+		long left = deadline - now_ms();
+		if (left <= 0)
+			return -1;
+		struct pollfd p = { fd, events, 0 };
+		int n = poll(&p, 1, (int) (left > 1000 ? 1000 : left));
+		if (n > 0)
+			return 0;
+		if (n < 0 && errno != EINTR)
+			return -1;
+	}
+}
+
+/* Reads exactly n bytes: 0 done, -1 the deadline passed, -2 the agent hung up. */
+static int read_exactly(int fd, char *into, size_t n, long deadline)
+{
+	size_t got = 0;
+	while (got < n) {
+		if (await_fd(fd, POLLIN, deadline) < 0)
+			return -1;
+		ssize_t k = read(fd, into + got, n - got);
+		if (k == 0)
+			return -2;
+		if (k < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return -2;
+		}
+		got += (size_t) k;
+	}
+	return 0;
+}
+
+/* A stream of the agent's answer, kept as the generator's would be (at most MAX_OUTPUT bytes). */
+static char *copy_stream(const char *text)
+{
+	char *buf = calloc(1, MAX_OUTPUT + 1);
+	if (buf != NULL) {
+		size_t n = strlen(text);
+		memcpy(buf, text, n > MAX_OUTPUT ? MAX_OUTPUT : n);
+	}
+	return buf;
+}
+
+/*
+ * Asks the agent what `GENERATOR affinity ARGS` would answer (argv as for the generator). AGENT_ANSWERED with r
+ * filled as if the generator had run and exited; AGENT_ABSENT when nobody listens on the socket; AGENT_FAULTY
+ * when something listens but gives no whole answer in time, or does not serve the call; why says what happened.
+ */
+static int ask_agent(char *const argv[], struct run *r, char *why, size_t why_len)
+{
+	memset(r, 0, sizeof *r);
+	char *request = malloc(AGENT_MAX_REQUEST + 4);
+	if (request == NULL) {
+		snprintf(why, why_len, "no memory for the agent's request");
+		return AGENT_FAULTY;
+	}
+	size_t len = 4;
+	int too_big = put_item(request, &len, AGENT_MAX_REQUEST + 4, "v=", "1");
+	for (int i = 2; argv[i] != NULL && !too_big; i++)
+		too_big = put_item(request, &len, AGENT_MAX_REQUEST + 4, "arg=", argv[i]);
+	if (too_big) {
+		free(request);
+		snprintf(why, why_len, "the request is over the agent's limit of %d bytes", AGENT_MAX_REQUEST);
+		return AGENT_FAULTY;
+	}
+	uint32_t body = (uint32_t) (len - 4);
+	request[0] = (char) (body >> 24);
+	request[1] = (char) (body >> 16);
+	request[2] = (char) (body >> 8);
+	request[3] = (char) body;
+
+	long deadline = now_ms() + 1000L * (timeout_seconds < AGENT_SECONDS ? timeout_seconds : AGENT_SECONDS);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0) {
+		free(request);
+		snprintf(why, why_len, "cannot make a unix socket: %s", strerror(errno));
+		return AGENT_FAULTY;
+	}
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	strcpy(addr.sun_path, agent);
+	if (connect(fd, (struct sockaddr *) &addr, sizeof addr) != 0) {
+		int e = errno;
+		close(fd);
+		free(request);
+		snprintf(why, why_len, "no affinity agent answers on %s (%s)", agent, strerror(e));
+		/* EAGAIN: its backlog is full, it is there but swamped */
+		return e == ENOENT || e == ECONNREFUSED || e == ENOTDIR ? AGENT_ABSENT : AGENT_FAULTY;
+	}
+	int failed = 0;
+	for (size_t sent = 0; sent < len && !failed;) {
+		if (await_fd(fd, POLLOUT, deadline) < 0) {
+			failed = -1;
+			break;
+		}
+		/* MSG_NOSIGNAL: an agent that hung up is a reason to start the generator, not a SIGPIPE in slurmstepd */
+		ssize_t w = send(fd, request + sent, len - sent, MSG_NOSIGNAL);
+		if (w < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (w <= 0)
+			break; /* it may have answered and hung up (unserved): read its answer */
+		sent += (size_t) w;
+	}
+	free(request);
+	shutdown(fd, SHUT_WR);
+	unsigned char head[4];
+	char *reply = NULL;
+	uint32_t n = 0;
+	int got = failed ? -1 : read_exactly(fd, (char *) head, 4, deadline);
+	if (got == 0) {
+		n = (uint32_t) head[0] << 24 | (uint32_t) head[1] << 16 | (uint32_t) head[2] << 8 | head[3];
+		if (n > AGENT_MAX_REPLY || (reply = malloc(n + 1)) == NULL)
+			got = -3;
+		else
+			got = read_exactly(fd, reply, n, deadline);
+	}
+	close(fd);
+	if (got != 0) {
+		free(reply);
+		if (got == -1)
+			snprintf(why, why_len, "the affinity agent on %s gave no answer within %d s", agent,
+				 timeout_seconds < AGENT_SECONDS ? timeout_seconds : AGENT_SECONDS);
+		else if (got == -3)
+			snprintf(why, why_len, "the affinity agent on %s announced a reply of %u bytes (limit %d)", agent, n,
+				 AGENT_MAX_REPLY);
+		else
+			snprintf(why, why_len, "the affinity agent on %s hung up without a whole answer", agent);
+		return AGENT_FAULTY;
+	}
+	reply[n] = '\0';
+	/* exit=N NUL out=TEXT NUL err=TEXT NUL, or unserved=REASON NUL */
+	const char *item[3] = { NULL, NULL, NULL };
+	int items = 0;
+	for (uint32_t at = 0; n > 0 && reply[n - 1] == '\0' && at < n; at += (uint32_t) strlen(reply + at) + 1) {
+		if (items == 3) {
+			items = 0; /* more than three items: not a reply of this version */
+			break;
+		}
+		item[items++] = reply + at;
+	}
+	int rc = AGENT_FAULTY;
+	if (items == 1 && strncmp(item[0], "unserved=", 9) == 0) {
+		snprintf(why, why_len, "the affinity agent on %s did not serve the call: %.300s", agent, item[0] + 9);
+	} else if (items == 3 && strncmp(item[0], "exit=", 5) == 0 && strncmp(item[1], "out=", 4) == 0
+		   && strncmp(item[2], "err=", 4) == 0) {
+		char *end = NULL;
+		long code = strtol(item[0] + 5, &end, 10);
+		if (end == item[0] + 5 || *end != '\0' || code < 0 || code > 255) {
+			snprintf(why, why_len, "the affinity agent on %s answered exit code '%.20s'", agent, item[0] + 5);
+		} else if ((r->out = copy_stream(item[1] + 4)) == NULL || (r->err = copy_stream(item[2] + 4)) == NULL) {
+			snprintf(why, why_len, "no memory for the agent's answer");
+		} else {
+			r->exited = 1;
+			r->status = (int) (code & 0xff) << 8; /* as waitpid reports an exit with that code */
+			rc = AGENT_ANSWERED;
+		}
+	} else {
+		snprintf(why, why_len, "the affinity agent on %s answered something else than exit=N out= err= or unserved=",
+			 agent);
+	}
+	free(reply);
+	if (rc != AGENT_ANSWERED) {
+		free_run(r);
+		memset(r, 0, sizeof *r);
+	}
+	return rc;
+}
+
+/* The marker file of "steps start the generator instead" for this socket: one per socket path, in /run. */
+static void marker_path(char *buf, size_t len)
+{
+	int n = snprintf(buf, len, MARKER_DIR "/reduced-auto-affinity.fallback.");
+	for (const char *c = agent; *c && (size_t) n + 1 < len; c++)
+		buf[n++] = *c == '/' ? '_' : *c;
+	buf[n < (int) len ? n : (int) len - 1] = '\0';
+}
+
+/*
+ * Tells slurmd's log (info: no agent; error, which also reaches the user's terminal: an agent that answers
+ * wrongly) that this step starts the generator instead, once: the first step to create the marker file says it,
+ * the next ones find it and stay quiet, until a step the agent answers removes it. slurmstepd is a process per
+ * step, so a marker on the node is what makes "once" mean once per node and outage rather than once per step.
+ */
+static void say_fallback_once(int faulty, const char *why)
+{
+	char marker[sizeof agent + 64];
+	marker_path(marker, sizeof marker);
+	int fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0 && errno == EEXIST)
+		return;
+	char note[sizeof marker + 128];
+	if (fd >= 0)
+		snprintf(note, sizeof note, "said once, until an agent answers again (%s)", marker);
+	else
+		snprintf(note, sizeof note, "said at every step: cannot write %s: %s", marker, strerror(errno));
+	if (faulty)
+		slurm_error(NAME ": %s; starting mask generator %s instead (%s)", why, generator, note);
+	else
+		slurm_info(NAME ": %s; steps start mask generator %s instead, which is slower (%s)", why, generator, note);
+	if (fd >= 0) {
+		dprintf(fd, "%s\n", why);
+		close(fd);
+	}
+}
+
+/* An agent answered: the next fallback is news again. */
+static void forget_fallback(void)
+{
+	char marker[sizeof agent + 64];
+	marker_path(marker, sizeof marker);
+	unlink(marker);
+}
+
 /* The first line of the generator's stderr, without its "affinity: " prefix. */
 static const char *reason(char *err)
 {
@@ -384,7 +644,7 @@ static int parse_tasks(char *out)
 		if (end == line || errno || *end != ' ' || id < 0 || (uint32_t) id >= local_tasks || seen[id]
 		    || parse_list(end + 1, &set) != 0) {
 			slurm_error(NAME ": mask generator %s printed '%.200s' on line %d; expected '<localid> <cpulist>' "
-				    "once for each of the %u local tasks", generator, line, line_no, local_tasks);
+				    "once for each of the %u local tasks", source, line, line_no, local_tasks);
 			free(seen);
 			return -1;
 		}
@@ -393,7 +653,7 @@ static int parse_tasks(char *out)
 	}
 	for (uint32_t i = 0; i < local_tasks; i++) {
 		if (!seen[i]) {
-			slurm_error(NAME ": mask generator %s gave no CPUs for local task %u of %u", generator, i, local_tasks);
+			slurm_error(NAME ": mask generator %s gave no CPUs for local task %u of %u", source, i, local_tasks);
 			free(seen);
 			return -1;
 		}
@@ -449,6 +709,21 @@ static int read_int(int cpu, const char *file)
 	return v;
 }
 
+/* A file holding a Linux CPU list (sysfs's present, online); 0, or -1 if it cannot be read as one. */
+static int read_list(const char *path, cpu_set_t *set)
+{
+	char text[4096];
+	FILE *f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	int ok = fgets(text, sizeof text, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -1;
+	text[strcspn(text, "\n")] = '\0';
+	return parse_list(text, set);
+}
+
 /*
  * Keeps in *set only the CPUs of the step's cores. Without task/cgroup nothing narrows slurmstepd to the step's
  * allocation, so in a node shared with other jobs the tasks would be placed on their cores. Slurm names the
@@ -465,8 +740,17 @@ static int narrow_to_step_cores(spank_t sp, cpu_set_t *set)
 	struct cpu_core *all = calloc(CPU_SETSIZE, sizeof *all);
 	if (all == NULL)
 		return -1;
+	/* Only the CPUs the kernel knows of: trying all CPU_SETSIZE of them cost 3-15 ms of failed opens per step. */
+	cpu_set_t present;
+	if (read_list("/sys/devices/system/cpu/present", &present) != 0) {
+		CPU_ZERO(&present);
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			CPU_SET(c, &present);
+	}
 	int n = 0;
 	for (int c = 0; c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET(c, &present))
+			continue;
 		int package = read_int(c, "physical_package_id"), core = read_int(c, "core_id");
 		if (package >= 0 && core >= 0)
 			all[n++] = (struct cpu_core) { c, package, core };
@@ -541,7 +825,20 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	char *argv[] = { generator, "affinity", "--topology", "sysfs", "--ntasks", ntasks_arg, "--cpus-per-task", cpt_arg,
 			 "--allowed", allowed_list, "--policy", (char *) policy, "--format", "tasks", NULL };
 	struct run r;
-	if (run_generator(argv, &r) != 0) {
+	int answered = 0;
+	snprintf(source, sizeof source, "%s", generator);
+	if (agent[0]) {
+		char why[1024];
+		int got = ask_agent(argv, &r, why, sizeof why);
+		if (got == AGENT_ANSWERED) {
+			answered = 1;
+			snprintf(source, sizeof source, "(affinity agent on %s)", agent);
+			forget_fallback();
+		} else {
+			say_fallback_once(got == AGENT_FAULTY, why);
+		}
+	}
+	if (!answered && run_generator(argv, &r) != 0) {
 		slurm_error(NAME ": cannot start mask generator %s: %s", generator, strerror(errno));
 		free_run(&r);
 		refused = 1;
@@ -561,7 +858,7 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 		slurm_error(NAME ": %s (%u tasks, cpus-per-task %u, CPUs %s, policy %s)", reason(r.err), local_tasks, cpt,
 			    allowed_list, policy);
 	} else if (WEXITSTATUS(r.status) != 0) {
-		slurm_error(NAME ": mask generator %s failed with exit code %d: %s", generator, WEXITSTATUS(r.status),
+		slurm_error(NAME ": mask generator %s failed with exit code %d: %s", source, WEXITSTATUS(r.status),
 			    reason(r.err));
 	} else if (parse_tasks(r.out) == 0) {
 		active = 1;

@@ -40,7 +40,8 @@ sed '1{/^#!/d}' "$target/install-files/bash-completion/alpsbridge" > "$tree/usr/
 install -m 0644 "$target"/install-files/etc/*.conf "$src/etc/ledger-hook.conf" "$tree/etc/alpsbridge/"
 install -m 0644 "$src/default/alpsbridge-proxy" "$src/default/alpsbridge-ledger" "$tree/etc/default/"
 install -m 0644 "$src/systemd/alpsbridge-proxy.service" "$src/systemd/alpsbridge-ledger.service" \
-  "$src/systemd/alpsbridge-ledger-hook-agent.service" "$tree/lib/systemd/system/"
+  "$src/systemd/alpsbridge-ledger-hook-agent.service" "$src/systemd/alpsbridge-affinity-agent.service" \
+  "$tree/lib/systemd/system/"
 install -m 0644 "$src/doc/copyright" "$tree/usr/share/doc/alpsbridge/"
 install -m 0644 "$src/lintian/alpsbridge" "$tree/usr/share/lintian/overrides/"
 # The admin's quick start, not the developers' README (which links module READMEs the package does not hold)

@@ -298,7 +298,7 @@ class PackageInstallTest {
     @Order(7)
     void systemdFindsNothingWrongWithTheUnits() throws Exception {
         for (String unit : List.of("alpsbridge-proxy.service", "alpsbridge-ledger.service",
-                "alpsbridge-ledger-hook-agent.service")) {
+                "alpsbridge-ledger-hook-agent.service", "alpsbridge-affinity-agent.service")) {
             Shell.Result r = Shell.run("systemd-analyze", "verify", "/lib/systemd/system/" + unit);
             assertEquals(0, r.status(), unit + ": " + r.out() + r.err());
             assertEquals("", r.err().strip(), unit);
@@ -327,6 +327,55 @@ class PackageInstallTest {
 
     @Test
     @Order(9)
+    void theAffinityAgentStartedAsItsUnitWouldAnswersOnThePluginsDefaultSocketAndStopsCleanly() throws Exception {
+        Map<String, String> unit = unitSettings(Path.of("/lib/systemd/system/alpsbridge-affinity-agent.service"));
+        assertEquals("alpsbridge", unit.get("User"));
+        Map<String, String> env = new LinkedHashMap<>(UNIT_ENV);
+        String[] fixed = unit.get("Environment").replaceAll("^\"|\"$", "").split("=", 2); // "NAME=a b": one assignment
+        env.put(fixed[0], fixed[1]);
+        // RuntimeDirectory=alpsbridge-affinity, RuntimeDirectoryMode=0700, as systemd makes it for the unit's user
+        Path dir = Path.of("/run", unit.get("RuntimeDirectory"));
+        Shell.run("install", "-d", "-o", "alpsbridge", "-g", "alpsbridge", "-m", "0" + unit.get("RuntimeDirectoryMode").replaceFirst("^0", ""),
+                dir.toString()).ok();
+        Path socket = dir.resolve("agent.sock");
+        List<String> argv = new ArrayList<>(List.of("setpriv", "--reuid=" + unit.get("User"), "--regid=" + unit.get("Group"),
+                "--init-groups", "--"));
+        argv.addAll(execStart(unit.get("ExecStart"), env));
+        assertTrue(argv.contains(socket.toString()), "the unit's socket is the plugin's default: " + argv);
+        Path log = TARGET.resolve("affinity-agent-unit.log");
+        ProcessBuilder pb = new ProcessBuilder(argv).directory(Path.of("/").toFile());
+        pb.environment().clear();
+        pb.environment().putAll(env);
+        pb.redirectErrorStream(true).redirectOutput(log.toFile());
+        Process agent = pb.start();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!Files.exists(socket) && agent.isAlive() && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+            assertTrue(Files.exists(socket), "the agent listens: " + Files.readString(log));
+            assertEquals("alpsbridge rw-------", Shell.run("stat", "-c", "%U %A", socket.toString()).ok().out().strip()
+                    .replace("srw", "rw"));
+            // root (as slurmstepd) asks as the plugin does: v=1, then the generator's arguments
+            String items = "v=1\0arg=--topology\0arg=sysfs\0arg=-n\0arg=1\0arg=--format\0arg=tasks\0";
+            byte[] body = items.getBytes(StandardCharsets.UTF_8);
+            try (java.nio.channels.SocketChannel c = java.nio.channels.SocketChannel.open(java.net.UnixDomainSocketAddress.of(socket))) {
+                c.write(java.nio.ByteBuffer.allocate(4 + body.length).putInt(body.length).put(body).flip());
+                c.shutdownOutput();
+                String reply = new String(java.nio.channels.Channels.newInputStream(c).readAllBytes(), StandardCharsets.UTF_8);
+                assertTrue(reply.substring(4).startsWith("exit=0\0out=0 "), reply);
+            }
+        } finally {
+            agent.destroy(); // SIGTERM, as systemctl stop sends it
+            assertTrue(agent.waitFor(20, TimeUnit.SECONDS), "stops within TimeoutStopSec");
+            Shell.run("rm", "-rf", dir.toString()).ok();
+        }
+        assertTrue(agent.exitValue() == 0 || agent.exitValue() == 143, agent.exitValue() + ": " + Files.readString(log));
+        assertTrue(Files.readString(log).contains("affinity agent: listening on " + socket), Files.readString(log));
+    }
+
+    @Test
+    @Order(10)
     void theSpankPackageInstallsThePluginAndItsPlugstackLine() throws Exception {
         require(spankDeb != null, "Slurm's headers are absent, so the build made no SPANK package");
         Shell.run("dpkg", "-i", spankDeb.toString()).ok();
@@ -341,7 +390,7 @@ class PackageInstallTest {
     }
 
     @Test
-    @Order(10)
+    @Order(11)
     void lintianFindsNoErrorsAndNoUnjustifiedWarnings() throws Exception {
         require(Files.isExecutable(Path.of("/usr/bin/lintian")), "lintian is not installed (.ci/install-deps installs it)");
         List<String> args = new ArrayList<>(List.of("lintian", "--fail-on", "error,warning", deb.toString()));
@@ -359,7 +408,7 @@ class PackageInstallTest {
     }
 
     @Test
-    @Order(11)
+    @Order(12)
     void purgeRemovesAllButTheLedgersRecordsAndTheUser() throws Exception {
         if (hooksDeb != null) {
             Shell.run("dpkg", "--purge", "alpsbridge-ledger-hooks").ok();
@@ -378,6 +427,7 @@ class PackageInstallTest {
                 "/usr/lib/alpsbridge", "/etc/alpsbridge", "/etc/default/alpsbridge-proxy", "/var/cache/alpsbridge",
                 "/lib/systemd/system/alpsbridge-proxy.service", "/lib/systemd/system/alpsbridge-ledger.service",
                 "/lib/systemd/system/alpsbridge-ledger-hook-agent.service",
+                "/lib/systemd/system/alpsbridge-affinity-agent.service",
                 "/etc/default/alpsbridge-ledger", "/usr/share/man/man1/alpsbridge.1.gz",
                 "/usr/share/bash-completion/completions/alpsbridge", "/usr/share/doc/alpsbridge")) {
             assertFalse(Files.exists(Path.of(gone)), gone + " is gone");

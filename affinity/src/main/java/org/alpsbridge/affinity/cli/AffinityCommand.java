@@ -25,6 +25,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "affinity",
         mixinStandardHelpOptions = true,
         sortOptions = false,
+        subcommands = AffinityAgentCommand.class,
         description = {
             "Computes the CPU set of every local task of one node under a placement policy and prints it.",
             "The default policy, reduced, is CSCS reduced-auto-affinity: one CPU per core (hyperthread siblings"
@@ -66,8 +67,10 @@ public final class AffinityCommand implements Callable<Integer> {
             description = "With --topology basil:FILE, the node to use; default the first node of the inventory.")
     long nid;
 
-    @Option(names = {"-n", "--ntasks"}, required = true, paramLabel = "N", description = "Tasks on this node.")
-    int ntasks;
+    // Required, but checked in call(): picocli would demand a required option of this command before its
+    // subcommand too ('alpsbridge affinity agent').
+    @Option(names = {"-n", "--ntasks"}, paramLabel = "N", description = "Tasks on this node (required).")
+    Integer ntasks;
 
     @Option(names = {"-c", "--cpus-per-task"}, paramLabel = "C", defaultValue = "1",
             description = "CPUs per task (reduced: cores per task; ALPS: depth -d). Default: ${DEFAULT-VALUE}.")
@@ -115,6 +118,9 @@ public final class AffinityCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        if (ntasks == null) {
+            throw new ParameterException(spec.commandLine(), "Missing required option: '--ntasks=N'");
+        }
         Policy chosen = parse(() -> Policy.of(policy));
         OutputFormat outputFormat = format == null ? null : parse(() -> OutputFormat.of(format));
         Request request = Request.of(ntasks, cpusPerTask).withNppcu(nppcu).withPesPerNuma(pesPerNuma)

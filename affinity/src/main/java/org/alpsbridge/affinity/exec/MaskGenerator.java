@@ -17,9 +17,26 @@ import org.alpsbridge.affinity.topology.TopologyException;
  * {@code alpsbridge affinity} a plugin sends, this machine only, and answers exactly as that command does:
  * {@code --topology sysfs --ntasks N --cpus-per-task C [--allowed CPULIST] [--policy P] [--format F]};
  * exit 0 with the masks on stdout, 1 with {@code affinity: rejected: REASON} (or an unreadable topology) as one
- * line on stderr, 2 on a usage error.
+ * line on stderr, 2 on a usage error. The resident {@code alpsbridge affinity agent} answers the plugin through this
+ * same class, from a topology it keeps ({@link Source}).
  */
-final class MaskGenerator {
+public final class MaskGenerator {
+
+    /** Where "sysfs" comes from: this machine read now, or a copy the agent keeps while it stays valid. */
+    public interface Source {
+        Topology read() throws TopologyException;
+    }
+
+    /**
+     * This machine's sysfs, read at each call. A class, not a method reference: a lambda's bootstrap costs
+     * milliseconds on raa-exec's start-up path.
+     */
+    private static final class ThisMachine implements Source {
+        @Override
+        public Topology read() throws TopologyException {
+            return Topology.sysfs();
+        }
+    }
 
     static final String USAGE = "Usage: raa-exec affinity [--topology sysfs] -n N [-c C] [--allowed CPULIST]"
             + " [--policy POLICY] [--format FORMAT]  (the options of 'alpsbridge affinity' a SPANK plugin uses)";
@@ -29,6 +46,11 @@ final class MaskGenerator {
 
     /** {@code args} without the leading {@code affinity}; returns the exit code. */
     static int run(String[] args, PrintStream out, PrintStream err) {
+        return run(args, new ThisMachine(), out, err);
+    }
+
+    /** As {@code raa-exec affinity ARGS} with "sysfs" read from {@code node}; returns the exit code. */
+    public static int run(String[] args, Source node, PrintStream out, PrintStream err) {
         Integer ntasks = null;
         int cpusPerTask = 1;
         BitSet allowed = null;
@@ -104,7 +126,7 @@ final class MaskGenerator {
         }
         Placement placement;
         try {
-            placement = policy.place(Topology.sysfs(), request);
+            placement = policy.place(node.read(), request);
         } catch (TopologyException e) {
             err.println("affinity: " + e.getMessage());
             return 1;

@@ -13,12 +13,12 @@ import org.alpsbridge.affinity.topology.TopologyException;
  * numbers a random permutation (every firmware numbering is one), core ids with random gaps, some CPUs offline,
  * sometimes NUMA domains inside sockets.
  */
-final class RandomNodes {
+public final class RandomNodes {
 
     private RandomNodes() {
     }
 
-    static Topology node(Random r) {
+    public static Topology node(Random r) {
         int sockets = 1 + r.nextInt(4);
         int threads = 1 + r.nextInt(r.nextInt(4) + 1);
         int[] cores = new int[sockets];
@@ -62,7 +62,7 @@ final class RandomNodes {
     }
 
     /** Null (the whole node) half the time, else a random subset, sometimes whole cores, sometimes a block. */
-    static BitSet allowed(Random r, Topology node) {
+    public static BitSet allowed(Random r, Topology node) {
         if (r.nextBoolean()) {
             return null;
         }

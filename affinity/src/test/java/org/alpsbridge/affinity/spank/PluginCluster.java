@@ -14,6 +14,7 @@ import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.alpsbridge.affinity.agent.AffinityAgent;
 import org.alpsbridge.affinity.cli.AffinityCommand;
 import org.alpsbridge.affinity.format.CpuLists;
 import org.alpsbridge.affinity.spank.SlurmCluster.Result;
@@ -30,6 +31,7 @@ final class PluginCluster implements AutoCloseable {
     final SlurmCluster slurm;
     final Path plugin;
     final Path generator;
+    private final List<Path> markers = new ArrayList<>();
 
     private PluginCluster(SlurmCluster slurm, Path plugin, Path generator) {
         this.slurm = slurm;
@@ -78,14 +80,67 @@ final class PluginCluster implements AutoCloseable {
         return script(slurm, name, body);
     }
 
-    /** plugstack.conf loads the plugin with these arguments. */
+    /**
+     * plugstack.conf loads the plugin with these arguments; without an {@code agent=} among them, with
+     * {@code agent=none} too, so that the generator answers as the test says (and no test asks, or leaves a marker
+     * for, an agent on the machine's default socket).
+     */
     void plugstack(String args) throws IOException {
-        slurm.plugstack("required " + plugin + " " + args + "\n");
+        slurm.plugstack("required " + plugin + " " + args + (args.contains("agent=") ? "" : " agent=none") + "\n");
     }
 
     /** plugstack.conf loads the plugin with the test's generator and these further arguments. */
     void plugstackWithGenerator(String args) throws IOException {
         plugstack("generator=" + generator + " timeout=60 " + args);
+    }
+
+    /** A socket path in this cluster's directory (an agent may listen there, or not). */
+    Path socket(String name) {
+        return slurm.dir().resolve(name);
+    }
+
+    /**
+     * An affinity agent on {@code socket} answering from this machine's sysfs, in the test's JVM (a resident agent,
+     * as the systemd unit's is); the test closes it. The plugin's "no agent" marker of that socket is removed when
+     * the cluster closes.
+     */
+    AffinityAgent startAgent(Path socket) throws IOException {
+        markers.add(marker(socket));
+        return AffinityAgent.start(socket, Path.of("/sys/devices/system"), 4, System.out);
+    }
+
+    /** Where the plugin remembers that it said "no agent on SOCKET" (reduced_auto_affinity.c, marker_path). */
+    static Path marker(Path socket) {
+        return Path.of("/run/reduced-auto-affinity.fallback." + socket.toString().replace('/', '_'));
+    }
+
+    /** Sockets whose markers the plugin may have left in /run. */
+    void forgetsMarkerOf(Path socket) {
+        markers.add(marker(socket));
+    }
+
+    /**
+     * Waits (untimed, for benchmarks) until slurmctld holds no job, completing ones included: a step whose job must
+     * wait for the previous job's cores is polled for by srun at growing intervals, seconds that are not the
+     * step's cost.
+     */
+    void awaitNoJobs() throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            Result q = run("squeue", "-h", "-o", "%i"); // pending, running and completing jobs (not completed ones)
+            if (q.exit() == 0 && q.out().isBlank()) {
+                return;
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("jobs still in slurmctld after 60 s: " + run("squeue").out());
+    }
+
+    /** The lines of slurmd's log (slurmstepd writes there too) holding this text. */
+    long slurmdLogLines(String text) throws IOException {
+        try (var lines = Files.lines(slurm.dir().resolve("slurmd.log"))) {
+            return lines.filter(l -> l.contains(text)).count();
+        }
     }
 
     Result srun(String... args) throws IOException, InterruptedException {
@@ -104,6 +159,13 @@ final class PluginCluster implements AutoCloseable {
     @Override
     public void close() {
         slurm.close();
+        for (Path m : markers) {
+            try {
+                Files.deleteIfExists(m);
+            } catch (IOException e) {
+                System.out.println("PluginCluster: could not remove " + m + ": " + e);
+            }
+        }
     }
 
     /** This process's CPUs (the daemons, and so every step, inherit them; maybe fewer than the node's). */

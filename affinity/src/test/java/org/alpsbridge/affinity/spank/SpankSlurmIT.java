@@ -6,6 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,6 +19,7 @@ import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.alpsbridge.affinity.agent.AffinityAgent;
 import org.alpsbridge.affinity.spank.SlurmCluster.Result;
 import org.alpsbridge.affinity.topology.Topology;
 import org.junit.jupiter.api.AfterAll;
@@ -83,6 +89,11 @@ class SpankSlurmIT {
     @Test
     void thePluginBindsEachTaskToTheGeneratorsAnswerAndSaysSo() throws Exception {
         plugstack("generator=" + generator + " timeout=60");
+        eachTaskRunsWithTheGeneratorsMaskAndSaysSo();
+    }
+
+    /** A step of {@link #placeable} tasks with --reduced-auto-affinity=on,v under the plugstack as it is. */
+    private static void eachTaskRunsWithTheGeneratorsMaskAndSaysSo() throws Exception {
         int n = placeable;
         Result r = srun("-l", "-N1", "-n" + n, "-c1", "--reduced-auto-affinity=on,v", "grep", "Cpus_allowed_list", "/proc/self/status");
         assertEquals(0, r.exit(), r.err());
@@ -91,6 +102,14 @@ class SpankSlurmIT {
         for (Map.Entry<Integer, BitSet> e : want.entrySet()) {
             assertTrue(r.err().contains(verboseLine(e.getKey(), e.getValue())), "missing '" + verboseLine(e.getKey(), e.getValue()) + "' in " + r.err());
         }
+    }
+
+    /** One task more than there are cores: the reduced policy must refuse it, before the program runs. */
+    private static void anImpossibleStepIsRefusedBeforeItsProgramRuns() throws Exception {
+        Result r = srun("-N1", "-n" + (cores + 1), "--overcommit", "--reduced-auto-affinity=on", "sh", "-c", "echo PROGRAM-RAN");
+        assertNotEquals(0, r.exit());
+        assertFalse(r.out().contains("PROGRAM-RAN"), r.out());
+        assertTrue(r.err().contains("reduced-auto-affinity: rejected: "), r.err());
     }
 
     @Test
@@ -137,24 +156,14 @@ class SpankSlurmIT {
     @Test
     void theWrapperServesThePluginAsItsFastGenerator() throws Exception {
         plugstack("generator=" + raaExec() + " timeout=60");
-        int n = placeable;
-        Result r = srun("-l", "-N1", "-n" + n, "-c1", "--reduced-auto-affinity=on,v", "grep", "Cpus_allowed_list", "/proc/self/status");
-        assertEquals(0, r.exit(), r.err());
-        assertEquals(expected(n, 1), reported(r.out()), r.out() + r.err());
-        Result refused = srun("-N1", "-n" + (cores + 1), "--overcommit", "--reduced-auto-affinity=on", "sh", "-c", "echo PROGRAM-RAN");
-        assertNotEquals(0, refused.exit());
-        assertFalse(refused.out().contains("PROGRAM-RAN"), refused.out());
-        assertTrue(refused.err().contains("reduced-auto-affinity: rejected: "), refused.err());
+        eachTaskRunsWithTheGeneratorsMaskAndSaysSo();
+        anImpossibleStepIsRefusedBeforeItsProgramRuns();
     }
 
     @Test
     void anImpossibleRequestIsRefusedBeforeTheProgramRuns() throws Exception {
         plugstack("generator=" + generator + " timeout=60");
-        int tooMany = cores + 1; // one allowed core per task at least, so the reduced policy must refuse
-        Result r = srun("-N1", "-n" + tooMany, "--overcommit", "--reduced-auto-affinity=on", "sh", "-c", "echo PROGRAM-RAN");
-        assertNotEquals(0, r.exit());
-        assertFalse(r.out().contains("PROGRAM-RAN"), r.out());
-        assertTrue(r.err().contains("reduced-auto-affinity: rejected: "), r.err());
+        anImpossibleStepIsRefusedBeforeItsProgramRuns();
     }
 
     @Test
@@ -187,12 +196,85 @@ class SpankSlurmIT {
     }
 
     @Test
+    void withAnAgentRunningThePluginAsksItAndStartsNoGenerator() throws Exception {
+        Path socket = cluster.socket("agent.sock");
+        // no generator could answer: each mask and rejection below is the agent's
+        plugstack("generator=" + cluster.slurm.dir().resolve("no-such-generator") + " agent=" + socket + " timeout=60");
+        try (AffinityAgent agent = cluster.startAgent(socket)) {
+            eachTaskRunsWithTheGeneratorsMaskAndSaysSo();
+            anImpossibleStepIsRefusedBeforeItsProgramRuns();
+            assertEquals(2, agent.answered());
+            assertEquals(0, cluster.slurmdLogLines(socket.toString()), "no fallback was logged for " + socket);
+        }
+    }
+
+    @Test
+    void withoutAnAgentThePluginStartsTheGeneratorAndSaysSoOnceUntilAnAgentAnswers() throws Exception {
+        Path socket = cluster.socket("absent.sock");
+        cluster.forgetsMarkerOf(socket);
+        plugstack("generator=" + generator + " agent=" + socket + " timeout=60");
+        String said = "no affinity agent answers on " + socket + " (No such file or directory); steps start mask generator " + generator;
+        for (int step = 0; step < 3; step++) {
+            Result r = srun("-l", "-N1", "-n1", "--reduced-auto-affinity=on", "grep", "Cpus_allowed_list", "/proc/self/status");
+            assertEquals(0, r.exit(), r.err());
+            assertEquals(expected(1, 1), reported(r.out()), r.err());
+            assertFalse(r.err().contains("agent"), "a missing agent is no news for the user: " + r.err());
+        }
+        assertEquals(1, cluster.slurmdLogLines(said), "said once in slurmd's log: " + cluster.slurm.tail("slurmd.log"));
+        try (AffinityAgent agent = cluster.startAgent(socket)) {
+            Result r = srun("-l", "-N1", "-n1", "--reduced-auto-affinity=on", "grep", "Cpus_allowed_list", "/proc/self/status");
+            assertEquals(expected(1, 1), reported(r.out()), r.err());
+            assertEquals(1, agent.answered());
+            assertFalse(Files.exists(PluginCluster.marker(socket)), "an answer makes the next fallback news again");
+        }
+        Result again = srun("-l", "-N1", "-n1", "--reduced-auto-affinity=on", "grep", "Cpus_allowed_list", "/proc/self/status");
+        assertEquals(expected(1, 1), reported(again.out()), again.err());
+        assertEquals(2, cluster.slurmdLogLines(said), "said again after the agent went away");
+    }
+
+    @Test
+    void anAgentThatAnswersWronglyIsReportedOnceAndTheGeneratorAnswers() throws Exception {
+        Path socket = cluster.socket("wrong.sock");
+        cluster.forgetsMarkerOf(socket);
+        plugstack("generator=" + generator + " agent=" + socket + " timeout=60");
+        try (ServerSocketChannel wrong = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            wrong.bind(UnixDomainSocketAddress.of(socket));
+            Thread answers = new Thread(() -> {
+                while (wrong.isOpen()) {
+                    try (SocketChannel c = wrong.accept()) {
+                        c.write(ByteBuffer.wrap(new byte[] {0, 0, 0, 7, 'e', 'x', 'i', 't', '=', '0', 0}));
+                    } catch (IOException e) {
+                        return;
+                    }
+                }
+            });
+            answers.setDaemon(true);
+            answers.start();
+            String said = "the affinity agent on " + socket + " answered something else than exit=N out= err= or unserved=";
+            Result first = srun("-l", "-N1", "-n1", "--reduced-auto-affinity=on", "grep", "Cpus_allowed_list", "/proc/self/status");
+            assertEquals(0, first.exit(), first.err());
+            assertEquals(expected(1, 1), reported(first.out()), first.err());
+            assertTrue(first.err().contains("reduced-auto-affinity: " + said), "an error, on the user's terminal too: " + first.err());
+            Result second = srun("-l", "-N1", "-n1", "--reduced-auto-affinity=on", "grep", "Cpus_allowed_list", "/proc/self/status");
+            assertEquals(expected(1, 1), reported(second.out()), second.err());
+            assertFalse(second.err().contains(said), "once: " + second.err());
+            assertEquals(1, cluster.slurmdLogLines(said), cluster.slurm.tail("slurmd.log"));
+        }
+    }
+
+    @Test
     void aMistypedPlugstackArgumentStopsThePluginLoudly() throws Exception {
         plugstack("generator=" + generator + " defualt=on");
         Result r = srun("-N1", "-n1", "sh", "-c", "echo PROGRAM-RAN");
         assertNotEquals(0, r.exit());
         assertTrue(r.err().contains("unknown plugstack argument 'defualt=on'"), r.err());
+        plugstack("generator=" + generator + " agent=run/agent.sock");
+        Result relative = srun("-N1", "-n1", "sh", "-c", "echo PROGRAM-RAN");
+        assertNotEquals(0, relative.exit());
+        assertTrue(relative.err().contains("plugstack argument 'agent=run/agent.sock': the agent's socket must be an absolute path"),
+                relative.err());
     }
+
     /**
      * Not a check but a benchmark, run only with {@code -Daffinity.bench.steps=N}: the wall time of a step of (up
      * to) two tasks without binding, with the plugin (one generator per node and step: a JVM running the picocli
@@ -214,17 +296,22 @@ class SpankSlurmIT {
         ways.put("srun true (no binding)", new Way(viaJvm, List.of("-N1", tasks, "true")));
         ways.put("plugin, generator: test-classpath JVM", new Way(viaJvm, List.of("-N1", tasks, "--reduced-auto-affinity=on", "true")));
         ways.put("plugin, generator: bin/raa-exec", new Way(viaWrapper, List.of("-N1", tasks, "--reduced-auto-affinity=on", "true")));
+        Path socket = cluster.socket("bench.sock");
+        ways.put("plugin, affinity agent", new Way(viaWrapper + " agent=" + socket, List.of("-N1", tasks, "--reduced-auto-affinity=on", "true")));
         ways.put("srun --cpu-bind=none bin/raa-exec -- true", new Way(viaJvm, List.of("-N1", tasks, "--cpu-bind=none", wrapper, "--", "true")));
         Map<String, List<Long>> millis = new LinkedHashMap<>();
-        for (int round = -1; round < Integer.parseInt(steps); round++) { // round -1 warms up (raa-exec's archive)
-            for (Map.Entry<String, Way> way : ways.entrySet()) {
-                plugstack(way.getValue().plugstack());
-                long start = System.nanoTime();
-                Result r = srun(way.getValue().srun().toArray(String[]::new));
-                long ms = (System.nanoTime() - start) / 1_000_000;
-                assertEquals(0, r.exit(), way.getKey() + ": " + r.err());
-                if (round >= 0) {
-                    millis.computeIfAbsent(way.getKey(), k -> new ArrayList<>()).add(ms);
+        try (AffinityAgent agent = cluster.startAgent(socket)) {
+            for (int round = -1; round < Integer.parseInt(steps); round++) { // round -1 warms up (raa-exec's archive)
+                for (Map.Entry<String, Way> way : ways.entrySet()) {
+                    plugstack(way.getValue().plugstack());
+                    cluster.awaitNoJobs();
+                    long start = System.nanoTime();
+                    Result r = srun(way.getValue().srun().toArray(String[]::new));
+                    long ms = (System.nanoTime() - start) / 1_000_000;
+                    assertEquals(0, r.exit(), way.getKey() + ": " + r.err());
+                    if (round >= 0) {
+                        millis.computeIfAbsent(way.getKey(), k -> new ArrayList<>()).add(ms);
+                    }
                 }
             }
         }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.BitSet;
 import java.util.List;
@@ -13,6 +14,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.alpsbridge.affinity.agent.AffinityAgent;
 import org.alpsbridge.affinity.format.CpuLists;
 import org.alpsbridge.affinity.spank.SlurmCluster.Result;
 import org.alpsbridge.affinity.topology.Topology;
@@ -111,6 +113,22 @@ class TaskPluginsSlurmIT {
         }
 
         @Test
+        void withTheAgentEachTaskRunsWithTheMaskTheAgentComputed() throws Exception {
+            Path socket = cluster.socket("agent.sock");
+            // no generator could answer: the masks are the agent's
+            cluster.plugstack("generator=" + cluster.socket("no-such-generator") + " agent=" + socket + " timeout=60");
+            try (AffinityAgent agent = cluster.startAgent(socket)) {
+                int n = cores;
+                Result r = cluster.srun("-l", "-N1", "-n" + n, "-c1", "--reduced-auto-affinity=on,v", "grep", "Cpus_allowed_list", "/proc/self/status");
+                assertEquals(0, r.exit(), r.err());
+                Map<Integer, BitSet> ran = PluginCluster.reported(r.out());
+                assertEquals(PluginCluster.expected(n, 1, allCpus), ran, r.out() + r.err());
+                assertEquals(1, agent.answered());
+                HwlocView.seesReducedMasks(ran);
+            }
+        }
+
+        @Test
         void inANodeSharedWithAnotherJobTheTasksStayOnTheStepsOwnCores() throws Exception {
             Assumptions.assumeTrue(cores >= 2, "sharing the node needs two cores; this machine's CPUs " + CpuLists.linux(allCpus) + " have " + cores);
             cluster.plugstackWithGenerator("");
@@ -191,36 +209,66 @@ class TaskPluginsSlurmIT {
 
         /**
          * Not a check but a benchmark, run only with {@code -Daffinity.bench.steps=N} (affinity/bench/spank-step-cost.sh):
-         * the median wall time of N steps {@code srun -n1 true} and {@code srun -n1 --reduced-auto-affinity=on true}
-         * under this task plugin, interleaved so that the machine's load drifts over both alike. The generator is
-         * bin/raa-exec where 'package' has made its jars, else the test class path's JVM.
+         * the median wall time of N steps {@code srun -n1 true}, {@code srun -n1 --reduced-auto-affinity=on true}
+         * with the plugin asking a running affinity agent, and the same with the plugin starting the generator
+         * (bin/raa-exec where 'package' has made its jars, else the test class path's JVM; agent=none), under this
+         * task plugin, in interleaved rounds so that the machine's load drifts over all alike; ratios to
+         * {@code srun true}. Each step starts once slurmctld holds no job (a job waiting for the previous one's
+         * cores costs srun seconds of polling, which drowned the figures). The agent is the resident one of this
+         * test's JVM (as the unit's would be: warm).
          */
         @Test
         void stepCost() throws Exception {
             String steps = System.getProperty("affinity.bench.steps");
             Assumptions.assumeTrue(steps != null, "a benchmark; -Daffinity.bench.steps=N runs it");
-            java.nio.file.Path root = java.nio.file.Path.of("").toAbsolutePath().getParent();
+            Path root = Path.of("").toAbsolutePath().getParent();
             boolean jars = java.nio.file.Files.exists(root.resolve("affinity/target/lib/jna.jar"));
             String generator = jars ? root.resolve("bin/raa-exec").toString() : cluster.generator.toString();
-            cluster.plugstack("generator=" + generator + " timeout=60");
+            Path socket = cluster.socket("bench.sock");
+            String viaAgent = "generator=" + generator + " timeout=60 agent=" + socket;
+            String viaGenerator = "generator=" + generator + " timeout=60 agent=none";
             List<Long> plain = new java.util.ArrayList<>();
-            List<Long> bound = new java.util.ArrayList<>();
-            for (int round = -1; round < Integer.parseInt(steps); round++) { // round -1 warms up
-                long t0 = System.nanoTime();
-                assertEquals(0, cluster.srun("-N1", "-n1", "true").exit());
-                long t1 = System.nanoTime();
-                Result r = cluster.srun("-N1", "-n1", "--reduced-auto-affinity=on", "true");
-                long t2 = System.nanoTime();
-                assertEquals(0, r.exit(), r.err());
-                if (round >= 0) {
-                    plain.add((t1 - t0) / 1_000_000);
-                    bound.add((t2 - t1) / 1_000_000);
+            List<Long> agentSteps = new java.util.ArrayList<>();
+            List<Long> generatorSteps = new java.util.ArrayList<>();
+            try (AffinityAgent agent = cluster.startAgent(socket)) {
+                for (int round = -1; round < Integer.parseInt(steps); round++) { // round -1 warms up
+                    cluster.plugstack(viaAgent);
+                    long plainMs = timedStep("true");
+                    long agentMs = timedStep("--reduced-auto-affinity=on", "true");
+                    cluster.plugstack(viaGenerator);
+                    long generatorMs = timedStep("--reduced-auto-affinity=on", "true");
+                    if (round >= 0) {
+                        plain.add(plainMs);
+                        agentSteps.add(agentMs);
+                        generatorSteps.add(generatorMs);
+                    }
                 }
+                assertEquals(Integer.parseInt(steps) + 1, agent.answered(), "every agent step was the agent's");
             }
-            System.out.printf("step cost %-27s cgroup %s, %s steps each, generator %s, load %s:  srun true median %d ms;"
-                    + "  srun --reduced-auto-affinity=on true median %d ms%n", taskPlugin, SlurmCluster.cgroupVersion(), steps,
-                    jars ? "bin/raa-exec" : "test JVM", java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).strip(),
-                    median(plain), median(bound));
+            long base = median(plain);
+            long baseMin = min(plain);
+            System.out.printf("step cost %-27s cgroup %s, %s steps each, load %s:  srun true median %d ms (min %d);"
+                    + "  --reduced-auto-affinity=on with the agent median %d ms (x %.2f; min %d, x %.2f);"
+                    + "  with generator %s (agent=none) median %d ms (x %.2f; min %d, x %.2f)%n", taskPlugin,
+                    SlurmCluster.cgroupVersion(), steps, java.nio.file.Files.readString(Path.of("/proc/loadavg")).strip(), base,
+                    baseMin, median(agentSteps), (double) median(agentSteps) / base, min(agentSteps),
+                    (double) min(agentSteps) / baseMin, jars ? "bin/raa-exec" : "test JVM", median(generatorSteps),
+                    (double) median(generatorSteps) / base, min(generatorSteps), (double) min(generatorSteps) / baseMin);
+        }
+
+        /** Wall time of {@code srun -N1 -n1 ARGS} once no job is left in slurmctld (the wait is not timed). */
+        private long timedStep(String... args) throws Exception {
+            cluster.awaitNoJobs();
+            long start = System.nanoTime();
+            Result r = cluster.srun(concat(new String[] {"-N1", "-n1"}, args));
+            long ms = (System.nanoTime() - start) / 1_000_000;
+            assertEquals(0, r.exit(), String.join(" ", args) + ": " + r.err());
+            return ms;
+        }
+
+        /** The least disturbed step: on a machine shared with other work, the plainest view of what a step costs. */
+        private static long min(List<Long> values) {
+            return values.stream().min(Long::compare).orElseThrow();
         }
 
         private static long median(List<Long> values) {

@@ -9,7 +9,7 @@ import java.util.Map;
 import org.alpsbridge.affinity.format.CpuLists;
 
 /** Writes a sysfs-shaped tree (cpu/online, cpuN/topology/*, node/nodeN/cpulist) for a node, for reader tests. */
-final class SysfsTree {
+public final class SysfsTree {
 
     private SysfsTree() {
     }
@@ -17,7 +17,7 @@ final class SysfsTree {
     /**
      * @param offline CPUs listed as present but offline: a cpuN directory without topology, absent from online
      */
-    static Path write(Path root, Topology node, BitSet offline) throws IOException {
+    public static Path write(Path root, Topology node, BitSet offline) throws IOException {
         Path cpu = Files.createDirectories(root.resolve("cpu"));
         Files.writeString(cpu.resolve("online"), CpuLists.linux(node.cpus()) + "\n");
         Map<Integer, BitSet> numa = new HashMap<>();
