@@ -239,9 +239,15 @@ public final class Availability implements AutoCloseable {
         return ok;
     }
 
+    /** A write refused for an ended lease: count it, and find out at once rather than at the next renewal. */
     private void countFenced() {
         if (fenced != null) {
             fenced.increment();
+        }
+        try {
+            ticker.execute(this::tick);
+        } catch (java.util.concurrent.RejectedExecutionException stopping) {
+            // halted or closed: nothing to find out
         }
     }
 
