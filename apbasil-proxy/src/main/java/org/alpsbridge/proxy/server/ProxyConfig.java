@@ -50,7 +50,7 @@ public final class ProxyConfig {
         EXCHANGE_MEMORY("exchange_memory", "900",
                 "seconds the answer to a RESERVE/CONFIRM/RELEASE/SWITCH is kept by exchange id for retries and duplicates"),
         EXCHANGE_JOURNAL("exchange_journal", "",
-                "file that keeps exchange ids across restarts; empty = in memory only"),
+                "file that keeps exchange ids across restarts; empty = in memory only; not used with ha_db"),
         TLS_CERT("tls_cert", "", "PEM certificate chain for TLS on TCP listeners; empty = no TLS"),
         TLS_KEY("tls_key", "", "PEM PKCS#8 private key for tls_cert"),
         HA_DB("ha_db", "",
@@ -306,8 +306,12 @@ public final class ProxyConfig {
         return seconds(Key.EXCHANGE_MEMORY.name, get(Key.EXCHANGE_MEMORY));
     }
 
+    /**
+     * The exchange journal file, or null; always null with {@code ha_db}, whose database keeps the exchange memory
+     * where the other proxy finds it (the packages' defaults name a journal file: it is set aside, not an error).
+     */
     public Path exchangeJournal() {
-        return path(Key.EXCHANGE_JOURNAL);
+        return haDb() == null ? path(Key.EXCHANGE_JOURNAL) : null;
     }
 
     public Path tlsCert() {
@@ -357,10 +361,6 @@ public final class ProxyConfig {
         if (!haDb.isBlank() && !haDb.startsWith("jdbc:postgresql:")) {
             throw new IllegalArgumentException("ha_db=" + haDb + ": expected jdbc:postgresql://HOST[:PORT]/DATABASE?..."
                     + " (both proxies of a pair must share one PostgreSQL; a file cannot survive its host)");
-        }
-        if (acrossKeys && !haDb.isBlank() && exchangeJournal() != null) {
-            throw new IllegalArgumentException("exchange_journal and ha_db exclude each other: with ha_db the exchange"
-                    + " memory is kept in that database, where the other proxy finds it");
         }
         if (haLease().compareTo(Duration.ofSeconds(1)) < 0) {
             throw new IllegalArgumentException("ha_lease=" + get(Key.HA_LEASE) + ": expected at least 1 second");

@@ -124,6 +124,10 @@ public final class ProxyDaemon implements AutoCloseable {
             throw e;
         }
         if (pair != null) {
+            if (!config.get(ProxyConfig.Key.EXCHANGE_JOURNAL).isBlank()) {
+                log.info("exchange_journal={} is not used: with ha_db the exchange memory is kept in the pair's database",
+                        config.get(ProxyConfig.Key.EXCHANGE_JOURNAL));
+            }
             b.availabilityHooks.forEach(h -> h.accept(pair));
         }
         ExchangeMemory memory = new ExchangeMemory(config.exchangeMemory(), journal, pair);

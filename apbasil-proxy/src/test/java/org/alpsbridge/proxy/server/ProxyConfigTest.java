@@ -162,8 +162,8 @@ class ProxyConfigTest {
                 () -> single.with(Map.of("ha_db", "sqlite:/var/lib/alpsbridge/pair.db")));
         assertTrue(e.getMessage().startsWith("ha_db=sqlite:/var/lib/alpsbridge/pair.db: expected jdbc:postgresql://"),
                 e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> pair.with(Map.of("exchange_journal", "/var/lib/j")));
-        assertTrue(e.getMessage().startsWith("exchange_journal and ha_db exclude each other"), e.getMessage());
+        assertNull(pair.with(Map.of("exchange_journal", "/var/lib/j")).exchangeJournal(),
+                "the packages' journal file is set aside: the pair's database keeps the exchange memory");
         e = assertThrows(IllegalArgumentException.class, () -> pair.with(Map.of("ha_lease", "0.5")));
         assertEquals("ha_lease=0.5: expected at least 1 second", e.getMessage());
     }
