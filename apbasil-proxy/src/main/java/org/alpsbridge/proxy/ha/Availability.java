@@ -5,7 +5,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
@@ -167,19 +166,6 @@ public final class Availability implements AutoCloseable {
                 : h.address();
         return "availability: " + (active() ? "active" : "standby") + ", lease epoch " + epoch + ", lease held by "
                 + holder + ", this proxy " + address + (lastProblem == null ? "" : "; last problem: " + lastProblem);
-    }
-
-    /** The admin command {@code ha}: the status line, then the interrupted exchanges the pair knows. */
-    public byte[] admin(Map<String, String> args) {
-        StringBuilder out = new StringBuilder(status()).append('\n');
-        try {
-            for (Interrupted i : interrupted()) {
-                out.append("interrupted: ").append(i.describe()).append('\n');
-            }
-        } catch (SQLException e) {
-            out.append("interrupted exchanges unknown: ").append(e.getMessage()).append('\n');
-        }
-        return out.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     /**

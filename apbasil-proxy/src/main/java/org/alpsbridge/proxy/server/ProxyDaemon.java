@@ -137,9 +137,6 @@ public final class ProxyDaemon implements AutoCloseable {
         Map<String, AdminHandler> admin = new LinkedHashMap<>(b.admin);
         admin.putIfAbsent("interrupted", (args, caller) -> memory.interrupted().stream()
                 .map(line -> line + "\n").collect(Collectors.joining()).getBytes(StandardCharsets.UTF_8));
-        if (pair != null) {
-            admin.putIfAbsent("ha", (args, caller) -> pair.admin(args));
-        }
         timers.scheduleWithFixedDelay(memory::expire, 30, 30, TimeUnit.SECONDS);
         this.processor = new ExchangeProcessor(config, gatekeeper, backend, admin, memory, pair, workers, timers);
         boolean epoll = Epoll.isAvailable();
