@@ -146,6 +146,7 @@ final class PolicyOptions {
                                 .collect(Collectors.joining()));
             }
         });
+        orphans.standby(true); // every proxy of a pair starts as standby, until it holds the lease
         ha.onRoleChange((active, epoch) -> {
             orphans.standby(!active);
             if (active) {
