@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * site's PostgreSQL ({@code ha_db}).
  *
  * <p><b>Model: active/standby with a lease.</b> The active proxy holds the lease row and renews it every
- * third of {@code ha_lease}; the standby polls it as often and takes it once it has expired, raising its
+ * third of {@code ha_lease} (at most every second); the standby polls it as often and takes it once it has expired, raising its
  * epoch. A proxy serves BASIL only while it holds the lease by its own clock (counted from the moment it
  * sent its last successful renewal, so it always gives up before the database lets the other one take over);
  * otherwise it answers every BASIL exchange "not active", naming the active proxy when it knows it.
@@ -75,6 +75,7 @@ public final class Availability implements AutoCloseable {
     private volatile boolean active;
     private volatile long epoch;
     private volatile long validUntilNanos;
+    private long lastRenewalSent;
     private volatile Lease.Holder seen;
     private volatile String lastProblem;
     private Counter takeovers;
@@ -125,7 +126,7 @@ public final class Availability implements AutoCloseable {
 
     /**
      * Starts contending for the lease: the first attempt before this returns (a lone proxy whose lease is free
-     * serves at once), then every third of the lease.
+     * serves at once), then every third of the lease, at most every second.
      *
      * @param boundAddress the daemon's first address, advertised when {@code ha_name} is not set
      */
@@ -133,9 +134,8 @@ public final class Availability implements AutoCloseable {
         address = settings.name() != null ? settings.name() : boundAddress;
         lease = new Lease(db, instance, address, settings.lease());
         journal = new SharedJournal(db, lease, instance);
-        tick();
-        long period = Math.max(100, settings.lease().toMillis() / 3);
-        ticker.scheduleWithFixedDelay(this::tick, period, period, TimeUnit.MILLISECONDS);
+        tick(true);
+        ticker.scheduleWithFixedDelay(() -> tick(false), pollMillis(), pollMillis(), TimeUnit.MILLISECONDS);
         log.info("availability: this proxy is {} of a pair sharing {} (lease {} s); {}", address, redact(settings.db()),
                 settings.lease().toMillis() / 1000.0, status());
     }
@@ -231,7 +231,7 @@ public final class Availability implements AutoCloseable {
             fenced.increment();
         }
         try {
-            ticker.execute(this::tick);
+            ticker.execute(() -> tick(true));
         } catch (java.util.concurrent.RejectedExecutionException stopping) {
             // halted or closed: nothing to find out
         }
@@ -254,11 +254,23 @@ public final class Availability implements AutoCloseable {
         }
     }
 
-    private void tick() {
+    /** How often the standby looks at the lease: a third of it, at most a second (one small SELECT). */
+    private long pollMillis() {
+        return Math.max(100, Math.min(1000, settings.lease().toMillis() / 3));
+    }
+
+    /** @param now renew now, not only when a third of the lease has passed (a write was just refused) */
+    private void tick(boolean now) {
         long sent = System.nanoTime();
         try {
+            // The active proxy renews every third of the lease: two more tries before its own clock ends it.
+            long renewEvery = settings.lease().toNanos() / 3 - TimeUnit.MILLISECONDS.toNanos(pollMillis()) / 2;
+            if (active && !now && sent - lastRenewalSent < renewEvery) {
+                return;
+            }
             if (active) {
                 if (lease.renew(epoch)) {
+                    lastRenewalSent = sent;
                     validUntilNanos = sent + settings.lease().toNanos();
                     seen = null;
                     lastProblem = null;
@@ -325,6 +337,7 @@ public final class Availability implements AutoCloseable {
             return;
         }
         validUntilNanos = renewed + settings.lease().toNanos();
+        lastRenewalSent = renewed;
         seen = null;
         active = true;
         if (takeovers != null) {

@@ -252,7 +252,7 @@ class TwoProxiesTest {
             public String describe() {
                 return shared.describe();
             }
-        }, "30"); // its ticker renews every 10 s: the stall below is over before it would notice anything
+        }, "30"); // it renews every 10 s: the stall below is over before it would notice anything
         ProxyDaemon other = start(new EmulatorBackend("xc30:16", cray), "1");
         CompletableFuture<Reply> late = CompletableFuture.supplyAsync(() -> {
             try {

@@ -65,7 +65,7 @@ class AvailabilityTest {
             assertFalse(b.active());
             long stopped = System.nanoTime();
             a.close();
-            // the standby polls every third of its lease (2 s here): it takes over then, not once 6 s have passed
+            // the standby polls every second: it takes over then, not once the 6 s lease has passed
             awaitActive(b);
             assertTrue(System.nanoTime() - stopped < Duration.ofSeconds(5).toNanos());
             assertEquals(2, b.epoch());
