@@ -68,6 +68,14 @@ public final class ProxyServeCommand implements Callable<Integer> {
 
     /** The daemon as the options describe it, started. */
     ProxyDaemon start() throws Exception {
+        return start(null);
+    }
+
+    /**
+     * The same with {@code cray} as the backend instead of {@code --backend}'s, when given: two proxies of a pair in
+     * one test process in front of one emulated Cray.
+     */
+    ProxyDaemon start(Backend cray) throws Exception {
         ProxyConfig cfg = config == null ? ProxyConfig.defaults() : ProxyConfig.read(config);
         Map<String, String> flags = new LinkedHashMap<>(set);
         if (!listen.isEmpty()) {
@@ -80,7 +88,7 @@ public final class ProxyServeCommand implements Callable<Integer> {
             flags.put(ProxyConfig.Key.AUTH.key(), auth);
         }
         cfg = cfg.with(flags);
-        Backend chosen = Backends.of(cfg.backend(), cfg);
+        Backend chosen = cray != null ? cray : Backends.of(cfg.backend(), cfg);
         ProxyDaemon.Builder builder = ProxyDaemon.builder().config(cfg).backend(chosen);
         // The decorator chain, innermost first: backend timing, the SUMMARY/INVENTORY policy, the ledger, the
         // orphan watch, client timing; then the stats and orphans operator commands.

@@ -49,7 +49,8 @@ public final class OrphanWatch {
     private static final Logger log = LoggerFactory.getLogger(OrphanWatch.class);
 
     private final BasilCodec codec = BasilCodec.standard();
-    private final Detector detector = new Detector();
+    private Detector detector = new Detector();
+    private boolean standby;
     private final JobSource jobs;
     private final Apkill apkill;
     private final Counter found;
@@ -102,6 +103,11 @@ public final class OrphanWatch {
      * @param fetchStartedNanos {@link System#nanoTime()} when the fetch of this inventory started
      */
     public void inspect(InventoryHeader header, List<NodeView> nodes, List<ReservationView> reservations, long fetchStartedNanos) {
+        synchronized (this) {
+            if (standby) {
+                return; // what the active proxy of the pair forwards is not seen here: nothing can be judged
+            }
+        }
         Map<Long, List<Long>> held = new HashMap<>();
         for (NodeView n : nodes) {
             for (Long id : n.reservations()) {
@@ -136,6 +142,20 @@ public final class OrphanWatch {
             current = now;
             last = new Inspection(Instant.now(), inventoryTime, header.protocol(), reservations.size(), jobError);
         }
+    }
+
+    /**
+     * For the standby of a pair of proxies ({@code ha_db}): while standby, inventories are not judged (the
+     * active proxy's RESERVEs are not seen here); at every change of role what was known is forgotten, so the
+     * first full inventory after a takeover adopts every reservation in it and judges it by its batch job only,
+     * as after a start: what the other proxy left (a RESERVE interrupted between forward and answer) is an
+     * orphan unless a live job owns it.
+     */
+    public synchronized void standby(boolean standby) {
+        this.standby = standby;
+        detector = new Detector();
+        current = Map.of();
+        last = null;
     }
 
     /** Counts and logs an orphan seen for the first time. Holds the lock. */

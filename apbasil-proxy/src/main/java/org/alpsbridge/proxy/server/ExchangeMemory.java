@@ -1,6 +1,7 @@
 package org.alpsbridge.proxy.server;
 
 import java.io.IOException;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -13,12 +14,17 @@ import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
 import org.alpsbridge.proxy.backend.BackendException;
 import org.alpsbridge.proxy.backend.Call;
+import org.alpsbridge.proxy.ha.Availability;
+import org.alpsbridge.proxy.ha.NotActiveException;
 
 /**
  * The answers to reservation-changing exchanges, by (uid, exchange id), so that a retried or duplicated
  * RESERVE/CONFIRM/RELEASE/SWITCH returns the first answer instead of running again. A duplicate that
  * arrives while the first is still running waits for it. Entries are dropped after
  * {@code exchange_memory}.
+ *
+ * <p>Where it survives: nowhere (memory only), in {@code exchange_journal} (this host's restarts), or in the
+ * pair's database ({@code ha_db}: the other proxy's takeover), where a copy not known here is looked up.
  */
 final class ExchangeMemory {
 
@@ -37,12 +43,19 @@ final class ExchangeMemory {
 
     private final Map<Key, Entry> entries = new ConcurrentHashMap<>();
     private final long keepNanos;
+    private final Duration keep;
     private final ExchangeJournal journal;
+    private final Availability pair;
 
-    /** @param journal where the memory survives restarts, or null to keep it in memory only */
-    ExchangeMemory(Duration keep, ExchangeJournal journal) {
+    /**
+     * @param journal where the memory survives restarts, or null
+     * @param pair the pair's shared memory, or null; at most one of the two
+     */
+    ExchangeMemory(Duration keep, ExchangeJournal journal, Availability pair) {
+        this.keep = keep;
         this.keepNanos = keep.toNanos();
         this.journal = journal;
+        this.pair = pair;
         if (journal != null) {
             long nowNanos = System.nanoTime();
             long nowMillis = System.currentTimeMillis();
@@ -61,6 +74,13 @@ final class ExchangeMemory {
 
     /** Exchanges the journal found running when the previous daemon stopped, one line each. */
     List<String> interrupted() {
+        if (pair != null) {
+            try {
+                return pair.interrupted().stream().map(Availability.Interrupted::describe).toList();
+            } catch (SQLException e) {
+                return List.of("(the pair's database cannot be read: " + e.getMessage() + ")");
+            }
+        }
         return journal == null ? List.of() : journal.interrupted().stream().map(ExchangeJournal::describe).toList();
     }
 
@@ -82,7 +102,12 @@ final class ExchangeMemory {
         Entry mine = new Entry(digest, new CompletableFuture<>(), System.nanoTime());
         Entry first = entries.putIfAbsent(key, mine);
         if (first == null) {
-            if (journal != null) {
+            if (pair != null) {
+                Availability.Recorded known = beginShared(key, mine, call, digest);
+                if (known != null) {
+                    return answerKnown(key, mine, known, call, digest);
+                }
+            } else if (journal != null) {
                 try {
                     journal.begin(key.uid, key.exchangeId, call.methodKey(), digest);
                 } catch (IOException e) {
@@ -96,19 +121,25 @@ final class ExchangeMemory {
             try {
                 byte[] answer = work.run();
                 mine.answer.complete(answer);
-                if (journal != null) {
+                if (pair != null) {
+                    pair.finish(key.uid, key.exchangeId, answer);
+                } else if (journal != null) {
                     journal.finish(key.uid, key.exchangeId, answer);
                 }
                 return answer;
             } catch (BackendException e) {
                 mine.answer.completeExceptionally(e);
-                if (journal != null) {
+                if (pair != null) {
+                    pair.fail(key.uid, key.exchangeId, e.getMessage(), e.isTransient());
+                } else if (journal != null) {
                     journal.fail(key.uid, key.exchangeId, e.getMessage(), e.isTransient());
                 }
                 throw e;
             } catch (RuntimeException e) {
                 mine.answer.completeExceptionally(e);
-                if (journal != null) {
+                if (pair != null) {
+                    pair.fail(key.uid, key.exchangeId, String.valueOf(e), true);
+                } else if (journal != null) {
                     journal.fail(key.uid, key.exchangeId, String.valueOf(e), true);
                 }
                 throw e;
@@ -135,12 +166,68 @@ final class ExchangeMemory {
         }
     }
 
+    /**
+     * Records the exchange in the pair's database under this proxy's lease.
+     *
+     * @return null when it is new there too (run it), else what the pair knows of it
+     * @throws BackendException caused by a {@link NotActiveException} when the lease has ended (nothing ran)
+     */
+    private Availability.Recorded beginShared(Key key, Entry mine, Call call, byte[] digest) throws BackendException {
+        try {
+            return pair.begin(key.uid, key.exchangeId, call.methodKey(), digest);
+        } catch (NotActiveException e) {
+            entries.remove(key, mine);
+            BackendException refused = new BackendException(e.getMessage(), true, e);
+            mine.answer.completeExceptionally(refused);
+            throw refused;
+        } catch (SQLException e) {
+            entries.remove(key, mine);
+            BackendException refused = new BackendException("cannot record " + call.methodKey() + " in the pair's"
+                    + " database (ha_db), so it is not run: " + e.getMessage(), true, e);
+            mine.answer.completeExceptionally(refused);
+            throw refused;
+        }
+    }
+
+    /** A copy of an exchange the pair's memory already holds (run by the other proxy, or here before). */
+    private byte[] answerKnown(Key key, Entry mine, Availability.Recorded known, Call call, byte[] digest)
+            throws BackendException {
+        boolean finished = known.answer() != null || known.failure() != null;
+        BackendException failure = known.answer() != null ? null : known.failure() != null
+                ? new BackendException(known.failure(), known.failureTransient())
+                : new BackendException("the first copy of exchange " + call.exchangeId() + " is still running", true);
+        CompletableFuture<byte[]> answer = new CompletableFuture<>();
+        if (failure == null) {
+            answer.complete(known.answer());
+        } else {
+            answer.completeExceptionally(failure);
+        }
+        if (finished) {
+            entries.replace(key, mine, new Entry(known.digest(), answer, mine.bornNanos));
+        } else {
+            entries.remove(key, mine);
+        }
+        if (!Arrays.equals(known.digest(), digest)) {
+            failure = new BackendException("exchange id " + call.exchangeId()
+                    + " was already used for a different request", false);
+        }
+        if (failure != null) {
+            mine.answer.completeExceptionally(failure);
+            throw failure;
+        }
+        mine.answer.complete(known.answer());
+        return known.answer();
+    }
+
     /** Drops answers older than the retention; called periodically. */
     void expire() {
         long now = System.nanoTime();
         entries.values().removeIf(e -> e.answer.isDone() && now - e.bornNanos > keepNanos);
         if (journal != null) {
             journal.expire();
+        }
+        if (pair != null) {
+            pair.expire(keep);
         }
     }
 

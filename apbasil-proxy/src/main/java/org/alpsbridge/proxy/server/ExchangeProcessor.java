@@ -13,6 +13,8 @@ import org.alpsbridge.proxy.backend.Backend;
 import org.alpsbridge.proxy.backend.BackendException;
 import org.alpsbridge.proxy.backend.Call;
 import org.alpsbridge.proxy.backend.Caller;
+import org.alpsbridge.proxy.ha.Availability;
+import org.alpsbridge.proxy.ha.NotActiveException;
 import org.alpsbridge.proxy.wire.AdminCommand;
 import org.alpsbridge.proxy.wire.Exchange;
 import org.alpsbridge.proxy.wire.Reply;
@@ -22,7 +24,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Turns one {@link Exchange} into its {@link Reply}, on the worker pool: authenticate, authorise,
  * remember reservation-changing exchanges, call the backend chain under its time limit, and turn
- * every way that can fail into a BASIL FAILURE for the caller. Knows nothing of sockets.
+ * every way that can fail into a BASIL FAILURE for the caller. Knows nothing of sockets. The standby of a
+ * pair ({@code ha_db}) answers every BASIL exchange "not active" before anything else, credential unread.
  */
 final class ExchangeProcessor {
 
@@ -36,17 +39,19 @@ final class ExchangeProcessor {
     private final Backend backend;
     private final Map<String, AdminHandler> admin;
     private final ExchangeMemory memory;
+    private final Availability pair;
     private final ExecutorService workers;
     private final ScheduledExecutorService timers;
     private final Map<CompletableFuture<Reply>, Exchange> pending = new ConcurrentHashMap<>();
 
     ExchangeProcessor(ProxyConfig config, Gatekeeper gatekeeper, Backend backend, Map<String, AdminHandler> admin,
-            ExchangeMemory memory, ExecutorService workers, ScheduledExecutorService timers) {
+            ExchangeMemory memory, Availability pair, ExecutorService workers, ScheduledExecutorService timers) {
         this.config = config;
         this.gatekeeper = gatekeeper;
         this.backend = backend;
         this.admin = Map.copyOf(admin);
         this.memory = memory;
+        this.pair = pair;
         this.workers = workers;
         this.timers = timers;
     }
@@ -103,6 +108,10 @@ final class ExchangeProcessor {
     }
 
     private Reply basil(Exchange exchange, CompletableFuture<Reply> reply) {
+        if (pair != null && !pair.active()) {
+            // Before authentication: a credential the client hands on to the active proxy is not spent here.
+            return Reply.notActive(pair.notActiveReason());
+        }
         BasilDocuments.Request request = BasilDocuments.probe(exchange.payload());
         Caller caller;
         try {
@@ -132,6 +141,11 @@ final class ExchangeProcessor {
             }
             return Reply.ok(answer);
         } catch (BackendException e) {
+            if (e.getCause() instanceof NotActiveException) {
+                log.warn("{} exchange {} from uid {} not run: {}", call.methodKey(), exchange.exchangeId(), caller.uid(),
+                        e.getMessage());
+                return Reply.notActive(e.getMessage());
+            }
             log.warn("{} exchange {} from uid {}: {}", call.methodKey(), exchange.exchangeId(), caller.uid(),
                     e.getMessage());
             return BasilDocuments.failure(request, e.isTransient(), BasilDocuments.SOURCE_BACKEND, e.getMessage());

@@ -57,9 +57,17 @@ public final class ProxyConfig {
         EXCHANGE_MEMORY("exchange_memory", "900",
                 "seconds the answer to a RESERVE/CONFIRM/RELEASE/SWITCH is kept by exchange id for retries and duplicates"),
         EXCHANGE_JOURNAL("exchange_journal", "",
-                "file that keeps exchange ids across restarts; empty = in memory only"),
+                "file that keeps exchange ids across restarts; empty = in memory only; not used with ha_db"),
         TLS_CERT("tls_cert", "", "PEM certificate chain for TLS on TCP listeners; empty = no TLS"),
-        TLS_KEY("tls_key", "", "PEM PKCS#8 private key for tls_cert");
+        TLS_KEY("tls_key", "", "PEM PKCS#8 private key for tls_cert"),
+        HA_DB("ha_db", "",
+                "two proxies, one Cray: jdbc:postgresql://... of the database both proxies share (the lease and the exchange"
+                        + " memory live there); empty = a single proxy"),
+        HA_NAME("ha_name", "",
+                "host:port clients reach this proxy at, told to them by the standby; empty = the first listen address as bound"),
+        HA_LEASE("ha_lease", "5",
+                "seconds the active proxy's lease lasts without renewal; the standby takes over at most this long after the"
+                        + " active one dies");
 
         final String name;
         final String defaultValue;
@@ -305,8 +313,12 @@ public final class ProxyConfig {
         return seconds(Key.EXCHANGE_MEMORY.name, get(Key.EXCHANGE_MEMORY));
     }
 
+    /**
+     * The exchange journal file, or null; always null with {@code ha_db}, whose database keeps the exchange memory
+     * where the other proxy finds it (the packages' defaults name a journal file: it is set aside, not an error).
+     */
     public Path exchangeJournal() {
-        return path(Key.EXCHANGE_JOURNAL);
+        return haDb() == null ? path(Key.EXCHANGE_JOURNAL) : null;
     }
 
     public Path tlsCert() {
@@ -315,6 +327,22 @@ public final class ProxyConfig {
 
     public Path tlsKey() {
         return path(Key.TLS_KEY);
+    }
+
+    /** The shared database of a pair of proxies, or null for a single proxy. */
+    public String haDb() {
+        String v = get(Key.HA_DB);
+        return v.isBlank() ? null : v;
+    }
+
+    /** The address this proxy advertises to clients, or null for its first listen address as bound. */
+    public String haName() {
+        String v = get(Key.HA_NAME);
+        return v.isBlank() ? null : v;
+    }
+
+    public Duration haLease() {
+        return seconds(Key.HA_LEASE.name, get(Key.HA_LEASE));
     }
 
     private void validate(boolean acrossKeys) {
@@ -335,6 +363,14 @@ public final class ProxyConfig {
         for (Key k : List.of(Key.BACKEND_CONCURRENCY, Key.WORKERS, Key.QUEUE, Key.MAX_REQUEST_BYTES,
                 Key.MAX_RESPONSE_BYTES)) {
             positiveInt(k);
+        }
+        String haDb = get(Key.HA_DB);
+        if (!haDb.isBlank() && !haDb.startsWith("jdbc:postgresql:")) {
+            throw new IllegalArgumentException("ha_db=" + haDb + ": expected jdbc:postgresql://HOST[:PORT]/DATABASE?..."
+                    + " (both proxies of a pair must share one PostgreSQL; a file cannot survive its host)");
+        }
+        if (haLease().compareTo(Duration.ofSeconds(1)) < 0) {
+            throw new IllegalArgumentException("ha_lease=" + get(Key.HA_LEASE) + ": expected at least 1 second");
         }
         requestTimeout();
         replyTimeout();

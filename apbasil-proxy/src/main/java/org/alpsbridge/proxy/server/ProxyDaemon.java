@@ -39,11 +39,13 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import org.alpsbridge.proxy.auth.Munge;
 import org.alpsbridge.proxy.backend.Backend;
 import org.alpsbridge.proxy.client.ProxyAddress;
+import org.alpsbridge.proxy.ha.Availability;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -78,6 +80,7 @@ public final class ProxyDaemon implements AutoCloseable {
     private final ScheduledExecutorService timers;
     private final ExchangeProcessor processor;
     private final ExchangeJournal journal;
+    private final Availability pair;
     private final ChannelGroup channels = new DefaultChannelGroup("apbasil-proxy", GlobalEventExecutor.INSTANCE);
     private final List<Channel> servers = new ArrayList<>();
     private final List<ProxyAddress> addresses = new ArrayList<>();
@@ -112,7 +115,22 @@ public final class ProxyDaemon implements AutoCloseable {
             throw new IOException("the exchange journal (exchange_journal=" + config.exchangeJournal() + "): "
                     + org.alpsbridge.basil.cli.Failures.describe(e), e);
         }
-        ExchangeMemory memory = new ExchangeMemory(config.exchangeMemory(), journal);
+        try {
+            this.pair = config.haDb() == null ? null : Availability.open(new Availability.Settings(config.haDb(),
+                    config.haName(), config.haLease()));
+        } catch (IOException e) {
+            workers.shutdownNow();
+            timers.shutdownNow();
+            throw e;
+        }
+        if (pair != null) {
+            if (!config.get(ProxyConfig.Key.EXCHANGE_JOURNAL).isBlank()) {
+                log.info("exchange_journal={} is not used: with ha_db the exchange memory is kept in the pair's database",
+                        config.get(ProxyConfig.Key.EXCHANGE_JOURNAL));
+            }
+            b.availabilityHooks.forEach(h -> h.accept(pair));
+        }
+        ExchangeMemory memory = new ExchangeMemory(config.exchangeMemory(), journal, pair);
         for (String lost : memory.interrupted()) {
             log.warn("interrupted by the previous stop, outcome unknown: {}", lost);
         }
@@ -120,7 +138,7 @@ public final class ProxyDaemon implements AutoCloseable {
         admin.putIfAbsent("interrupted", (args, caller) -> memory.interrupted().stream()
                 .map(line -> line + "\n").collect(Collectors.joining()).getBytes(StandardCharsets.UTF_8));
         timers.scheduleWithFixedDelay(memory::expire, 30, 30, TimeUnit.SECONDS);
-        this.processor = new ExchangeProcessor(config, gatekeeper, backend, admin, memory, workers, timers);
+        this.processor = new ExchangeProcessor(config, gatekeeper, backend, admin, memory, pair, workers, timers);
         boolean epoll = Epoll.isAvailable();
         this.group = epoll ? new EpollEventLoopGroup(2, new DefaultThreadFactory("apbasil-proxy-io", true))
                 : new NioEventLoopGroup(2, new DefaultThreadFactory("apbasil-proxy-io", true));
@@ -128,6 +146,9 @@ public final class ProxyDaemon implements AutoCloseable {
             SslContext tls = tls(config);
             for (String listen : config.listen()) {
                 bind(ProxyAddress.parse(listen), epoll, tls);
+            }
+            if (pair != null) {
+                pair.start(address().text());
             }
         } catch (IOException | RuntimeException e) {
             close();
@@ -282,11 +303,39 @@ public final class ProxyDaemon implements AutoCloseable {
                 log.warn("could not remove socket file {}: {}", p, e.getMessage());
             }
         }
+        if (pair != null) {
+            pair.close(); // after the exchanges in flight have recorded their outcomes
+        }
         backend.close();
         if (journal != null) {
             journal.close();
         }
         log.info("apbasil proxy stopped");
+    }
+
+    /**
+     * What {@code kill -9} does to a daemon, for failover tests: connections drop, nothing more is written
+     * to the pair's database, the lease is neither renewed nor released, work in progress is abandoned
+     * unanswered. The backend is left as it is (a real ALPS outlives the proxy).
+     */
+    public synchronized void halt() {
+        closed = true;
+        if (pair != null) {
+            pair.halt();
+        }
+        for (Channel s : servers) {
+            s.close().syncUninterruptibly();
+        }
+        channels.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
+        workers.shutdownNow();
+        timers.shutdownNow();
+        if (group != null) {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+        if (journal != null) {
+            journal.close();
+        }
+        log.warn("apbasil proxy halted (simulated crash)");
     }
 
     private static void sleepQuietly(long millis) {
@@ -304,6 +353,7 @@ public final class ProxyDaemon implements AutoCloseable {
         private final List<UnaryOperator<Backend>> decorators = new ArrayList<>();
         private final Map<String, AdminHandler> admin = new LinkedHashMap<>();
         private Munge munge;
+        private final List<Consumer<Availability>> availabilityHooks = new ArrayList<>();
 
         public Builder config(ProxyConfig c) {
             this.config = Objects.requireNonNull(c);
@@ -326,6 +376,15 @@ public final class ProxyDaemon implements AutoCloseable {
             if (admin.putIfAbsent(name, Objects.requireNonNull(handler)) != null) {
                 throw new IllegalArgumentException("admin command '" + name + "' is already registered");
             }
+            return this;
+        }
+
+        /**
+         * Called with the pair's {@link Availability} when {@code ha_db} is set, before the daemon contends for
+         * the lease: add its figures to the daemon's stats, listen to its role changes.
+         */
+        public Builder onAvailability(Consumer<Availability> hook) {
+            availabilityHooks.add(Objects.requireNonNull(hook));
             return this;
         }
 

@@ -12,13 +12,19 @@ import java.util.Objects;
  * the daemon answers {@link Status#OK} with a BASIL response document (a BASIL FAILURE is still OK
  * on the wire). {@link Status#REJECTED} carries a UTF-8 message and means the daemon could not even
  * read the exchange (bad frame, over-limit request, busy) or an admin command failed; the client
- * turns it into a BASIL FAILURE for its caller.
+ * turns it into a BASIL FAILURE for its caller. {@link Status#NOT_ACTIVE} comes from the standby of a pair of
+ * proxies: nothing was run, and the client tries the next proxy it knows.
  */
 public final class Reply {
 
     /** Whether the payload is an answer or a reason. */
     public enum Status {
-        OK(0), REJECTED(1), REJECTED_TRANSIENT(2), NOT_ACTIVE(3);
+        OK(0), REJECTED(1), REJECTED_TRANSIENT(2),
+        /**
+         * This proxy is the standby of a pair (or lost its lease) and ran nothing; the payload is a UTF-8
+         * reason that ends with {@code " (active: HOST:PORT)"} when it knows the active proxy's address.
+         */
+        NOT_ACTIVE(3);
 
         final int code;
 
@@ -54,7 +60,10 @@ public final class Reply {
                 reason.getBytes(StandardCharsets.UTF_8));
     }
 
-    public static Reply notActive(String reason) { return new Reply(Status.NOT_ACTIVE, reason.getBytes(StandardCharsets.UTF_8)); }
+    /** The answer of a standby proxy; see {@link Status#NOT_ACTIVE}. */
+    public static Reply notActive(String reason) {
+        return new Reply(Status.NOT_ACTIVE, reason.getBytes(StandardCharsets.UTF_8));
+    }
 
     public Status status() {
         return status;

@@ -116,6 +116,24 @@ class OrphanWatchTest {
     }
 
     @Test
+    void aStandbyJudgesNothingAndATakeoverJudgesWhatTheOtherProxyLeftByItsJobOnly() {
+        OrphanWatch w = watch(() -> java.util.Set.of("4242"), dir.resolve("apkill"));
+        w.decorate(new FakeAlps());
+        w.inspect(HEADER, List.of(node(12, null)), List.of(), 0);
+        w.standby(true);
+        // the active proxy of the pair made these; this one saw none of their RESERVEs
+        List<ReservationView> left = List.of(reservation(7, "4242"), reservation(8, "4343"));
+        w.inspect(HEADER, List.of(node(12, 7L), node(13, 8L)), left, 10);
+        assertEquals(List.of(), w.orphans(), "a standby judges nothing");
+
+        w.standby(false);
+        w.inspect(HEADER, List.of(node(12, 7L), node(13, 8L)), left, 20);
+        assertEquals(1, w.orphans().size(), String.valueOf(w.orphans()));
+        assertEquals(8, w.orphans().get(0).reservationId(), "job 4242 is live and owns 7; 4343 is gone");
+        assertEquals(List.of(Reason.JOB_GONE), w.orphans().get(0).reasons(), "not 'not created through the proxy'");
+    }
+
+    @Test
     void aReservationMadeThroughTheWatchedChainIsNotAnOrphan() throws Exception {
         OrphanWatch w = watch(() -> java.util.Set.of("100"), dir.resolve("apkill"));
         Backend chain = w.decorate(new FakeAlps());

@@ -68,7 +68,7 @@ class ProxyConfigTest {
         assertEquals(f + ":2: unknown key 'apbasil_timout' (known keys: listen, backend, emulator_latency_profile, emulator_latency_seed, emulator_paggs, auth, munge_socket, "
                 + "allow_query, allow_reserve, allow_admin, apbasil_timeout, backend_concurrency, workers, queue, "
                 + "max_request_bytes, max_response_bytes, request_timeout, reply_timeout, shutdown_timeout, "
-                + "exchange_memory, exchange_journal, tls_cert, tls_key)", e.getMessage());
+                + "exchange_memory, exchange_journal, tls_cert, tls_key, ha_db, ha_name, ha_lease)", e.getMessage());
     }
 
     @Test
@@ -146,5 +146,25 @@ class ProxyConfigTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> ProxyConfig.defaults().with(settings));
         assertEquals(expected, e.getMessage());
+    }
+
+    @Test
+    void aPairOfProxiesSharesAPostgresqlDatabaseNotAFile() {
+        ProxyConfig single = ProxyConfig.defaults();
+        assertNull(single.haDb());
+        assertEquals(Duration.ofSeconds(5), single.haLease());
+        ProxyConfig pair = single.with(Map.of("ha_db", "jdbc:postgresql://db1,db2/alps?targetServerType=primary",
+                "ha_name", "sdb1:6830", "ha_lease", "2.5"));
+        assertEquals("sdb1:6830", pair.haName());
+        assertEquals(Duration.ofMillis(2500), pair.haLease());
+
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> single.with(Map.of("ha_db", "sqlite:/var/lib/alpsbridge/pair.db")));
+        assertTrue(e.getMessage().startsWith("ha_db=sqlite:/var/lib/alpsbridge/pair.db: expected jdbc:postgresql://"),
+                e.getMessage());
+        assertNull(pair.with(Map.of("exchange_journal", "/var/lib/j")).exchangeJournal(),
+                "the packages' journal file is set aside: the pair's database keeps the exchange memory");
+        e = assertThrows(IllegalArgumentException.class, () -> pair.with(Map.of("ha_lease", "0.5")));
+        assertEquals("ha_lease=0.5: expected at least 1 second", e.getMessage());
     }
 }

@@ -1,0 +1,285 @@
+package org.alpsbridge.proxy.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.alpsbridge.basil.codec.BasilCodec;
+import org.alpsbridge.basil.emulator.Emulator;
+import org.alpsbridge.basil.model.BasilRequest;
+import org.alpsbridge.basil.model.Reserved;
+import org.alpsbridge.basil.model.ReserveParam;
+import org.alpsbridge.basil.model.ResponseData;
+import org.alpsbridge.ledger.store.PostgresServer;
+import org.alpsbridge.proxy.backend.Backend;
+import org.alpsbridge.proxy.backend.BackendException;
+import org.alpsbridge.proxy.backend.Call;
+import org.alpsbridge.proxy.client.ProxyConnection;
+import org.alpsbridge.proxy.server.EmulatorBackend;
+import org.alpsbridge.proxy.server.ProxyDaemon;
+import org.alpsbridge.proxy.wire.Exchange;
+import org.alpsbridge.proxy.wire.Reply;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * Two real daemons ({@code proxy serve}, as the command assembles them) on loopback in front of one emulated
+ * Cray, sharing a real PostgreSQL ({@code ha_db}); "killing" the active one is {@link ProxyDaemon#halt()}:
+ * connections drop, its lease is neither renewed nor released, it writes nothing more.
+ */
+class TwoProxiesTest {
+
+    private static final BasilCodec CODEC = BasilCodec.standard();
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    /** Short, to keep the default run lean; {@code -Dalpsbridge.test.haLease=5} measures at the default lease. */
+    private static final String LEASE = System.getProperty("alpsbridge.test.haLease", "2");
+
+    @TempDir
+    Path dir;
+
+    private String db;
+    private Emulator cray;
+    private Path jobs;
+    private final List<ProxyDaemon> daemons = new ArrayList<>();
+
+    @BeforeEach
+    void pairSharingOneDatabaseAndOneCray() throws Exception {
+        db = PostgresServer.get().newDatabase();
+        cray = Emulator.create("xc30:16");
+        jobs = Files.writeString(dir.resolve("live-jobs"), ""); // no live batch job: every job's reservation is orphaned
+        System.setProperty("apbasil.auth", "none");
+    }
+
+    @AfterEach
+    void stop() {
+        daemons.forEach(ProxyDaemon::close);
+        System.clearProperty("apbasil.auth");
+    }
+
+    private ProxyDaemon start(Backend backend) throws Exception {
+        return start(backend, LEASE);
+    }
+
+    private ProxyDaemon start(Backend backend, String lease) throws Exception {
+        ProxyServeCommand cmd = new ProxyServeCommand();
+        new CommandLine(cmd).parseArgs("--listen", "127.0.0.1:0", "--auth", "none", "--user-ids", "learn",
+                "--orphan-jobs-file", jobs.toString(), "--set", "ha_db=" + db, "--set", "ha_lease=" + lease);
+        ProxyDaemon d = cmd.start(backend);
+        daemons.add(d);
+        return d;
+    }
+
+    private ProxyDaemon start() throws Exception {
+        return start(new EmulatorBackend("xc30:16", cray));
+    }
+
+    private static Reply send(ProxyDaemon daemon, String exchangeId, byte[] request) throws Exception {
+        return ProxyConnection.roundTrip(daemon.address(), new Exchange(Exchange.Kind.BASIL, exchangeId, "", request),
+                TIMEOUT, null, 1 << 24);
+    }
+
+    private static String admin(ProxyDaemon daemon, String command, Map<String, String> args) throws Exception {
+        Reply r = ProxyConnection.roundTrip(daemon.address(), Exchange.admin("op-" + System.nanoTime(), "", command, args),
+                TIMEOUT, null, 1 << 24);
+        assertEquals(Reply.Status.OK, r.status(), r.reason());
+        return r.reason();
+    }
+
+    private static byte[] engine() throws Exception {
+        return CODEC.write(BasilRequest.query("1.3", "ENGINE"));
+    }
+
+    private static byte[] reserve(String batchId) throws Exception {
+        return CODEC.write(BasilRequest.reserve("1.3", "alice", batchId, null,
+                List.of(ReserveParam.builder().width(2).build())));
+    }
+
+    private static ResponseData data(Reply r) throws Exception {
+        assertEquals(Reply.Status.OK, r.status(), r.reason());
+        return CODEC.readResponse(r.payload()).responseData();
+    }
+
+    /** Calls the survivor until it answers as the active proxy; returns the milliseconds since {@code killed}. */
+    private static long firstSuccess(ProxyDaemon survivor, long killed) throws Exception {
+        long deadline = killed + Duration.ofSeconds(30).toNanos();
+        while (System.nanoTime() < deadline) {
+            Reply r = send(survivor, "", engine());
+            if (r.status() == Reply.Status.OK && data(r).isSuccess()) {
+                return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killed);
+            }
+            assertEquals(Reply.Status.NOT_ACTIVE, r.status(), r.reason());
+            Thread.sleep(20);
+        }
+        throw new AssertionError("the standby did not take over within 30 s");
+    }
+
+    @Test
+    void theStandbyRunsNothingAndNamesTheActiveProxyButStillAnswersOperators() throws Exception {
+        ProxyDaemon active = start();
+        ProxyDaemon standby = start();
+        assertTrue(data(send(active, "", engine())).isSuccess());
+
+        Reply refused = send(standby, "job-3-reserve", reserve("3"));
+        assertEquals(Reply.Status.NOT_ACTIVE, refused.status());
+        assertTrue(refused.reason().endsWith(" (active: " + active.address().text() + ")"), refused.reason());
+        assertEquals(0, cray.control().reservationIds().length, "the standby reserved nothing");
+
+        assertTrue(admin(standby, "stats", Map.of()).startsWith("availability: standby, lease epoch 0"),
+                admin(standby, "stats", Map.of()));
+        String stats = admin(active, "stats", Map.of());
+        assertTrue(stats.startsWith("availability: active, lease epoch 1"), stats);
+        String metrics = admin(active, "stats", Map.of("format", "prometheus"));
+        assertTrue(metrics.contains("\nalpsbridge_proxy_ha_active 1\n"), metrics);
+        assertTrue(metrics.contains("\nalpsbridge_proxy_ha_epoch 1\n"), metrics);
+        assertTrue(admin(standby, "stats", Map.of("format", "prometheus")).contains("\nalpsbridge_proxy_ha_active 0\n"));
+    }
+
+    @Test
+    void theSurvivorTakesOverWithinTheLeaseAndAnswersARetriedReserveWithoutRunningItAgain() throws Exception {
+        ProxyDaemon first = start();
+        ProxyDaemon survivor = start();
+        Reply reserved = send(first, "job-5-reserve", reserve("5"));
+        long id = data(reserved).content(Reserved.class).orElseThrow().reservationId();
+
+        long killed = System.nanoTime();
+        first.halt();
+        long ms = firstSuccess(survivor, killed);
+        System.out.println("kill to first successful call through the survivor: " + ms + " ms (ha_lease=" + LEASE + " s)");
+
+        Reply retried = send(survivor, "job-5-reserve", reserve("5"));
+        assertArrayEquals(reserved.payload(), retried.payload(), "the first answer, from the shared memory");
+        assertArrayEquals(new long[] {id}, cray.control().reservationIds(), "reserved once");
+        Reply reused = send(survivor, "job-5-reserve", reserve("6"));
+        assertTrue(data(reused).messageText().contains("already used for a different request"),
+                data(reused).messageText());
+
+        String stats = admin(survivor, "stats", Map.of());
+        assertTrue(stats.startsWith("availability: active, lease epoch 2"), stats);
+        assertTrue(stats.contains("ha_takeovers{expired}"), stats);
+    }
+
+    @Test
+    void aReserveInterruptedBetweenForwardAndAnswerIsAnsweredOutcomeUnknownAndItsReservationIsAnOrphan()
+            throws Exception {
+        CountDownLatch forwarded = new CountDownLatch(1);
+        Backend shared = new EmulatorBackend("xc30:16", cray);
+        ProxyDaemon dying = start(new Backend() {
+            @Override
+            public byte[] call(Call call) throws BackendException {
+                byte[] answer = shared.call(call);
+                if (call.method().equals("RESERVE")) {
+                    forwarded.countDown(); // ALPS has reserved; the answer never leaves this proxy
+                    try {
+                        new CountDownLatch(1).await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    throw new BackendException("halted", true);
+                }
+                return answer;
+            }
+
+            @Override
+            public String describe() {
+                return shared.describe();
+            }
+        });
+        ProxyDaemon survivor = start();
+        CompletableFuture<Reply> lost = CompletableFuture.supplyAsync(() -> {
+            try {
+                return send(dying, "job-7-reserve", reserve("7"));
+            } catch (Exception e) {
+                return null;
+            }
+        });
+        assertTrue(forwarded.await(30, TimeUnit.SECONDS));
+        long killed = System.nanoTime();
+        dying.halt();
+        assertEquals(null, lost.get(30, TimeUnit.SECONDS), "the caller got no answer from the dead proxy");
+        long made = cray.control().reservationIds()[0];
+        System.out.println("kill to first successful call through the survivor: " + firstSuccess(survivor, killed)
+                + " ms (ha_lease=" + LEASE + " s, a RESERVE in flight)");
+
+        ResponseData retried = data(send(survivor, "job-7-reserve", reserve("7")));
+        assertFalse(retried.isSuccess());
+        assertTrue(retried.messageText().contains("RESERVE exchange job-7-reserve was running on the apbasil proxy "
+                + dying.address().text() + " when it stopped; its outcome is unknown"), retried.messageText());
+        assertEquals(1, cray.control().reservationIds().length, "not run again");
+        assertTrue(admin(survivor, "interrupted", Map.of()).contains("RESERVE exchange job-7-reserve"));
+        assertTrue(admin(survivor, "stats", Map.of()).contains("ha_interrupted_exchanges"));
+
+        // The survivor's first full inventory judges what the dead one left by its batch job only.
+        assertTrue(data(send(survivor, "", CODEC.write(BasilRequest.query("1.3", "INVENTORY")))).isSuccess());
+        String orphans = admin(survivor, "orphans", Map.of("format", "json"));
+        assertTrue(orphans.contains("{\"reservationId\":" + made + ",") && orphans.contains("\"batchId\":\"7\"")
+                && orphans.contains("job-gone"), orphans);
+    }
+
+    @Test
+    void anOldActivePausedPastItsLeaseDoesNotRecordTheAnswerItGetsAfterTheTakeover() throws Exception {
+        CountDownLatch paused = new CountDownLatch(1);
+        CountDownLatch resume = new CountDownLatch(1);
+        Backend shared = new EmulatorBackend("xc30:16", cray);
+        ProxyDaemon old = start(new Backend() {
+            @Override
+            public byte[] call(Call call) throws BackendException {
+                if (call.method().equals("RESERVE")) {
+                    paused.countDown(); // begun under its lease; then the process stalls (GC, swap, SIGSTOP)
+                    try {
+                        resume.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                return shared.call(call);
+            }
+
+            @Override
+            public String describe() {
+                return shared.describe();
+            }
+        }, "30"); // it renews every 10 s: the stall below is over before it would notice anything
+        ProxyDaemon other = start(new EmulatorBackend("xc30:16", cray), "1");
+        CompletableFuture<Reply> late = CompletableFuture.supplyAsync(() -> {
+            try {
+                return send(old, "job-8-reserve", reserve("8"));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        assertTrue(paused.await(30, TimeUnit.SECONDS));
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(db);
+             java.sql.Statement s = c.createStatement()) {
+            // the stall outlasts the lease: the database lets the other proxy take over
+            s.execute("UPDATE alpsbridge_proxy_lease SET expires = now() - interval '1 second'");
+        }
+        firstSuccess(other, System.nanoTime());
+        resume.countDown();
+        late.get(30, TimeUnit.SECONDS);
+
+        ResponseData retried = data(send(other, "job-8-reserve", reserve("8")));
+        assertTrue(retried.messageText().contains("its outcome is unknown"), "the journal kept what the other proxy"
+                + " found, not the answer the fenced one got later: " + retried.messageText());
+        assertTrue(admin(old, "stats", Map.of()).contains("ha_fenced_writes"), admin(old, "stats", Map.of()));
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (!admin(old, "stats", Map.of()).startsWith("availability: standby") && System.nanoTime() < deadline) {
+            Thread.sleep(20); // the refused write made it check its lease at once, not at its next renewal
+        }
+        assertTrue(admin(old, "stats", Map.of()).startsWith("availability: standby"), admin(old, "stats", Map.of()));
+        assertEquals(Reply.Status.NOT_ACTIVE, send(old, "job-9-reserve", reserve("9")).status());
+    }
+}
