@@ -43,17 +43,20 @@ class QuickStartInstallTest {
         require(!Files.exists(Path.of("/var/lib/alpsbridge")), "/var/lib/alpsbridge exists: a real ledger may be there");
         userExisted = Shell.run("getent", "passwd", "alpsbridge").status() == 0;
         List<String> install = new ArrayList<>(List.of("dpkg", "-i"));
-        for (String glob : List.of("alpsbridge_*_all.deb", "alpsbridge-ledger-hooks_*_amd64.deb")) {
+        // The walk-through's apbasil is the native client's package (the Java one is /usr/lib/alpsbridge/apbasil-jvm).
+        for (String glob : List.of("alpsbridge_*_all.deb", "alpsbridge-apbasil_*_amd64.deb",
+                "alpsbridge-ledger-hooks_*_amd64.deb")) {
             try (var found = Files.newDirectoryStream(TARGET, glob)) {
                 for (Path deb : found) {
                     install.add(deb.toAbsolutePath().toString());
                 }
             }
         }
-        require(install.size() > 2, "no packages in target/ (run mvn -DskipTests package first)");
+        require(install.stream().anyMatch(deb -> deb.contains("alpsbridge-apbasil_")),
+                "no alpsbridge-apbasil package in target/ (run mvn -DskipTests package first, on amd64 with libmunge-dev)");
         installed = true;
         Shell.run(install.toArray(String[]::new)).ok();
-        packages.addAll(List.of("alpsbridge-ledger-hooks", "alpsbridge"));
+        packages.addAll(List.of("alpsbridge-ledger-hooks", "alpsbridge-apbasil", "alpsbridge"));
     }
 
     @Test
@@ -145,7 +148,10 @@ class QuickStartInstallTest {
         String script = shellBlocks(Files.readString(QUICK_START, StandardCharsets.UTF_8));
         assertTrue(script.contains("alpsbridge proxy serve"), script);
         Path log = TARGET.resolve("quick-start.log");
-        Shell.Result r = Shell.run(Map.of(), Path.of("/"), null, "bash", "-euo", "pipefail", "-c", script);
+        // The document's daemons run in the background of its shell; a step that fails must not leave them
+        // listening (a later run would talk to a daemon of a purged installation).
+        Shell.Result r = Shell.run(Map.of(), Path.of("/"), null, "bash", "-euo", "pipefail", "-c",
+                "trap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n" + script);
         Files.writeString(log, "$ " + script + "\n--- stdout\n" + r.out() + "\n--- stderr\n" + r.err());
         assertEquals(0, r.status(), "the walk-through failed (" + log + "):\n" + r.out() + r.err()
                 + readIfThere("/tmp/alpsbridge-proxy.log") + readIfThere("/tmp/alpsbridge-ledger.log"));
@@ -159,7 +165,7 @@ class QuickStartInstallTest {
     @Test
     @Order(4)
     void purgeSaysWhatItKeeps() throws Exception {
-        Shell.run("dpkg", "--purge", "alpsbridge-ledger-hooks").ok();
+        Shell.run("dpkg", "--purge", "alpsbridge-ledger-hooks", "alpsbridge-apbasil").ok();
         Shell.Result r = Shell.run("dpkg", "--purge", "alpsbridge").ok();
         installed = false;
         assertTrue(r.err().contains("kept /var/lib/alpsbridge"), r.err());
@@ -172,7 +178,7 @@ class QuickStartInstallTest {
             return;
         }
         if (installed) {
-            Shell.run("dpkg", "--purge", "alpsbridge-ledger-hooks", "alpsbridge");
+            Shell.run("dpkg", "--purge", "alpsbridge-ledger-hooks", "alpsbridge-apbasil", "alpsbridge");
         }
         Shell.run("rm", "-rf", "/var/lib/alpsbridge", "/tmp/alpsbridge-proxy.log", "/tmp/alpsbridge-ledger.log",
                 "/tmp/alpsbridge-reserve.xml");
