@@ -99,7 +99,8 @@ public final class Apbasil {
      * Tries the proxies in order until one answers. A round over the list is one attempt: {@code retries} more
      * rounds follow, with doubling waits, while the failures allow it and the whole call's deadline leaves time.
      * The next proxy is tried after a failure that is safe to retry ({@link RetryPolicy}); a proxy that answers
-     * NOT_ACTIVE ran nothing, so moving on from it is always safe. Any other failure ends the call at once with
+     * NOT_ACTIVE ran nothing, so moving on from it is always safe, and so is moving on from one that did not accept the
+     * connection within {@code connect_timeout} (a host that is down). Any other failure ends the call at once with
      * its own message: above all a RESERVE that reached a proxy which then failed is never sent to another.
      * Each connection gets a fresh credential: the proxies may share one munged, which refuses a replay.
      */

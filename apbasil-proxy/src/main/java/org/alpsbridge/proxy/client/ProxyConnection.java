@@ -83,8 +83,8 @@ public final class ProxyConnection {
                     // The certificate must name the host the client was pointed at, not merely chain to tls_ca.
                     params.setEndpointIdentificationAlgorithm("HTTPS");
                     ssl.setSSLParameters(params);
+                    // The watchdog still guards the plain socket: closing it ends a handshake that gets no answer.
                     connection = ssl;
-                    connecting.guard(ssl);
                     ssl.startHandshake();
                     s = ssl;
                 }
