@@ -222,7 +222,8 @@ final class ClientSettings {
      * default 3 s. A live daemon on a site network accepts within milliseconds (a SYN answered by the kernel, a
      * handshake of two round trips), and a loaded one within a second; a host that is down and drops packets never
      * does, and without this limit it would hold the call for the whole {@code timeout} and leave the standby
-     * untried. 3 s keeps a failover well inside the 10 s the scheduler can wait while leaving a slow network room.
+     * untried. 3 s leaves a slow network room and keeps a failover well inside issue 37's 10 s target (from losing
+     * the active proxy to the first call through the survivor).
      * Zero means no limit of its own: the call's {@code timeout} alone ({@link Duration#ZERO}); any other value is
      * at least a millisecond.
      */
