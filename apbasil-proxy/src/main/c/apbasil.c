@@ -9,7 +9,8 @@
  * APBASIL_PROXY may list several proxies: they are tried in order (failover), as the Java client does.
  *
  * Settings (settings.c): APBASIL_PROXY, APBASIL_AUTH, APBASIL_MUNGE, APBASIL_MUNGE_SOCKET, APBASIL_TIMEOUT,
- * APBASIL_RETRIES, APBASIL_TLS_CA, or key=value in $APBASIL_CONFIG (default /etc/alpsbridge/apbasil.conf).
+ * APBASIL_CONNECT_TIMEOUT, APBASIL_RETRIES, APBASIL_TLS_CA, or key=value in $APBASIL_CONFIG (default
+ * /etc/alpsbridge/apbasil.conf).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -48,6 +49,7 @@ struct failure {
 struct connection {
     int fd;
     void *ssl;
+    long long connect_deadline; /* for the connect and the TLS handshake: connect_timeout, or sooner the call's end */
     long long deadline;
     int unix_socket;
 };
@@ -138,8 +140,9 @@ static const char *describe(int err, int unix_socket, char *out, size_t size) {
 }
 
 static int tls_enabled;
+static long long connect_timeout_ms; /* connect_timeout; 0: none of its own */
 
-/* Connects within the deadline; 0, or -1 with why (the Java client's wording) and timed_out set. */
+/* Connects by c->connect_deadline; 0, or -1 with why (the Java client's wording), or errno ETIMEDOUT and why "". */
 static int open_connection(const struct address *a, struct connection *c, char *why, size_t size) {
     c->fd = -1;
     c->ssl = NULL;
@@ -147,15 +150,26 @@ static int open_connection(const struct address *a, struct connection *c, char *
     if (a->unix_socket) {
         struct sockaddr_un sa = {.sun_family = AF_UNIX};
         strcpy(sa.sun_path, a->path);
-        c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        /* Blocking, with a send timeout: a unix connect waits while the daemon's backlog is full (a daemon that
+         * stopped accepting) for SO_SNDTIMEO at most, then fails with EAGAIN; a non-blocking one cannot wait. */
+        c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (c->fd < 0) return describe(errno, 1, why, size), -1;
-        if (connect(c->fd, (struct sockaddr *)&sa, sizeof sa) != 0 && errno != EINPROGRESS && errno != EAGAIN) {
-            /* a unix connect fails at once; the Java client says SocketException here, not IOException */
+        long long left = c->connect_deadline - now_ns();
+        if (left < 1000) left = 1000;
+        struct timeval limit = {(time_t)(left / 1000000000LL), (suseconds_t)(left % 1000000000LL / 1000)};
+        setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
+        if (connect(c->fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
             int err = errno;
+            if (err == EAGAIN) {
+                errno = ETIMEDOUT;
+                return -1;
+            }
+            /* the Java client says SocketException here, not IOException */
             if (err == ECONNREFUSED) snprintf(why, size, "ConnectException: Connection refused");
             else snprintf(why, size, "SocketException: %s", strerror(err));
             return -1;
         }
+        fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) | O_NONBLOCK);
         return 0;
     }
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *found = NULL;
@@ -183,7 +197,7 @@ static int open_connection(const struct address *a, struct connection *c, char *
     freeaddrinfo(found);
     if (r != 0) {
         if (errno != EINPROGRESS) return describe(errno, 0, why, size), -1;
-        if (wait_for(c->fd, POLLOUT, c->deadline) != 0) return -1;
+        if (wait_for(c->fd, POLLOUT, c->connect_deadline) != 0) return -1;
         int err = 0;
         socklen_t len = sizeof err;
         getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len);
@@ -193,7 +207,7 @@ static int open_connection(const struct address *a, struct connection *c, char *
         }
     }
     if (!tls_enabled) return 0;
-    c->ssl = tls_start(c->fd, a->host, c->deadline, why, size);
+    c->ssl = tls_start(c->fd, a->host, c->connect_deadline, why, size);
     return c->ssl ? 0 : -1;
 }
 
@@ -240,14 +254,18 @@ static unsigned char reply_memory[REPLY_MEMORY];
  */
 static int round_trip(const struct address *a, const struct exchange *e, const char *credential, long long deadline,
                       struct reply *r, struct failure *f) {
-    long long timeout_ms = (deadline - now_ns()) / 1000000;
+    long long left = deadline - now_ns();
+    long long timeout_ms = left / 1000000;
     if (timeout_ms < 0) timeout_ms = 0;
-    struct connection c = {.deadline = deadline};
+    /* As ProxyConnection: connect_timeout when it is shorter than what is left of the call */
+    long long connect_ms = connect_timeout_ms > 0 && connect_timeout_ms <= timeout_ms ? connect_timeout_ms : timeout_ms;
+    struct connection c = {.deadline = deadline,
+                           .connect_deadline = connect_ms < timeout_ms ? now_ns() + connect_ms * 1000000LL : deadline};
     char why[1024] = "";
     if (open_connection(a, &c, why, sizeof why) != 0) {
         int timed_out = errno == ETIMEDOUT && why[0] == '\0';
         connection_close(&c);
-        if (timed_out) snprintf(why, sizeof why, "timed out after %lld ms", timeout_ms);
+        if (timed_out) snprintf(why, sizeof why, "timed out after %lld ms", connect_ms);
         fail(f, 0, 1, "cannot connect to the apbasil proxy at %s: %s", a->text, why);
         return -1;
     }
@@ -466,6 +484,8 @@ static int usage(void) {
           "  APBASIL_MUNGE         socket, program or library: how the Java client gets a credential (this one\n"
           "                        always uses libmunge)\n"
           "  APBASIL_TIMEOUT       seconds for the whole call, retries included (default 300)\n"
+          "  APBASIL_CONNECT_TIMEOUT  seconds each proxy may take to accept the connection (and finish the TLS\n"
+          "                        handshake) before the next is tried (default 3; 0: only APBASIL_TIMEOUT)\n"
           "  APBASIL_RETRIES       extra attempts for what is safe to retry (default 2)\n"
           "  APBASIL_TLS_CA        PEM file of the CA that signed the daemon's certificate: TLS over TCP\n",
           stdout);
@@ -498,6 +518,12 @@ int main(int argc, char **argv) {
     java_double(timeout, &seconds);
     long long timeout_ms = seconds * 1000 >= 9.2e15 ? 9200000000000000LL : (long long)(seconds * 1000);
     long long deadline = now_ns() + (timeout_ms > 9200000000LL * 1000 ? 9200000000LL * 1000 : timeout_ms * 1000000);
+    const char *connect_timeout = settings_get(&s, KEY_CONNECT_TIMEOUT, problem);
+    if (!connect_timeout) goto bad_setting;
+    java_double(connect_timeout, &seconds);
+    /* as ClientSettings.connectTimeout: 0 none of its own, else at least a millisecond */
+    connect_timeout_ms = seconds == 0 ? 0 : seconds * 1000 >= 9.2e15 ? 9200000000000000LL : (long long)(seconds * 1000);
+    if (seconds > 0 && connect_timeout_ms < 1) connect_timeout_ms = 1;
     int tcp = 0;
     for (size_t i = 0; i < count; i++) tcp |= !proxies[i].unix_socket;
     if (tcp) {

@@ -23,7 +23,18 @@
 
 /* ---- settings.c ---- */
 
-enum { KEY_PROXY, KEY_AUTH, KEY_MUNGE, KEY_MUNGE_SOCKET, KEY_TIMEOUT, KEY_RETRIES, KEY_TLS_CA, KEY_COUNT };
+/* In ClientSettings.KEYS's order: the unknown-key message lists them so. */
+enum {
+    KEY_PROXY,
+    KEY_AUTH,
+    KEY_MUNGE,
+    KEY_MUNGE_SOCKET,
+    KEY_TIMEOUT,
+    KEY_CONNECT_TIMEOUT,
+    KEY_RETRIES,
+    KEY_TLS_CA,
+    KEY_COUNT
+};
 
 struct settings {
     /* each value as looked up (environment, then file), stripped; NULL = not set (the default applies) */

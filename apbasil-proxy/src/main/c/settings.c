@@ -20,9 +20,9 @@
 #endif
 #define MAX_CONFIG_BYTES (1024 * 1024)
 
-const char *const setting_names[KEY_COUNT] = {"proxy", "auth", "munge", "munge_socket", "timeout", "retries",
-                                              "tls_ca"};
-const char *const setting_defaults[KEY_COUNT] = {"127.0.0.1:6830", "munge", "socket", NULL, "300", "2", NULL};
+const char *const setting_names[KEY_COUNT] = {"proxy",   "auth",            "munge",   "munge_socket",
+                                              "timeout", "connect_timeout", "retries", "tls_ca"};
+const char *const setting_defaults[KEY_COUNT] = {"127.0.0.1:6830", "munge", "socket", NULL, "300", "3", "2", NULL};
 
 /* Length of the UTF-8 sequence at p if it is one of Java's whitespace code points, else 0. */
 static size_t java_space(const unsigned char *p, const unsigned char *end) {
@@ -233,6 +233,7 @@ static int problem(int key, const char *value, char *out, size_t size) {
             expected = "socket, program or library";
         break;
     case KEY_TIMEOUT:
+    case KEY_CONNECT_TIMEOUT:
     case KEY_RETRIES:
         if (java_double(value, &d) != 0 || !(d >= 0)) expected = "a number of 0 or more";
         break;
@@ -315,8 +316,10 @@ int settings_parse(const char *path, const unsigned char *text, size_t length, s
         for (int k = 0; k < KEY_COUNT; k++)
             if (strcmp(key, setting_names[k]) == 0) which = k;
         if (which < 0) {
-            snprintf(problem_out, MESSAGE_MAX, "%s:%ld: unknown key '%s' (known keys: proxy, auth, munge, "
-                     "munge_socket, timeout, retries, tls_ca)", path, line, key);
+            char names[256] = "";
+            for (int k = 0; k < KEY_COUNT; k++)
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "", setting_names[k]);
+            snprintf(problem_out, MESSAGE_MAX, "%s:%ld: unknown key '%s' (known keys: %s)", path, line, key, names);
             free(key);
             return -1;
         }

@@ -99,13 +99,15 @@ public final class Apbasil {
      * Tries the proxies in order until one answers. A round over the list is one attempt: {@code retries} more
      * rounds follow, with doubling waits, while the failures allow it and the whole call's deadline leaves time.
      * The next proxy is tried after a failure that is safe to retry ({@link RetryPolicy}); a proxy that answers
-     * NOT_ACTIVE ran nothing, so moving on from it is always safe. Any other failure ends the call at once with
+     * NOT_ACTIVE ran nothing, so moving on from it is always safe, and so is moving on from one that did not accept the
+     * connection within {@code connect_timeout} (a host that is down). Any other failure ends the call at once with
      * its own message: above all a RESERVE that reached a proxy which then failed is never sent to another.
      * Each connection gets a fresh credential: the proxies may share one munged, which refuses a replay.
      */
     private static Reply exchange(ClientSettings settings, List<ProxyAddress> proxies, Exchange exchange,
             Duration timeout, RetryPolicy policy) throws ApbasilException {
         long deadline = System.nanoTime() + timeout.toNanos();
+        Duration connectTimeout = settings.connectTimeout();
         SSLSocketFactory tls = allUnix(proxies) ? null : tls(settings.tlsCa());
         Munge munge = settings.mungeAuth() ? munge(settings) : null;
         int retries = settings.retries();
@@ -120,10 +122,10 @@ public final class Apbasil {
                     continue;
                 }
                 Exchange signed = munge == null ? exchange
-                        : exchange.withCredential(credential(munge, exchange, proxies, tls, deadline));
+                        : exchange.withCredential(credential(munge, exchange, proxies, tls, connectTimeout, deadline));
                 try {
                     Reply reply = ProxyConnection.roundTrip(address, signed,
-                            Duration.ofNanos(Math.max(1, deadline - System.nanoTime())), tls,
+                            Duration.ofNanos(Math.max(1, deadline - System.nanoTime())), connectTimeout, tls,
                             ProxyConnection.DEFAULT_MAX_REPLY_BYTES);
                     if (reply.isOk()) {
                         return reply;
@@ -197,11 +199,11 @@ public final class Apbasil {
     }
 
     private static String credential(Munge munge, Exchange exchange, List<ProxyAddress> proxies,
-            SSLSocketFactory tls, long deadline) throws ApbasilException {
+            SSLSocketFactory tls, Duration connectTimeout, long deadline) throws ApbasilException {
         try {
             return munge.encode(exchange.digest(), 0);
         } catch (MungeException e) {
-            ProxyAddress address = e.isServiceFailure() ? daemonWithoutAuth(proxies, tls, deadline) : null;
+            ProxyAddress address = e.isServiceFailure() ? daemonWithoutAuth(proxies, tls, connectTimeout, deadline) : null;
             if (address != null) {
                 throw new ApbasilException("APBASIL_AUTH is munge (the default) but the apbasil proxy at " + address
                         + " runs with auth=none: set APBASIL_AUTH=none (or auth=none in " + ClientSettings.DEFAULT_CONFIG
@@ -220,7 +222,8 @@ public final class Apbasil {
      * {@code auth=none} one as unknown. The proxies are asked in order; an unreachable, busy or standby one is
      * passed over, and if none says "yes" the munge error stands.
      */
-    private static ProxyAddress daemonWithoutAuth(List<ProxyAddress> proxies, SSLSocketFactory tls, long deadline) {
+    private static ProxyAddress daemonWithoutAuth(List<ProxyAddress> proxies, SSLSocketFactory tls,
+            Duration connectTimeout, long deadline) {
         for (ProxyAddress address : proxies) {
             long left = Math.min(deadline - System.nanoTime(), 5_000_000_000L);
             if (left <= 0) {
@@ -229,7 +232,7 @@ public final class Apbasil {
             try {
                 Reply reply = ProxyConnection.roundTrip(address,
                         Exchange.admin(newExchangeId(), "", "apbasil-auth-probe", Map.of()), Duration.ofNanos(left),
-                        tls, ProxyConnection.DEFAULT_MAX_REPLY_BYTES);
+                        connectTimeout, tls, ProxyConnection.DEFAULT_MAX_REPLY_BYTES);
                 if (reply.status() == Reply.Status.REJECTED) {
                     return reply.reason().startsWith("authentication failed") ? null : address;
                 }

@@ -8,6 +8,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
@@ -36,31 +37,45 @@ public final class ProxyConnection {
     private ProxyConnection() {
     }
 
+    /** Sends one exchange and waits for its reply, with no connect limit but the whole {@code timeout}. */
+    public static Reply roundTrip(ProxyAddress address, Exchange exchange, Duration timeout,
+            SSLSocketFactory tls, int maxReplyBytes) throws ApbasilException {
+        return roundTrip(address, exchange, timeout, Duration.ZERO, tls, maxReplyBytes);
+    }
+
     /**
      * Sends one exchange and waits for its reply.
      *
+     * @param timeout the limit for the whole exchange, connecting included
+     * @param connectTimeout the limit for connecting (and the TLS handshake) when shorter than {@code timeout};
+     *        zero for none of its own. A connect that runs out of it has sent nothing: the next proxy may be tried.
      * @param tls socket factory for TLS on TCP, or null for plain TCP (ignored for unix sockets)
      */
-    public static Reply roundTrip(ProxyAddress address, Exchange exchange, Duration timeout,
+    public static Reply roundTrip(ProxyAddress address, Exchange exchange, Duration timeout, Duration connectTimeout,
             SSLSocketFactory tls, int maxReplyBytes) throws ApbasilException {
         byte[] body = exchange.encode();
-        Watchdog watchdog = new Watchdog(timeout);
-        Closeable connection;
+        long start = System.nanoTime();
+        Duration connectLimit = connectTimeout.isZero() || connectTimeout.compareTo(timeout) > 0 ? timeout
+                : connectTimeout;
+        Watchdog connecting = new Watchdog(connectLimit);
+        Closeable connection = null;
         InputStream in;
         OutputStream out;
         try {
             if (address.isUnix()) {
+                // A unix connect blocks while the daemon's backlog is full (a daemon that stopped accepting).
                 SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX);
-                watchdog.guard(ch);
-                ch.connect(address.socketAddress());
                 connection = ch;
+                connecting.guard(ch);
+                ch.connect(address.socketAddress());
                 in = Channels.newInputStream(ch);
                 out = Channels.newOutputStream(ch);
             } else {
                 Socket s = new Socket();
-                watchdog.guard(s);
+                connection = s;
+                connecting.guard(s);
                 s.setTcpNoDelay(true);
-                s.connect(address.resolved(), (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis())));
+                s.connect(address.resolved(), (int) Math.max(1, Math.min(Integer.MAX_VALUE, connectLimit.toMillis())));
                 if (tls != null) {
                     InetSocketAddress daemon = (InetSocketAddress) address.socketAddress();
                     SSLSocket ssl = (SSLSocket) tls.createSocket(s, daemon.getHostString(), daemon.getPort(), true);
@@ -68,19 +83,31 @@ public final class ProxyConnection {
                     // The certificate must name the host the client was pointed at, not merely chain to tls_ca.
                     params.setEndpointIdentificationAlgorithm("HTTPS");
                     ssl.setSSLParameters(params);
-                    watchdog.guard(ssl);
+                    // The watchdog still guards the plain socket: closing it ends a handshake that gets no answer.
+                    connection = ssl;
                     ssl.startHandshake();
                     s = ssl;
                 }
-                connection = s;
                 in = s.getInputStream();
                 out = s.getOutputStream();
             }
+            if (!connecting.disarm()) {
+                // connected just as the limit passed, and the watchdog has closed (or is closing) the connection
+                throw new SocketTimeoutException();
+            }
         } catch (IOException e) {
-            watchdog.cancel();
-            String why = watchdog.fired() ? "timed out after " + timeout.toMillis() + " ms" : describe(e);
+            connecting.disarm();
+            closeQuietly(connection);
+            String why = connecting.fired() || e instanceof SocketTimeoutException
+                    ? "timed out after " + connectLimit.toMillis() + " ms" : describe(e);
             throw new ApbasilException("cannot connect to the apbasil proxy at " + address + ": " + why,
                     false, true, e);
+        }
+        Watchdog watchdog = new Watchdog(timeout.minusNanos(System.nanoTime() - start));
+        try {
+            watchdog.guard(connection);
+        } catch (IOException e) {
+            // closed at once: the call's deadline has passed; the read below reports it
         }
         boolean sent = false;
         try (Closeable c = connection) {
@@ -135,6 +162,16 @@ public final class ProxyConnection {
         return Reply.decode(ByteBuffer.wrap(reply));
     }
 
+    private static void closeQuietly(Closeable c) {
+        if (c != null) {
+            try {
+                c.close();
+            } catch (IOException ignored) {
+                // nothing was sent on it
+            }
+        }
+    }
+
     private static String describe(IOException e) {
         String m = e.getMessage();
         return e.getClass().getSimpleName() + (m == null ? "" : ": " + m);
@@ -147,8 +184,9 @@ public final class ProxyConnection {
     private static final class Watchdog extends TimerTask {
         private static Timer timer;
 
-        private volatile Closeable target;
-        private volatile boolean fired;
+        private Closeable target;
+        private boolean fired;
+        private boolean disarmed;
 
         Watchdog(Duration timeout) {
             // Rounded up: the deadline must have passed when it fires, so a caller with a list of proxies sees the
@@ -164,16 +202,32 @@ public final class ProxyConnection {
         }
 
         void guard(Closeable c) throws IOException {
-            target = c;
-            if (fired) {
-                c.close(); // the deadline passed before there was anything to close
+            synchronized (this) {
+                target = c;
+                if (!fired) {
+                    return;
+                }
             }
+            c.close(); // the deadline passed before there was anything to close
+        }
+
+        /** Stops the watchdog; false if it has fired (or is firing) and so closes, or has closed, the target. */
+        synchronized boolean disarm() {
+            cancel();
+            disarmed = true;
+            return !fired;
         }
 
         @Override
         public void run() {
-            fired = true;
-            Closeable c = target;
+            Closeable c;
+            synchronized (this) {
+                if (disarmed) {
+                    return;
+                }
+                fired = true;
+                c = target;
+            }
             if (c != null) {
                 try {
                     c.close();
@@ -183,7 +237,7 @@ public final class ProxyConnection {
             }
         }
 
-        boolean fired() {
+        synchronized boolean fired() {
             return fired;
         }
     }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -41,6 +42,40 @@ class ClientSettingsTest {
                 + "host:port or unix:/path, separated by commas", assertThrows(IllegalArgumentException.class,
                         () -> ClientSettings.parse(Path.of("/etc/alpsbridge/apbasil.conf"), List.of("", "proxy=a:1,")))
                         .getMessage());
+    }
+
+    @Test
+    void connectTimeoutIsSecondsWithZeroForNoneOfItsOwnAndIsCheckedLikeTheOtherNumbers() throws Exception {
+        assertEquals(Duration.ofSeconds(3), connectTimeout(null), "the default");
+        assertEquals(Duration.ofMillis(2500), connectTimeout("2.5"));
+        assertEquals(Duration.ZERO, connectTimeout("0"), "none of its own: the call's timeout alone");
+        assertEquals(Duration.ofMillis(1), connectTimeout("0.0001"), "above zero is at least a millisecond");
+        assertEquals("connect_timeout=-1: expected a number of 0 or more",
+                assertThrows(IllegalArgumentException.class, () -> connectTimeout("-1")).getMessage());
+        assertEquals("/etc/alpsbridge/apbasil.conf:1: connect_timeout=3s: expected a number of 0 or more",
+                assertThrows(IllegalArgumentException.class, () -> ClientSettings.parse(
+                        Path.of("/etc/alpsbridge/apbasil.conf"), List.of("CONNECT_TIMEOUT = 3s"))).getMessage());
+    }
+
+    /** connect_timeout as the client reads it with {@code value} as the system property (null: unset), no file. */
+    private static Duration connectTimeout(String value) throws Exception {
+        String key = "apbasil.connect_timeout";
+        String config = System.setProperty("apbasil.config", "/dev/null");
+        String before = value == null ? System.clearProperty(key) : System.setProperty(key, value);
+        try {
+            return ClientSettings.load().connectTimeout();
+        } finally {
+            restore(key, before);
+            restore("apbasil.config", config);
+        }
+    }
+
+    private static void restore(String key, String value) {
+        if (value == null) {
+            System.clearProperty(key);
+        } else {
+            System.setProperty(key, value);
+        }
     }
 
     private static List<String> texts(String list) {

@@ -416,6 +416,131 @@ class DropInConformanceTest {
         }
     }
 
+    // ---- a proxy host that is down and drops packets: connect_timeout ----
+
+    /**
+     * Addresses whose connects hang, on loopback. TCP: a listener that never accepts, its accept queue filled, so the
+     * kernel drops every further SYN as a host that is down drops packets (each filler is a connect that completed;
+     * the one that did not complete within 300 ms shows the queue is full). Unix: a listener whose backlog is full, so
+     * a connect waits. {@code silent}: a TCP listener that completes connects (within its backlog) and never
+     * answers, for a TLS handshake that hangs.
+     */
+    private static final class Unreachable implements AutoCloseable {
+        final List<java.io.Closeable> held = new ArrayList<>();
+        final String tcp;
+        final String unix;
+        final String silent;
+
+        Unreachable(Path socket) throws IOException {
+            ServerSocket full = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+            held.add(full);
+            java.net.InetSocketAddress at = (java.net.InetSocketAddress) full.getLocalSocketAddress();
+            for (int i = 0; ; i++) {
+                assertTrue(i < 100, "the accept queue fills");
+                Socket filler = new Socket();
+                try {
+                    filler.connect(at, 300);
+                    held.add(filler);
+                } catch (java.net.SocketTimeoutException hangs) {
+                    filler.close();
+                    break;
+                }
+            }
+            tcp = "127.0.0.1:" + full.getLocalPort();
+            var unixAddress = java.net.UnixDomainSocketAddress.of(socket);
+            var listener = java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX);
+            held.add(listener);
+            listener.bind(unixAddress, 1);
+            for (int i = 0; ; i++) {
+                assertTrue(i < 100, "the unix backlog fills");
+                var filler = java.nio.channels.SocketChannel.open(java.net.StandardProtocolFamily.UNIX);
+                held.add(filler);
+                filler.configureBlocking(false);
+                try {
+                    filler.connect(unixAddress);
+                } catch (java.net.SocketException queueFull) {
+                    break; // EAGAIN: a blocking connect would wait
+                }
+            }
+            unix = "unix:" + socket;
+            ServerSocket mute = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+            held.add(mute);
+            silent = "127.0.0.1:" + mute.getLocalPort();
+        }
+
+        @Override
+        public void close() throws IOException {
+            for (java.io.Closeable c : held) {
+                c.close();
+            }
+        }
+    }
+
+    /**
+     * Issue 37's gap: the active proxy's host is down and drops packets. Before connect_timeout the call waited on it
+     * for the whole timeout (here 60 s) and never reached the standby. Now the first address gets connect_timeout
+     * (1 s here), and a connect that timed out sent nothing, so RESERVE moves on as QUERY does. The bound is generous
+     * (JVM start on a loaded machine); what it rules out is waiting on the dead host for the call's timeout.
+     */
+    @Test
+    void aProxyHostThatDropsPacketsIsPassedOverAfterConnectTimeoutForQueryAndReserve() throws Exception {
+        try (Unreachable down = new Unreachable(dir.resolve("backlog-full.sock"));
+                ProxyDaemon daemon = emulatorDaemon(Map.of())) {
+            String live = daemon.address().text();
+            for (String first : List.of(down.tcp, down.unix)) {
+                Map<String, String> e = env("APBASIL_PROXY", first + "," + live, "APBASIL_AUTH", "none",
+                        "APBASIL_CONNECT_TIMEOUT", "1", "APBASIL_TIMEOUT", "60", "APBASIL_RETRIES", "0");
+                Run query = both(e, Basil.engine("1.3"));
+                assertEquals(0, query.status(), query.stderr());
+                assertTrue(Basil.success(query.stdout()));
+                assertEquals("", query.stderr());
+                for (Client client : Client.values()) {
+                    Run reserve = run(client, e, Basil.reserve("1.3", "down-" + client, 1));
+                    assertEquals(0, reserve.status(), client + " via " + first + ": " + reserve.stderr());
+                    assertTrue(reserve.millis() >= 1000 && reserve.millis() < 5000, client + " via " + first
+                            + ": the RESERVE took " + reserve.millis() + " ms; connect_timeout is 1000");
+                    Run release = run(client, env("APBASIL_PROXY", live, "APBASIL_AUTH", "none"),
+                            Basil.release("1.3", Basil.reservationId(reserve.stdout())));
+                    assertTrue(Basil.success(release.stdout()), client + ": made once, released: " + release.out());
+                }
+            }
+        }
+    }
+
+    @Test
+    void aConnectOrHandshakeThatTimesOutIsNamedSoAndTheCallsTimeoutStillBounds() throws Exception {
+        try (Unreachable down = new Unreachable(dir.resolve("backlog-full-2.sock"))) {
+            int closed = closedPort();
+            // Every address fails: each connect's limit is named; the figure is connect_timeout, the same in both.
+            Run r = both(env("APBASIL_PROXY", down.tcp + "," + down.unix + ",127.0.0.1:" + closed, "APBASIL_AUTH",
+                    "none", "APBASIL_CONNECT_TIMEOUT", "0.5", "APBASIL_RETRIES", "0"), Basil.reserve("1.3", "7", 1));
+            assertFailure(r, ErrorClass.TRANSIENT, "no apbasil proxy answered: " + down.tcp + ": cannot connect: timed "
+                    + "out after 500 ms; " + down.unix + ": cannot connect: timed out after 500 ms; 127.0.0.1:" + closed
+                    + ": cannot connect: ConnectException: Connection refused");
+            // The default is 3 s, and one address keeps the single proxy's words.
+            Run alone = both(env("APBASIL_PROXY", down.tcp, "APBASIL_AUTH", "none", "APBASIL_RETRIES", "0"),
+                    Basil.engine("1.3"));
+            assertFailure(alone, ErrorClass.TRANSIENT, "cannot connect to the apbasil proxy at " + down.tcp
+                    + ": timed out after 3000 ms");
+            // A TLS handshake that gets no answer is part of connecting: the same limit and words.
+            Path keys = Files.createDirectories(dir.resolve("tls-connect"));
+            TlsTest.writeCertificates(keys);
+            Run handshake = both(env("APBASIL_PROXY", down.silent + ",127.0.0.1:" + closed, "APBASIL_AUTH", "none",
+                    "APBASIL_TLS_CA", keys.resolve("daemon.pem").toString(), "APBASIL_CONNECT_TIMEOUT", "0.5",
+                    "APBASIL_RETRIES", "0"), Basil.engine("1.3"));
+            assertFailure(handshake, ErrorClass.TRANSIENT, "no apbasil proxy answered: " + down.silent + ": cannot "
+                    + "connect: timed out after 500 ms; 127.0.0.1:" + closed + ": cannot connect: ConnectException: "
+                    + "Connection refused");
+            // A call's timeout shorter than connect_timeout is the limit: what was left of it is named (masked here).
+            Run shorter = both(env("APBASIL_PROXY", down.tcp, "APBASIL_AUTH", "none", "APBASIL_TIMEOUT", "0.7",
+                    "APBASIL_CONNECT_TIMEOUT", "30", "APBASIL_RETRIES", "0"), Basil.engine("1.3"),
+                    text -> text.replaceAll("after \\d+ ms", "after N ms"));
+            assertFailure(shorter, ErrorClass.TRANSIENT, "cannot connect to the apbasil proxy at " + down.tcp
+                    + ": timed out after ");
+            assertTrue(shorter.millis() < 5000, "gave up after " + shorter.millis() + " ms");
+        }
+    }
+
     // ---- size ----
 
     @Test
@@ -472,7 +597,7 @@ class DropInConformanceTest {
         try (ProxyDaemon daemon = emulatorDaemon(Map.of())) {
             Path conf = dir.resolve("apbasil.conf");
             Files.writeString(conf, "# lab\r\n  PROXY = " + daemon.address().text() + "  # the daemon\nauth=none\n"
-                    + "munge=library\ntimeout=1e2\u2003\nretries=0x1p1\n\n");
+                    + "munge=library\ntimeout=1e2\u2003\nconnect_timeout = 0\nretries=0x1p1\n\n");
             Run good = both(env("APBASIL_CONFIG", conf.toString()), Basil.engine("1.3"));
             assertEquals(0, good.status(), good.stderr());
             // The environment beats the file.
@@ -481,11 +606,14 @@ class DropInConformanceTest {
         }
         Map<String, String> bad = new java.util.LinkedHashMap<>();
         bad.put("# lab\nproxy = 127.0.0.1:1\nretires=3\n", ":3: unknown key 'retires' (known keys: proxy, auth, munge, "
-                + "munge_socket, timeout, retries, tls_ca)");
+                + "munge_socket, timeout, connect_timeout, retries, tls_ca)");
         bad.put("auth=mung\n", ":1: auth=mung: expected munge or none");
         bad.put("munge=jna\n", ":1: munge=jna: expected socket, program or library");
         bad.put("timeout=-3\n", ":1: timeout=-3: expected a number of 0 or more");
         bad.put("retries=two\n", ":1: retries=two: expected a number of 0 or more");
+        bad.put("timeout=300\nconnect_timeout = -0.5\n", ":2: connect_timeout=-0.5: expected a number of 0 or more");
+        bad.put("Connect_Timeout=3s\n", ":1: connect_timeout=3s: expected a number of 0 or more");
+        bad.put("connect-timeout=3\n", ":1: unknown key 'connect-timeout'");
         bad.put("proxy\n", ":1: expected key=value, got 'proxy'");
         bad.put("=x\n", ":1: expected key=value, got '=x'");
         bad.put("auth=none\r\nTIMEOUT = NaN\n", ":2: timeout=NaN: expected a number of 0 or more");
@@ -519,6 +647,14 @@ class DropInConformanceTest {
                 "auth=kerberos: expected munge or none");
         assertFailure(both(env("APBASIL_TIMEOUT", "soon"), Basil.engine("1.0")), ErrorClass.TRANSIENT,
                 "timeout=soon: expected a number of 0 or more");
+        assertFailure(both(env("APBASIL_CONNECT_TIMEOUT", "NaN"), Basil.engine("1.0")), ErrorClass.TRANSIENT,
+                "connect_timeout=NaN: expected a number of 0 or more");
+        // After the timeout, before the rest: the same first bad setting named by both.
+        assertFailure(both(env("APBASIL_TIMEOUT", "-1", "APBASIL_CONNECT_TIMEOUT", "-1"), Basil.engine("1.0")),
+                ErrorClass.TRANSIENT, "timeout=-1: expected a number of 0 or more");
+        assertFailure(both(env("APBASIL_CONNECT_TIMEOUT", "soon", "APBASIL_AUTH", "kerberos", "APBASIL_RETRIES", "x",
+                "APBASIL_TLS_CA", dir.resolve("missing-ca.pem").toString()), Basil.engine("1.0")), ErrorClass.TRANSIENT,
+                "connect_timeout=soon: expected a number of 0 or more");
         // The same list forms in the environment: the same words, without file and line.
         assertFailure(both(env("APBASIL_PROXY", " ,127.0.0.1:1"), Basil.engine("1.0")), ErrorClass.TRANSIENT,
                 "proxy list ,127.0.0.1:1 has an empty entry (number 1); expected host:port or unix:/path, separated by "
