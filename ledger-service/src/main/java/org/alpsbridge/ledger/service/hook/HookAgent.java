@@ -233,6 +233,19 @@ public final class HookAgent implements AutoCloseable {
         } catch (IllegalArgumentException e) {
             return new AgentReply(SlurmHook.USAGE, List.of(name + ": " + e.getMessage()));
         }
+        if (request.submit()) {
+            // job_submit, under slurmctld's locks: one read-only question, never retried (the client's
+            // submit_timeout bounds the wait and its submit_when_unavailable decides without an answer)
+            Submission job;
+            try {
+                job = Submission.fromEnvironment(request.env());
+            } catch (IllegalArgumentException e) {
+                return new AgentReply(SlurmHook.NO_JOB, List.of(name + ": " + e.getMessage()));
+            }
+            int exit = job.check(svc, new HookLog(err, logFile));
+            stats.submissions.add(start, 1);
+            return new AgentReply(exit, said.toString(StandardCharsets.UTF_8).lines().toList());
+        }
         SlurmJob job;
         try {
             job = SlurmJob.fromEnvironment(request.env());
