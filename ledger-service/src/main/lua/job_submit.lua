@@ -18,9 +18,9 @@ it at dispatch: a submission check is advice, the hold is the guarantee. A job w
 for several partitions, is left to the prolog too (nothing to price it by here).
 
 Enable: JobSubmitPlugins=lua in slurm.conf, and this file as job_submit.lua in slurm.conf's directory
-(ln -s /usr/share/alpsbridge/slurm/job_submit.lua /etc/slurm/job_submit.lua). A site with a job_submit.lua of
+(ln -s /usr/share/alpsbridge-ledger-hooks/job_submit.lua /etc/slurm/job_submit.lua). A site with a job_submit.lua of
 its own calls ledger_job_submit(job_desc, part_list, submit_uid) from it after
-dofile("/usr/share/alpsbridge/slurm/job_submit.lua"); this file defines slurm_job_submit and
+dofile("/usr/share/alpsbridge-ledger-hooks/job_submit.lua"); this file defines slurm_job_submit and
 slurm_job_modify only where they are not defined yet.
 --]]
 

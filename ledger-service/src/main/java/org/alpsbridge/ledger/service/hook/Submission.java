@@ -51,13 +51,19 @@ record Submission(String cluster, String account, String user, String partition,
      * Asks the service; the exit code the C client passes on to the plugin: {@link Hook#OK} it may be queued,
      * {@link Hook#DENIED} it may not (the lines say why, with the figures), {@link Hook#UNAVAILABLE} the ledger
      * cannot say now (the client applies {@code submit_when_unavailable}).
+     *
+     * @param service null when the ledger is known not to answer now: nothing is asked
      */
     int check(ServiceCall service, HookLog log) {
+        // (service null: the ledger is known not to answer now; only what needs no ledger is decided)
         String what = "ledger: " + account + " job of " + cpus + " CPUs";
         if (limitMinutes == null) {
             log.say(what + ": refused: the job has no finite time limit, so its worst case cannot be held at dispatch;"
                     + " submit it with --time");
             return Hook.DENIED;
+        }
+        if (service == null) {
+            return Hook.UNAVAILABLE;
         }
         // the prolog's own RESERVE body: one shape of a job's worst case, priced by the ledger alone
         SlurmJob job = new SlurmJob(cluster, "submission", 0, account, user, partition, 1, cpus, "");

@@ -187,6 +187,12 @@ final class SlurmLab implements AutoCloseable {
         service = null;
     }
 
+    /** The service stopped (SIGSTOP: it accepts connections and never answers, as a hung one) or resumed (SIGCONT). */
+    void pauseService(boolean pause) throws IOException, InterruptedException {
+        Assertions.assertEquals(0, run(List.of("kill", pause ? "-STOP" : "-CONT", Long.toString(service.pid())),
+                Duration.ofSeconds(10)).exit);
+    }
+
     /** kill -9 of the agent (true) or a plain stop (false). */
     void stopAgent(boolean kill9) throws InterruptedException {
         stop(agent, kill9);

@@ -88,23 +88,32 @@ class SlurmSubmitTest {
             }
 
             // --- the service down, then the agent down: accepted (allow), and still guarded at dispatch
+            // (each a job bio cannot cover, held so that it waits for the release below; timed: what a dead or
+            // hung ledger costs a submission: a hung one the first submission's submit_timeout, 2 s by default,
+            // then nothing for 10 s)
+            List<String> accepted = new ArrayList<>();
             lab.stopService(false);
-            SlurmLab.Result whileDown = lab.slurm("sbatch", "--parsable", "--hold", "-o", "/dev/null", "-A", "bio",
-                    "-n", "4", "-t", "60", "--wrap", "sleep 1");
-            assertEquals(0, whileDown.exit(), "the service down refused a job: " + whileDown.err());
+            List<Long> serviceDown = acceptedWhile(lab, "the service down", accepted);
             lab.startService();
+            Thread.sleep(10_500); // the agent asks a ledger that did not answer again only after 10 s
+            lab.pauseService(true);
+            List<Long> serviceHung = acceptedWhile(lab, "the service hung", accepted);
+            lab.pauseService(false);
             lab.stopAgent(false);
-            SlurmLab.Result agentDown = lab.slurm("sbatch", "--parsable", "--hold", "-o", "/dev/null", "-A", "bio",
-                    "-n", "4", "-t", "60", "--wrap", "sleep 1");
-            assertEquals(0, agentDown.exit(), "the agent down refused a job: " + agentDown.err());
+            List<Long> agentDown = acceptedWhile(lab, "the agent down", accepted);
             lab.startAgent();
-            for (SlurmLab.Result accepted : List.of(whileDown, agentDown)) {
-                String id = accepted.out().strip();
+            System.out.printf("sbatch of a job the ledger would refuse, accepted (submit_when_unavailable=allow,"
+                    + " submit_timeout=2): the service down p50 %.1f ms max %.1f ms; the service hung (SIGSTOP) p50"
+                    + " %.1f ms max %.1f ms (the first); the agent down p50 %.1f ms max %.1f ms%n", pct(serviceDown, 50),
+                    pct(serviceDown, 100), pct(serviceHung, 50), pct(serviceHung, 100), pct(agentDown, 50),
+                    pct(agentDown, 100));
+            for (String id : List.of(accepted.get(0), accepted.get(accepted.size() - 1))) {
                 lab.slurm("scontrol", "release", id);
                 lab.awaitState(id, "CANCELLED", Duration.ofSeconds(60));
                 assertTrue(lab.job(id).get("_raw").contains("AdminComment=ledger denied: "), "denied at dispatch: "
                         + lab.job(id).get("_raw"));
             }
+            lab.slurm("scancel", "-A", "bio");
             lab.awaitQuietAndSettled(Duration.ofSeconds(60));
 
             // --- what the plugin costs a submission: the ledger's script and one that only accepts, in turns
@@ -132,6 +141,20 @@ class SlurmSubmitTest {
             System.out.println("agent: " + String.join(" | ", java.nio.file.Files.readAllLines(lab.dir.resolve("agent.log"))
                     .stream().filter(l -> l.contains("submissions checked")).toList()));
         }
+    }
+
+    /** Held sbatch calls of a job bio cannot cover, each accepted; their wall times in µs. */
+    private static List<Long> acceptedWhile(SlurmLab lab, String what, List<String> ids) throws Exception {
+        List<Long> times = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            long t = System.nanoTime();
+            SlurmLab.Result r = lab.slurm("sbatch", "--parsable", "--hold", "-o", "/dev/null", "-A", "bio", "-n", "4",
+                    "-t", "60", "--wrap", "sleep 1");
+            times.add((System.nanoTime() - t) / 1_000);
+            assertEquals(0, r.exit(), what + " refused a job: " + r.err());
+            ids.add(r.out().strip());
+        }
+        return times;
     }
 
     /** One held sbatch of a job chem covers (never dispatched, so never held in the ledger); its wall time in µs. */
