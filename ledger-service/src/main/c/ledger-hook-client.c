@@ -7,7 +7,7 @@
  *
  * The name it is run by picks the hook (ledger-prolog, ledger-epilog, ledger-submit; any other name takes
  * prolog, epilog or submit as its first argument). Settings from /etc/alpsbridge/ledger-hook.conf (env ALPSBRIDGE_LEDGER_HOOK_CONFIG
- * names another; the Makefile's CONFIG builds in another default), of which it reads four keys and leaves the
+ * names another; the Makefile's CONFIG builds in another default), of which it reads these keys and leaves the
  * rest to the agent:
  *   agent_socket=/run/alpsbridge/ledger-hook.sock   where the agent listens
  *   agent_timeout=60                               seconds to wait for the agent's answer; then exit 3
@@ -18,7 +18,7 @@
  *   submit_timeout=2                               submit: seconds (decimals allowed) it waits for the agent
  *   submit_when_unavailable=allow                  submit: allow or refuse a job when the ledger cannot say
  *
- * ledger-submit is run by the job_submit plugin (ledger-submit.lua) inside slurmctld, under its locks, for
+ * ledger-submit is run by slurmctld's job_submit/lua plugin (ledger-service/src/main/lua/job_submit.lua), under its locks, for
  * every sbatch, srun and salloc: the job (SLURM_JOB_ACCOUNT, _USER, _PARTITION, _CPUS, _TIME_LIMIT) goes to
  * the agent, which asks the ledger whether the project could cover its worst case now (nothing is held).
  * Exit 0: it may be queued; 1: it may not (the lines say why, with the figures). Whenever the ledger cannot
@@ -72,7 +72,7 @@ static char spool_dir[4096] = DEFAULT_SPOOL;
 static long submit_timeout_ms = 2000;
 static int submit_refuses = 0; /* submit_when_unavailable=refuse */
 
-/* Reads the three keys this client needs; the agent and the JVM hook check the whole file. */
+/* Reads the keys this client needs; the agent and the JVM hook check the whole file. */
 static int read_config(void) {
     const char *explicit = getenv("ALPSBRIDGE_LEDGER_HOOK_CONFIG");
     const char *path = explicit && *explicit ? explicit : DEFAULT_CONFIG;
@@ -333,14 +333,14 @@ int main(int argc, char **argv) {
     if (strcmp(mode, "submit") == 0) {
         for (int i = 0; i < argc; i++) {
             if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-                printf("Usage: ledger-submit   (run by the job_submit plugin ledger-submit.lua, inside slurmctld)\n"
+                printf("Usage: ledger-submit   (run by slurmctld's job_submit/lua plugin: job_submit.lua)\n"
                        "Asks `alpsbridge ledger hook-agent` on %s whether the job's project could cover its worst\n"
                        "case now (SLURM_JOB_ACCOUNT, SLURM_JOB_USER, SLURM_JOB_PARTITION, SLURM_JOB_CPUS,\n"
                        "SLURM_JOB_TIME_LIMIT in minutes); nothing is held. Settings (ledger-hook.conf):\n"
                        "submit_timeout (seconds, 2), submit_when_unavailable (allow|refuse, allow).\n"
                        "Exit codes: 0 the job may be queued (or the ledger cannot say and allow); 1 refused (the\n"
-                       "reason, with the figures, on stderr); 2 bad settings with refuse; 3 the ledger cannot say\n"
-                       "and submit_when_unavailable=refuse.\n", agent_socket);
+                       "reason, with the figures, on stderr); 3 the ledger cannot say and\n"
+                       "submit_when_unavailable=refuse.\n", agent_socket);
                 return OK;
             }
         }

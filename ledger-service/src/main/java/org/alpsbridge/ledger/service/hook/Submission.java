@@ -5,7 +5,7 @@ import java.util.Map;
 import org.alpsbridge.ledger.service.api.Route;
 
 /**
- * A job being submitted, as the {@code job_submit} plugin ({@code ledger-submit.lua}) describes it before slurmctld
+ * A job being submitted, as the {@code job_submit} plugin ({@code src/main/lua/job_submit.lua}) describes it before slurmctld
  * queues it, and the one question asked about it: could its project cover its worst case now? The worst case is
  * priced by the ledger's own RESERVE rule ({@code POST /v1/quote}, read only: nothing is held), from the same
  * RESERVE body the prolog sends ({@link EventJson#reserve}); the prolog's hold at dispatch stays the guarantee.
@@ -88,8 +88,8 @@ record Submission(String cluster, String account, String user, String partition,
     private static String required(Map<String, String> env, String name) {
         String v = env.get(name);
         if (v == null || v.isBlank()) {
-            throw new IllegalArgumentException(name + " is not set: ledger-submit is run by the job_submit plugin"
-                    + " (ledger-submit.lua), which sets it");
+            throw new IllegalArgumentException(name + " is not set: ledger-submit is run by slurmctld's job_submit"
+                    + " plugin (job_submit.lua), which sets it");
         }
         return v.strip();
     }

@@ -310,7 +310,7 @@ final class SlurmLab implements AutoCloseable {
         Files.createDirectories(dir.resolve("spool"));
         Files.writeString(dir.resolve("slurm.conf"), conf);
         if (jobSubmit) {
-            jobSubmitScript(true);
+            jobSubmitScript(SubmitScript.LEDGER);
         }
         if (hooks == Hooks.AGENT) {
             startAgent(); // before slurmctld's first prolog; after slurm.conf, where it finds slurmctld's log file
@@ -320,16 +320,28 @@ final class SlurmLab implements AutoCloseable {
         awaitIdle();
     }
 
+    /** Which {@code job_submit.lua} slurmctld runs ({@link #jobSubmitScript}). */
+    enum SubmitScript {
+        /** The ledger's, as shipped but for its client's path. */
+        LEDGER,
+        /** One that accepts every job and does nothing else. */
+        ACCEPT,
+        /** One that runs {@code /bin/true} as the ledger's runs its client (io.popen), then accepts. */
+        FORK
+    }
+
     /**
-     * slurmctld's {@code job_submit.lua} beside slurm.conf: the ledger's, as shipped but for its client's path (true),
-     * or one that accepts every job and does nothing else (false: the plugin's cost measured beside it). slurmctld
+     * slurmctld's {@code job_submit.lua} beside slurm.conf (the plugin's cost is measured by switching it). slurmctld
      * loads the file again when its time stamp changes, so a switch waits past the second it was written in.
      */
-    void jobSubmitScript(boolean ledger) throws IOException, InterruptedException {
+    void jobSubmitScript(SubmitScript kind) throws IOException, InterruptedException {
+        boolean ledger = kind == SubmitScript.LEDGER;
         String script = ledger ? Files.readString(Path.of(System.getProperty("user.dir")).resolve("src/main/lua/job_submit.lua"))
                 .replace("local LEDGER_SUBMIT = \"/usr/bin/ledger-submit\"",
                         "local LEDGER_SUBMIT = \"" + dir.resolve("bin/ledger-submit") + "\"")
                 : String.join("\n", "function slurm_job_submit(job_desc, part_list, submit_uid)",
+                        kind == SubmitScript.FORK ? "    local p = io.popen(\"/bin/true 2>&1 </dev/null; echo exit=$?\")"
+                                + " p:read(\"*a\") p:close()" : "",
                         "    return slurm.SUCCESS", "end",
                         "function slurm_job_modify(job_desc, job_rec, part_list, modify_uid)",
                         "    return slurm.SUCCESS", "end", "return slurm.SUCCESS", "");

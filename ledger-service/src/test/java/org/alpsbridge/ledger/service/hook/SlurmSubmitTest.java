@@ -116,24 +116,29 @@ class SlurmSubmitTest {
             lab.slurm("scancel", "-A", "bio");
             lab.awaitQuietAndSettled(Duration.ofSeconds(60));
 
-            // --- what the plugin costs a submission: the ledger's script and one that only accepts, in turns
-            List<Long> with = new ArrayList<>();
-            List<Long> without = new ArrayList<>();
+            // --- what the plugin costs a submission: the ledger's script, one that only accepts, and one that only
+            // starts a process as the ledger's starts its client, in turns
+            java.util.Map<SlurmLab.SubmitScript, List<Long>> took = new java.util.EnumMap<>(SlurmLab.SubmitScript.class);
             List<String> held = new ArrayList<>();
-            for (int block = 0; block < 4; block++) {
-                boolean ledgerScript = block % 2 == 0;
-                lab.jobSubmitScript(ledgerScript);
+            for (int block = 0; block < 6; block++) {
+                SlurmLab.SubmitScript script = SlurmLab.SubmitScript.values()[block % 3];
+                lab.jobSubmitScript(script);
                 timedSbatch(lab, held); // the first after a switch loads the script
                 for (int i = 0; i < TIMED / 2; i++) {
-                    (ledgerScript ? with : without).add(timedSbatch(lab, held));
+                    took.computeIfAbsent(script, k -> new ArrayList<>()).add(timedSbatch(lab, held));
                 }
             }
+            List<Long> with = took.get(SlurmLab.SubmitScript.LEDGER);
+            List<Long> without = took.get(SlurmLab.SubmitScript.ACCEPT);
+            List<Long> fork = took.get(SlurmLab.SubmitScript.FORK);
             lab.slurm("scancel", "-A", "chem");
             lab.awaitQuiet(Duration.ofSeconds(60));
             System.out.printf("job_submit.lua per sbatch (wall time of sbatch --hold, %d each, alternating blocks):"
                     + " with the ledger's script p50 %.1f ms p99 %.1f ms; with a script that only accepts p50 %.1f ms"
-                    + " p99 %.1f ms; the ledger's check adds %.1f ms at the median%n", with.size(), pct(with, 50),
-                    pct(with, 99), pct(without, 50), pct(without, 99), pct(with, 50) - pct(without, 50));
+                    + " p99 %.1f ms; with one that only runs /bin/true through io.popen p50 %.1f ms p99 %.1f ms; the"
+                    + " ledger's check adds %.1f ms at the median, of which starting a process %.1f ms%n", with.size(),
+                    pct(with, 50), pct(with, 99), pct(without, 50), pct(without, 99), pct(fork, 50), pct(fork, 99),
+                    pct(with, 50) - pct(without, 50), pct(fork, 50) - pct(without, 50));
             try (Ledger ledger = Ledger.open(lab.db)) {
                 assertEquals(List.of(), ledger.check(), "ledger check");
                 assertEquals(List.of(), ledger.holds(null), "nothing held");
