@@ -1,8 +1,8 @@
 #!/bin/bash
 # Builds the ledger hooks' C client (ledger-service/src/main/c, libc only) and lays out the
 # alpsbridge-ledger-hooks package under target/ledger-hooks-root: one stripped, hardened binary as
-# /usr/bin/ledger-prolog (ledger-epilog is a link to it that the pom adds: the name it runs by picks the hook),
-# with a control file that depends on the glibc its symbols need. Run by dist's pom on amd64 Linux, where the
+# /usr/bin/ledger-prolog (ledger-epilog and ledger-submit are links to it that the pom adds: the name it runs by
+# picks the hook), slurmctld's job_submit.lua that runs ledger-submit, with a control file that depends on the glibc its symbols need. Run by dist's pom on amd64 Linux, where the
 # build has a C compiler (no Slurm headers needed):  hooks.sh PROJECT_ROOT DIST_TARGET
 set -euo pipefail
 . "$(dirname "$0")/companion.sh"
@@ -17,7 +17,7 @@ if ! command -v "$cc" >/dev/null; then
   exit 1
 fi
 rm -rf "$tree" "$build" "$target/ledger-hooks-control"
-install -d "$tree/usr/bin" "$target/ledger-hooks-control"
+install -d "$tree/usr/bin" "$tree/usr/share/alpsbridge-ledger-hooks" "$target/ledger-hooks-control"
 # Debian's hardening flags (what dpkg-buildflags gives a package build, plus bindnow), so lintian finds them;
 # gcc on Debian builds PIE by default. The fallback it execs when no agent listens: the arch-all package's.
 make -s -C "$root/ledger-service/src/main/c" CC="$cc" OUT="$build" JVM_HOOK=/usr/lib/alpsbridge/ledger-hook-jvm \
@@ -25,10 +25,12 @@ make -s -C "$root/ledger-service/src/main/c" CC="$cc" OUT="$build" JVM_HOOK=/usr
 -Werror=format-security -Wl,-z,relro,-z,now"
 install -m 0755 "$build/ledger-hook-client" "$tree/usr/bin/ledger-prolog"
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$tree/usr/bin/ledger-prolog"
+# the check at submission (JobSubmitPlugins=lua): a site links it beside slurm.conf as job_submit.lua
+install -m 0644 "$root/ledger-service/src/main/lua/job_submit.lua" "$tree/usr/share/alpsbridge-ledger-hooks/job_submit.lua"
 companion_docs alpsbridge-ledger-hooks "$tree" "$src" "$target"
 # The control file: Source alpsbridge, so that lintian, given both packages, finds the hooks' man pages
 # (ledger-prolog.1, ledger-epilog.1) in alpsbridge, which this package depends on and which documents the JVM
 # hook and ledger-hook.conf too; and libc6 at least as new as the newest symbol version the client uses (what dpkg-shlibdeps would say).
 glibc=$(objdump -T "$tree/usr/bin/ledger-prolog" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -1)
 sed "s/@LIBC_DEPENDS@/libc6 (>= $glibc)/" "$src/deb/ledger-hooks/control.in" > "$target/ledger-hooks-control/control"
-echo "hooks: ledger-hook-client built as /usr/bin/ledger-prolog (and ledger-epilog); depends on libc6 (>= $glibc)"
+echo "hooks: ledger-hook-client built as /usr/bin/ledger-prolog (and ledger-epilog, ledger-submit); depends on libc6 (>= $glibc)"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The tarball: target/root (prepare.sh) under one directory, for sites without dpkg (unpack anywhere, e.g.
 # /opt; run lib/alpsbridge/make-archives once; settings under etc/alpsbridge, or the /etc ones), with the native
-# apbasil client as bin/apbasil and the ledger hooks' C client as bin/ledger-prolog and bin/ledger-epilog when this build compiled it (hooks.sh, on
+# apbasil client as bin/apbasil and the ledger hooks' C client as bin/ledger-prolog, bin/ledger-epilog and bin/ledger-submit when this build compiled it (hooks.sh, on
 # amd64 Linux). Run by dist's pom at package, after every tree is laid out:  tarball.sh DIST_TARGET VERSION
 set -euo pipefail
 target=$1 version=$2
@@ -17,6 +17,10 @@ if [ -f "$hooks/usr/bin/ledger-prolog" ]; then
   # jvm_hook= in /etc/alpsbridge/ledger-hook.conf (README, "Install").
   install -m 0755 "$hooks/usr/bin/ledger-prolog" "$target/tarball/$name/bin/ledger-prolog"
   ln -s ledger-prolog "$target/tarball/$name/bin/ledger-epilog"
+  ln -s ledger-prolog "$target/tarball/$name/bin/ledger-submit"
+  # job_submit.lua names /usr/bin/ledger-submit: a tarball site edits LEDGER_SUBMIT at its top
+  install -D -m 0644 "$hooks/usr/share/alpsbridge-ledger-hooks/job_submit.lua" \
+    "$target/tarball/$name/share/alpsbridge-ledger-hooks/job_submit.lua"
 fi
 # bin/apbasil: the native client when this build compiled it (apbasil.sh), else the Java one; the Java one stays
 # as lib/alpsbridge/apbasil-jvm either way.

@@ -5,9 +5,9 @@
  * `alpsbridge ledger hook-agent` over a unix socket, prints the agent's lines on stderr and exits with the
  * agent's exit code (the hooks' own: 0 ok, 1 denied, 2 bad options, 3 unavailable, 4 no job record).
  *
- * The name it is run by picks the hook (ledger-prolog, ledger-epilog; any other name takes prolog or epilog
- * as its first argument). Settings from /etc/alpsbridge/ledger-hook.conf (env ALPSBRIDGE_LEDGER_HOOK_CONFIG
- * names another; the Makefile's CONFIG builds in another default), of which it reads four keys and leaves the
+ * The name it is run by picks the hook (ledger-prolog, ledger-epilog, ledger-submit; any other name takes
+ * prolog, epilog or submit as its first argument). Settings from /etc/alpsbridge/ledger-hook.conf (env ALPSBRIDGE_LEDGER_HOOK_CONFIG
+ * names another; the Makefile's CONFIG builds in another default), of which it reads these keys and leaves the
  * rest to the agent:
  *   agent_socket=/run/alpsbridge/ledger-hook.sock   where the agent listens
  *   agent_timeout=60                               seconds to wait for the agent's answer; then exit 3
@@ -15,6 +15,16 @@
  *                                                  or refuses connections), so a site without the agent
  *                                                  still charges; the JVM hook logs that it was the fallback
  *   spool=/var/spool/alpsbridge/ledger-hook        the agent's spool of settlements (epilog, below)
+ *   submit_timeout=2                               submit: seconds (decimals allowed) it waits for the agent
+ *   submit_when_unavailable=allow                  submit: allow or refuse a job when the ledger cannot say
+ *
+ * ledger-submit is run by slurmctld's job_submit/lua plugin (ledger-service/src/main/lua/job_submit.lua), under its locks, for
+ * every sbatch, srun and salloc: the job (SLURM_JOB_ACCOUNT, _USER, _PARTITION, _CPUS, _TIME_LIMIT) goes to
+ * the agent, which asks the ledger whether the project could cover its worst case now (nothing is held).
+ * Exit 0: it may be queued; 1: it may not (the lines say why, with the figures). Whenever the ledger cannot
+ * say (no agent: no JVM is started here; no answer within submit_timeout; the service unreachable; anything
+ * unexpected), submit_when_unavailable decides: allow (the default) exits 0 saying so, refuse exits 3. The
+ * prolog's hold at dispatch guards an allowed job as before.
  * The wire format (AgentCodec.java): a 4-byte big-endian length, then NUL-ended UTF-8 key=value items.
  *
  * The epilog does not wait for the agent: once an agent answers the socket, the client writes the settlement
@@ -59,8 +69,10 @@ static char agent_socket[sizeof(((struct sockaddr_un *)0)->sun_path)] = DEFAULT_
 static long agent_timeout = 60;
 static char jvm_hook[4096] = DEFAULT_JVM_HOOK;
 static char spool_dir[4096] = DEFAULT_SPOOL;
+static long submit_timeout_ms = 2000;
+static int submit_refuses = 0; /* submit_when_unavailable=refuse */
 
-/* Reads the three keys this client needs; the agent and the JVM hook check the whole file. */
+/* Reads the keys this client needs; the agent and the JVM hook check the whole file. */
 static int read_config(void) {
     const char *explicit = getenv("ALPSBRIDGE_LEDGER_HOOK_CONFIG");
     const char *path = explicit && *explicit ? explicit : DEFAULT_CONFIG;
@@ -104,6 +116,22 @@ static int read_config(void) {
             agent_timeout = t;
         } else if (strcmp(key, "jvm_hook") == 0 && *value) {
             snprintf(jvm_hook, sizeof jvm_hook, "%s", value);
+        } else if (strcmp(key, "submit_timeout") == 0) {
+            char *end;
+            double t = strtod(value, &end);
+            if (*value == '\0' || *end != '\0' || !(t >= 0.05 && t <= 600)) {
+                fprintf(stderr, "%s: submit_timeout takes seconds from 0.05 to 600, not '%s'\n", name, value);
+                fclose(f);
+                return -1;
+            }
+            submit_timeout_ms = (long)(t * 1000);
+        } else if (strcmp(key, "submit_when_unavailable") == 0) {
+            if (strcmp(value, "allow") != 0 && strcmp(value, "refuse") != 0) {
+                fprintf(stderr, "%s: submit_when_unavailable takes allow or refuse, not '%s'\n", name, value);
+                fclose(f);
+                return -1;
+            }
+            submit_refuses = strcmp(value, "refuse") == 0;
         } else if (strcmp(key, "spool") == 0 && *value) {
             snprintf(spool_dir, sizeof spool_dir, "%s", value);
         }
@@ -261,6 +289,24 @@ static int read_all(int fd, char *into, size_t n, const struct timespec *deadlin
     return 0;
 }
 
+static int call(const char *mode, int argc, char **argv);
+
+/*
+ * A submission's answer: 0 and 1 are the ledger's word; anything else means it could not say, and
+ * submit_when_unavailable decides, never a refusal the ledger did not give unless the site asked for it.
+ */
+static int submit_verdict(int code) {
+    if (code == OK || code == 1) return code;
+    if (submit_refuses) {
+        fprintf(stderr, "ledger: the job is refused because the ledger cannot say whether its project can cover it"
+                        " (submit_when_unavailable=refuse); try again later\n");
+        return UNAVAILABLE;
+    }
+    fprintf(stderr, "%s: the ledger cannot say now; the job is accepted (submit_when_unavailable=allow), its hold"
+                    " at dispatch still guards it\n", name);
+    return OK;
+}
+
 int main(int argc, char **argv) {
     const char *base = strrchr(argv[0], '/');
     base = base ? base + 1 : argv[0];
@@ -269,19 +315,46 @@ int main(int argc, char **argv) {
         mode = "prolog";
     } else if (strcmp(base, "ledger-epilog") == 0) {
         mode = "epilog";
-    } else if (argc > 1 && (strcmp(argv[1], "prolog") == 0 || strcmp(argv[1], "epilog") == 0)) {
+    } else if (strcmp(base, "ledger-submit") == 0) {
+        mode = "submit";
+    } else if (argc > 1 && (strcmp(argv[1], "prolog") == 0 || strcmp(argv[1], "epilog") == 0
+                            || strcmp(argv[1], "submit") == 0)) {
         mode = argv[1];
         argv++;
         argc--;
     } else {
-        fprintf(stderr, "ledger-hook-client: run me as ledger-prolog or ledger-epilog, or give prolog or epilog first\n");
+        fprintf(stderr, "ledger-hook-client: run me as ledger-prolog, ledger-epilog or ledger-submit, or give prolog,"
+                        " epilog or submit first\n");
         return USAGE;
     }
-    name = strcmp(mode, "prolog") == 0 ? "ledger-prolog" : "ledger-epilog";
+    name = strcmp(mode, "prolog") == 0 ? "ledger-prolog" : strcmp(mode, "epilog") == 0 ? "ledger-epilog" : "ledger-submit";
     argv++;
     argc--;
+    if (strcmp(mode, "submit") == 0) {
+        for (int i = 0; i < argc; i++) {
+            if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+                printf("Usage: ledger-submit   (run by slurmctld's job_submit/lua plugin: job_submit.lua)\n"
+                       "Asks `alpsbridge ledger hook-agent` on %s whether the job's project could cover its worst\n"
+                       "case now (SLURM_JOB_ACCOUNT, SLURM_JOB_USER, SLURM_JOB_PARTITION, SLURM_JOB_CPUS,\n"
+                       "SLURM_JOB_TIME_LIMIT in minutes); nothing is held. Settings (ledger-hook.conf):\n"
+                       "submit_timeout (seconds, 2), submit_when_unavailable (allow|refuse, allow).\n"
+                       "Exit codes: 0 the job may be queued (or the ledger cannot say and allow); 1 refused (the\n"
+                       "reason, with the figures, on stderr); 3 the ledger cannot say and\n"
+                       "submit_when_unavailable=refuse.\n", agent_socket);
+                return OK;
+            }
+        }
+        if (read_config() < 0) return submit_verdict(USAGE);
+        return submit_verdict(call(mode, argc, argv));
+    }
     if (read_config() < 0) return USAGE;
-    for (int i = 0; i < argc; i++) {
+    return call(mode, argc, argv);
+}
+
+/* Hands the call to the agent and passes its answer on (prolog, epilog: the hooks' exit codes). */
+static int call(const char *mode, int argc, char **argv) {
+    int submit = strcmp(mode, "submit") == 0;
+    for (int i = 0; i < argc && !submit; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             /* the whole text (options, settings, exit codes) is the JVM hook's */
             run_jvm_hook(mode, argc, argv, NULL);
@@ -297,6 +370,12 @@ int main(int argc, char **argv) {
     if (!b.data) return UNAVAILABLE;
     int too_big = add_item(&b, "v", "1") | add_item(&b, "mode", mode);
     for (int i = 0; i < argc && !too_big; i++) too_big |= add_item(&b, "arg", argv[i]);
+    if (submit) {
+        /* the agent's request to the service is bounded by the same time (whole seconds, at least 1) */
+        char seconds[32];
+        snprintf(seconds, sizeof seconds, "%ld", (submit_timeout_ms + 999) / 1000);
+        too_big |= add_item(&b, "arg", "--timeout") | add_item(&b, "arg", seconds);
+    }
     for (char **e = environ; *e && !too_big; e++) {
         if (strncmp(*e, "SLURM_", 6) == 0) too_big |= add_item(&b, "env", *e);
     }
@@ -320,13 +399,26 @@ int main(int argc, char **argv) {
         char why[512];
         snprintf(why, sizeof why, "no hook agent answers on %s (%s)", agent_socket, strerror(e));
         close(fd);
+        if (submit) { /* never a JVM under slurmctld's locks: the ledger cannot say */
+            fprintf(stderr, "%s: %s\n", name, why);
+            return UNAVAILABLE;
+        }
         if (e == ENOENT || e == ECONNREFUSED) return run_jvm_hook(mode, argc, argv, why);
         fprintf(stderr, "%s: %s: exit 3 (unavailable)\n", name, why);
         return UNAVAILABLE;
     }
     struct timespec deadline;
     clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += agent_timeout;
+    if (submit) {
+        deadline.tv_sec += submit_timeout_ms / 1000;
+        deadline.tv_nsec += (submit_timeout_ms % 1000) * 1000000L;
+        if (deadline.tv_nsec >= 1000000000L) {
+            deadline.tv_sec++;
+            deadline.tv_nsec -= 1000000000L;
+        }
+    } else {
+        deadline.tv_sec += agent_timeout;
+    }
     if (strcmp(mode, "epilog") == 0) {
         /* an agent answers: write the settlement into its spool, tell it the name, and go (see the top) */
         struct timespec now;
@@ -384,8 +476,13 @@ int main(int argc, char **argv) {
     }
     close(fd);
     if (r == -1) {
-        fprintf(stderr, "%s: the hook agent on %s did not answer within %ld s (agent_timeout): exit 3 (unavailable)\n",
-                name, agent_socket, agent_timeout);
+        if (submit) {
+            fprintf(stderr, "%s: the hook agent on %s did not answer within %ld ms (submit_timeout)\n", name,
+                    agent_socket, submit_timeout_ms);
+        } else {
+            fprintf(stderr, "%s: the hook agent on %s did not answer within %ld s (agent_timeout): exit 3 (unavailable)\n",
+                    name, agent_socket, agent_timeout);
+        }
         return UNAVAILABLE;
     }
     if (r < 0 || n < 7 || reply[n - 1] != '\0' || strncmp(reply, "exit=", 5) != 0) {

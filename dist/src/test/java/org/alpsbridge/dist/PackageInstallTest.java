@@ -153,7 +153,12 @@ class PackageInstallTest {
         Path prolog = Path.of("/usr/bin/ledger-prolog");
         assertArrayEquals(new byte[] {0x7f, 'E', 'L', 'F'}, Arrays.copyOf(Files.readAllBytes(prolog), 4),
                 "the C client, not the JVM hook's script");
-        assertEquals(prolog.toRealPath(), Path.of("/usr/bin/ledger-epilog").toRealPath(), "one binary, two names");
+        assertEquals(prolog.toRealPath(), Path.of("/usr/bin/ledger-epilog").toRealPath(), "one binary, three names");
+        assertEquals(prolog.toRealPath(), Path.of("/usr/bin/ledger-submit").toRealPath(), "one binary, three names");
+        // slurmctld's job_submit.lua, which a site links beside slurm.conf, runs the installed ledger-submit
+        Path lua = Path.of("/usr/share/alpsbridge-ledger-hooks/job_submit.lua");
+        assertTrue(Files.readString(lua).contains("local LEDGER_SUBMIT = \"/usr/bin/ledger-submit\""), lua.toString());
+        assertEquals("alpsbridge-ledger-hooks: " + lua, Shell.run("dpkg", "-S", lua.toString()).ok().out().strip());
         assertEquals("alpsbridge-ledger-hooks: " + prolog, Shell.run("dpkg", "-S", prolog.toString()).ok().out().strip());
         assertFalse(Shell.run("readelf", "-S", prolog.toString()).ok().out().contains(".symtab"), "stripped");
         Path dir = Files.createTempDirectory("alpsbridge-hooks");
@@ -171,6 +176,11 @@ class PackageInstallTest {
                         + "directory); this call runs the JVM hook /usr/lib/alpsbridge/ledger-hook-jvm instead"), r.err());
                 assertTrue(r.err().contains("SLURM_JOB_ID is not set"), r.err());
             }
+            // A submission never starts a JVM: without an agent the ledger cannot say, and the job is accepted
+            Shell.Result submit = hook(conf, "/usr/bin/ledger-submit");
+            assertEquals(0, submit.status(), submit.out() + submit.err());
+            assertTrue(submit.err().contains("the job is accepted (submit_when_unavailable=allow)"), submit.err());
+            assertFalse(submit.err().contains("JVM hook"), submit.err());
             // With the installed agent listening, the client hands it the call and exits with its answer.
             ProcessBuilder pb = new ProcessBuilder("/usr/bin/alpsbridge", "ledger", "hook-agent", "--config", conf.toString());
             pb.environment().put("ALPSBRIDGE_LEDGER_AUTH", "none");
@@ -309,11 +319,11 @@ class PackageInstallTest {
     @Order(8)
     void manFindsAPageForEveryCommandAndBashCompletesAlpsbridge() throws Exception {
         for (String page : List.of("alpsbridge", "alpsbridge-proxy-serve", "alpsbridge-ledger-serve", "alpsbridge-ledger-balance",
-                "apbasil", "raa-exec", "ledger-prolog", "ledger-epilog")) {
+                "apbasil", "raa-exec", "ledger-prolog", "ledger-epilog", "ledger-submit")) {
             Shell.Result r = Shell.run("man", "-w", page);
             assertEquals(0, r.status(), page + ": " + r.err());
             // ledger-epilog's page is a .so of ledger-prolog's (one page documents both hooks): man follows it
-            String shown = page.equals("ledger-epilog") ? "ledger-prolog" : page;
+            String shown = page.equals("ledger-epilog") || page.equals("ledger-submit") ? "ledger-prolog" : page;
             assertTrue(r.out().strip().startsWith("/usr/share/man/man1/" + shown + ".1"), page + ": " + r.out());
         }
         Shell.Result lint = Shell.run("bash", "-c", "LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=100 man --warnings "
@@ -412,7 +422,8 @@ class PackageInstallTest {
     void purgeRemovesAllButTheLedgersRecordsAndTheUser() throws Exception {
         if (hooksDeb != null) {
             Shell.run("dpkg", "--purge", "alpsbridge-ledger-hooks").ok();
-            for (String gone : List.of("/usr/bin/ledger-prolog", "/usr/bin/ledger-epilog", "/usr/share/doc/alpsbridge-ledger-hooks")) {
+            for (String gone : List.of("/usr/bin/ledger-prolog", "/usr/bin/ledger-epilog", "/usr/bin/ledger-submit",
+                    "/usr/share/alpsbridge-ledger-hooks", "/usr/share/doc/alpsbridge-ledger-hooks")) {
                 assertFalse(Files.exists(Path.of(gone), java.nio.file.LinkOption.NOFOLLOW_LINKS), gone + " is gone");
             }
         }

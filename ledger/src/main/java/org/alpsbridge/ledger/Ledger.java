@@ -144,6 +144,16 @@ public interface Ledger extends AutoCloseable {
         return held;
     }
 
+    /**
+     * Whether {@link #reserve} of this request would hold it now, read only: the same worst case compared with the
+     * same allocation's available balance, refused with the same reason and sentence; nothing is held or written.
+     * Advice (a submission check): the balance may move before the job's own RESERVE, which decides.
+     *
+     * @return {@code OK} or {@code DENIED} with {@code hold} = the worst case and {@code available} = the
+     *     allocation's available balance now; {@code key} and {@code state} are null
+     */
+    Outcome quote(ReserveRequest request);
+
     /** Attaches the ALPS reservation id to a hold made with a token (the proxy's RESERVE). */
     Outcome bind(String key, long resId);
 

@@ -68,6 +68,55 @@ final class Charging {
         return reserve(q, "request", true);
     }
 
+    /**
+     * Whether the RESERVE {@code q} would be held now, read only: the same worst case (the same weights and
+     * formula) compared with the same allocation's available balance, refused with the same reasons and
+     * sentences as {@link #reserve}, and nothing written (no reservation, no journal entry, no hold). A quote
+     * is advice: the balance may move before the job's RESERVE. {@code key} and {@code state} are null, {@code
+     * hold} the worst case, {@code available} the allocation's available balance now.
+     */
+    Outcome quote(ReserveRequest q) {
+        long t = q.at().getEpochSecond();
+        return executor.read(c -> {
+            long rate = Cost.rate(q.resource(), q.nodes(), q.node(), Lookups.weights(c, q.partition()));
+            long hold = Cost.worst(rate, q.limitSeconds());
+            Project p = lookups.findProject(c, q.project());
+            Alloc a = p != null && p.active() ? lookups.activeAllocation(c, p.id(), q.resource(), t, false) : null;
+            String what = "this job on " + q.nodes() + " nodes x " + q.node().cores() + " cores for up to "
+                    + q.limitSeconds() / 60 + " min";
+            String[] refused = refusal(q, p, a, hold, what);
+            return new Outcome(refused == null ? Decision.OK : Decision.DENIED, null, p == null ? q.project() : p.name(),
+                    null, hold, 0, a == null ? 0 : a.available(), refused == null ? null : refused[0],
+                    refused == null ? null : refused[1], false, false);
+        });
+    }
+
+    /**
+     * Why a RESERVE of worst case {@code hold} on project {@code p} (null: unknown) and its allocation active then
+     * {@code a} (null: none) is refused, as {@code {reason, message}}; null when it is held. {@code what} names the
+     * job in the sentence its owner reads. The one rule of {@link #reserve} and {@link #quote}.
+     */
+    private static String[] refusal(ReserveRequest q, Project p, Alloc a, long hold, String what) {
+        if (p == null) {
+            return new String[] {"UNKNOWN_PROJECT", "no project or account '" + q.project() + "' in the ledger; " + what
+                    + " refused"};
+        }
+        if (!p.active()) {
+            return new String[] {"PROJECT_INACTIVE", "project " + p.name() + " is inactive; " + what + " refused"};
+        }
+        if (a == null) {
+            return new String[] {"NO_ACTIVE_ALLOCATION", "project " + p.name() + " has no "
+                    + q.resource().name().toLowerCase() + " allocation active at " + q.at() + "; " + what + " refused"};
+        }
+        if (hold > a.available()) {
+            return new String[] {"INSUFFICIENT_BALANCE", "project " + p.name() + ": insufficient balance: " + what
+                    + " costs up to " + hold + " " + q.resource().unit() + ", available " + a.available() + " ("
+                    + a.figures() + "), short by " + (hold - a.available()) + "; ask the project's PI or the allocation"
+                    + " office for more, or shorten the job's time limit"};
+        }
+        return null;
+    }
+
     private Outcome reserve(ReserveRequest q, String limitSource, boolean confirm) {
         String key = q.key();
         String params = q.paramsText();
@@ -119,25 +168,9 @@ final class Charging {
             if (a == null && p != null && p.active()) {
                 a = lookups.activeAllocation(c, p.id(), q.resource(), t);
             }
-            String reason = null;
-            String message = null;
-            if (p == null) {
-                reason = "UNKNOWN_PROJECT";
-                message = "no project or account '" + q.project() + "' in the ledger; " + what + " refused";
-            } else if (!p.active()) {
-                reason = "PROJECT_INACTIVE";
-                message = "project " + p.name() + " is inactive; " + what + " refused";
-            } else if (a == null) {
-                reason = "NO_ACTIVE_ALLOCATION";
-                message = "project " + p.name() + " has no " + q.resource().name().toLowerCase()
-                        + " allocation active at " + q.at() + "; " + what + " refused";
-            } else if (hold > a.available()) {
-                reason = "INSUFFICIENT_BALANCE";
-                message = "project " + p.name() + ": insufficient balance: " + what + " costs up to " + hold + " "
-                        + q.resource().unit() + ", available " + a.available() + " (" + a.figures() + "), short by "
-                        + (hold - a.available()) + "; ask the project's PI or the allocation office for more, or shorten"
-                        + " the job's time limit";
-            }
+            String[] refused = refusal(q, p, a, hold, what);
+            String reason = refused == null ? null : refused[0];
+            String message = refused == null ? null : refused[1];
             State state = reason == null ? State.HELD : State.DENIED;
             // (the figures stored are the ones the decision saw, in this transaction)
             long availableAfter = a == null ? 0 : state == State.HELD ? a.available() - hold : a.available();

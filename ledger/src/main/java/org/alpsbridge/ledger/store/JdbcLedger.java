@@ -197,6 +197,11 @@ public final class JdbcLedger implements Ledger {
     }
 
     @Override
+    public Outcome quote(ReserveRequest q) {
+        return charging.quote(q);
+    }
+
+    @Override
     public Outcome bind(String key, long resId) {
         return charging.bind(key, resId);
     }

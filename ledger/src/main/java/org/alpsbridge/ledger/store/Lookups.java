@@ -47,9 +47,14 @@ final class Lookups {
 
     /** The allocation active at {@code at}, locked for the rest of the transaction; null if none. */
     Alloc activeAllocation(Connection c, long projectId, Resource resource, long at) throws SQLException {
+        return activeAllocation(c, projectId, resource, at, true);
+    }
+
+    /** {@link #activeAllocation}, locked or not (a read-only quote locks nothing). */
+    Alloc activeAllocation(Connection c, long projectId, Resource resource, long at, boolean lock) throws SQLException {
         return Sql.one(c, "SELECT " + Alloc.COLUMNS + " FROM allocation a JOIN project p ON p.id = a.project_id"
                 + " WHERE a.project_id = ? AND a.resource = ? AND a.starts_at <= ? AND a.ends_at > ?"
-                + (dialect == Dialect.POSTGRESQL ? " FOR UPDATE OF a" : ""),
+                + (lock && dialect == Dialect.POSTGRESQL ? " FOR UPDATE OF a" : ""),
                 Alloc::of, projectId, resource.name(), at, at);
     }
 

@@ -159,6 +159,42 @@ abstract class LedgerContractTest {
     }
 
     @Test
+    void aQuoteAnswersAsTheReserveWouldWithTheSameFiguresAndWritesNothing() {
+        ledger.setWeights("double", new Weights(1_000, 0, 0, 2_000));
+        ledger.reserve(reserve(1, "j1", 1, 32, 120)); // holds 3840, leaves 6160
+        List<String> before = picture(ledger);
+        // fits: the worst case the RESERVE would hold, the balance available now
+        Outcome fits = ledger.quote(reserve(2, "j2", 1, 32, 60));
+        assertEquals(Decision.OK, fits.decision());
+        assertEquals(1_920, fits.hold());
+        assertEquals(6_160, fits.available());
+        assertEquals("chem", fits.project());
+        // the partition's weights and multiplier price it as the RESERVE would (2 x 32 cores x 60 min)
+        ReserveRequest doubled = new ReserveRequest(null, "j3", 3, null, "chem_acct", "alice", "double", Resource.CPU, 1,
+                NodeShape.cores(32), 3_600, T);
+        assertEquals(3_840, ledger.quote(doubled).hold());
+        // too big: denied with the RESERVE's reason and figures, and how to ask for more
+        ReserveRequest big = reserve(4, "j4", 2, 32, 120);
+        Outcome no = ledger.quote(big);
+        assertEquals(Decision.DENIED, no.decision());
+        assertEquals("INSUFFICIENT_BALANCE", no.reason());
+        assertEquals(7_680, no.hold());
+        assertEquals(6_160, no.available());
+        for (String figure : List.of("project chem", "7680", "available 6160", "held 3840", "short by 1520",
+                "ask the project's PI")) {
+            assertTrue(no.message().contains(figure), figure + " missing from " + no.message());
+        }
+        assertEquals("UNKNOWN_PROJECT", ledger.quote(reserveFor("nope", 5, "j5", 1, 1, 1)).reason());
+        assertEquals(before, picture(ledger), "a quote writes nothing");
+        assertEquals(1, ledger.journal(null).stream().filter(e -> e.kind() == JournalEntry.Kind.HOLD).count());
+        // the RESERVE the quote advised on decides the same way, with the same figures
+        Outcome denied = ledger.reserve(big);
+        assertEquals(no.reason(), denied.reason());
+        assertEquals(no.message().substring(no.message().indexOf("costs up to")),
+                denied.message().substring(denied.message().indexOf("costs up to")));
+    }
+
+    @Test
     void aRetriedDenialStaysDeniedEvenAfterCreditIsAddedButAFreshKeySucceeds() {
         assertEquals(Decision.DENIED, ledger.reserve(reserve(3, "j3", 4, 32, 120)).decision());
         ledger.credit("chem", Resource.CPU, T, 50_000, "supplement", null);

@@ -53,6 +53,10 @@ public enum Route {
             + " one round trip, and the jobs share the ledger's commits); the outcomes in the order of the starts."
             + " Any refused start refuses the whole request (send them one by one to learn which)",
             Requests.Starts.class, Outcome.class, true, List.of(), Access.JOB_EVENT),
+    QUOTE("POST", "/v1/quote", "Whether a RESERVE of this job would be held now, read only (a submission check:"
+            + " nothing is held or written): OK or DENIED with the worst case as hold, the available balance and, when"
+            + " denied, the RESERVE's own reason and sentence. Advice: the job's own RESERVE decides",
+            ReserveRequest.class, Outcome.class, false, List.of(), Access.JOB_EVENT),
     RELEASE("POST", "/v1/release", "Settles a reservation's actual cost and returns the rest", ReleaseRequest.class,
             Outcome.class, false, List.of(), Access.JOB_EVENT),
     SWEEP("POST", "/v1/sweep", "Resolves abandoned reservations the scheduler no longer has", Requests.Sweep.class,

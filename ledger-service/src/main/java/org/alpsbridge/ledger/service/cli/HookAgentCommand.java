@@ -25,7 +25,8 @@ import picocli.CommandLine.Spec;
                 "once, then settled, trying an unavailable service for as long as it takes. The spool outlives",
                 "the agent: what it holds is settled at the next start, once. Run it as SlurmUser on the",
                 "slurmctld host (the systemd unit alpsbridge-ledger-hook-agent does); only SlurmUser and root",
-                "may use the socket (checked with SO_PEERCRED; others are refused and logged).",
+                "may use the socket (checked with SO_PEERCRED; others are refused and logged). It also answers",
+                "ledger-submit (slurmctld's job_submit.lua): could the job's project cover its worst case now?",
                 "Settings: /etc/alpsbridge/ledger-hook.conf (see ledger-prolog --help for every key), or --config;",
                 "the ledger's --db (alpsbridge ledger --db http://HOST:PORT hook-agent) wins over its db=.",
                 "Stops on SIGTERM/SIGINT (settlements not yet sent stay in the spool)."},
@@ -33,6 +34,7 @@ import picocli.CommandLine.Spec;
                 "  agent_socket=/run/alpsbridge/ledger-hook.sock  spool=/var/spool/alpsbridge/ledger-hook",
                 "  agent_threads=64 (calls served at once)  agent_workers=4 (settlements sent at once)",
                 "  agent_timeout=60 (the C client's wait for an answer)  jvm_hook=/usr/lib/alpsbridge/ledger-hook-jvm",
+                "  submit_timeout=2, submit_when_unavailable=allow (ledger-submit's, read by the C client)",
                 "", "Example:", "  alpsbridge ledger hook-agent --config /etc/alpsbridge/ledger-hook.conf",
                 "", "Exit codes: 0 stopped cleanly; 1 could not start (reason on stderr: a bad setting, the socket",
                 "held by another agent, an unusable spool)."})

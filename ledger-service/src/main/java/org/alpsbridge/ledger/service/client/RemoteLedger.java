@@ -229,6 +229,11 @@ final class RemoteLedger implements Ledger {
     }
 
     @Override
+    public Outcome quote(ReserveRequest request) {
+        return post(Route.QUOTE, request, Outcome.class);
+    }
+
+    @Override
     public Outcome bind(String key, long resId) {
         return post(Route.BIND, new Requests.Bind(key, resId), Outcome.class);
     }

@@ -20,7 +20,7 @@ import java.util.Map;
  * (NUL cannot occur in an argument or an environment value, so nothing needs quoting).
  *
  * <pre>
- * request: v=1 NUL  mode=prolog|epilog NUL  (arg=OPTION NUL)*  (env=NAME=VALUE NUL)*  [at=ISO-INSTANT NUL]
+ * request: v=1 NUL  mode=prolog|epilog|submit NUL  (arg=OPTION NUL)*  (env=NAME=VALUE NUL)*  [at=ISO-INSTANT NUL]
  *          [spooled=FILE NUL]
  * reply:   exit=N NUL  (say=LINE NUL)*
  * </pre>
@@ -65,7 +65,7 @@ final class AgentCodec {
             throw new IllegalArgumentException("the request does not start with v=1 (the version this agent speaks), but '"
                     + (items.isEmpty() ? "" : items.get(0)) + "'");
         }
-        Boolean prolog = null;
+        String mode = null;
         List<String> options = new ArrayList<>();
         Map<String, String> env = new LinkedHashMap<>();
         Instant at = null;
@@ -76,10 +76,12 @@ final class AgentCodec {
             String value = eq < 0 ? null : item.substring(eq + 1);
             switch (key) {
                 case "mode" -> {
-                    if (prolog != null || !("prolog".equals(value) || "epilog".equals(value))) {
-                        throw new IllegalArgumentException("mode must be given once, as prolog or epilog, not '" + item + "'");
+                    if (mode != null || !(AgentRequest.PROLOG.equals(value) || AgentRequest.EPILOG.equals(value)
+                            || AgentRequest.SUBMIT.equals(value))) {
+                        throw new IllegalArgumentException("mode must be given once, as prolog or epilog (or submit),"
+                                + " not '" + item + "'");
                     }
-                    prolog = value.equals("prolog");
+                    mode = value;
                 }
                 case "arg" -> options.add(value);
                 case "env" -> {
@@ -110,13 +112,13 @@ final class AgentCodec {
                 throw new IllegalArgumentException("request item '" + item + "' is not key=value");
             }
         }
-        if (prolog == null) {
-            throw new IllegalArgumentException("the request names no mode (mode=prolog or mode=epilog)");
+        if (mode == null) {
+            throw new IllegalArgumentException("the request names no mode (mode=prolog, mode=epilog or mode=submit)");
         }
-        if (spooled != null && (prolog || at == null)) {
+        if (spooled != null && (!AgentRequest.EPILOG.equals(mode) || at == null)) {
             throw new IllegalArgumentException("only an epilog with its time (at) can have been spooled");
         }
-        return new AgentRequest(prolog, options, env, at, spooled);
+        return new AgentRequest(mode, options, env, at, spooled);
     }
 
     static byte[] frame(AgentRequest r) {

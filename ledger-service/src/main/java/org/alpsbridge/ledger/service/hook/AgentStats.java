@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Where the agent's time goes, for an operator reading its journal during a storm: per period, the prologs
- * answered, the epilogs spooled and settled, and the squeue calls (how many jobs each asked for), with mean
+ * answered, the epilogs spooled and settled, the submissions checked, and the squeue calls (how many jobs each asked for), with mean
  * and longest times as the agent measured them (the client's and slurmctld's own time are outside). A line
  * per period with calls (every 10 s, and at the stop), never one per call.
  */
@@ -50,6 +50,10 @@ final class AgentStats implements ServiceCall.Timing {
     /** Epilogs the C client spooled itself: the time is the agent's handling of the notice. */
     final Timer epilogsSpooledByClient = new Timer();
     final Timer settlements = new Timer();
+    /** Submissions checked for the job_submit plugin (a quote each). */
+    final Timer submissions = new Timer();
+    /** Their requests to the service (credential included). */
+    final Timer submissionRequests = new Timer();
     final Timer squeues = new Timer();
     /** Inside the prologs: waiting for the job's record, making the MUNGE credential, the service's answer. */
     final Timer prologRecords = new Timer();
@@ -64,6 +68,10 @@ final class AgentStats implements ServiceCall.Timing {
 
     @Override
     public void took(org.alpsbridge.ledger.service.api.Route route, long signedNanos, long answeredNanos) {
+        if (route == org.alpsbridge.ledger.service.api.Route.QUOTE) {
+            submissionRequests.took(signedNanos + answeredNanos, 1);
+            return;
+        }
         boolean prolog = route == org.alpsbridge.ledger.service.api.Route.START
                 || route == org.alpsbridge.ledger.service.api.Route.STARTS
                 || route == org.alpsbridge.ledger.service.api.Route.RESERVE
@@ -80,6 +88,8 @@ final class AgentStats implements ServiceCall.Timing {
         for (String part : new String[] {prologs.drain("prologs answered", false),
                 epilogsSpooled.drain("epilogs spooled", false),
                 epilogsSpooledByClient.drain("epilogs spooled by the client", false), settlements.drain("settled", false),
+                submissions.drain("submissions checked", false),
+                submissionRequests.drain("submission requests", false),
                 squeues.drain("squeue calls", true), prologRecords.drain("prolog job records", false),
                 prologCredentials.drain("prolog credentials", false), prologRequests.drain("prolog requests", false),
                 startRequests.drain("start requests", true),

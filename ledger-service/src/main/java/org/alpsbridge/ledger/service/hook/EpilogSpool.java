@@ -184,7 +184,7 @@ final class EpilogSpool implements AutoCloseable {
         AgentRequest request;
         try (InputStream in = Files.newInputStream(file)) {
             request = AgentCodec.request(AgentCodec.readFrame(in));
-            if (request.prolog() || request.at() == null) {
+            if (!AgentRequest.EPILOG.equals(request.mode()) || request.at() == null) {
                 throw new IllegalArgumentException("not a spooled epilog (mode " + request.mode() + ", at " + request.at() + ")");
             }
         } catch (IOException | IllegalArgumentException e) {

@@ -67,6 +67,13 @@ public final class HookAgent implements AutoCloseable {
     /** Prologs being answered now, and when the last one was. */
     private final java.util.concurrent.atomic.AtomicInteger prologs = new java.util.concurrent.atomic.AtomicInteger();
     private volatile long lastProlog = System.nanoTime() - TimeUnit.SECONDS.toNanos(60);
+    /**
+     * After a submission check the ledger could not answer, the next ones are answered "cannot say" at once for
+     * this long: slurmctld holds its locks while job_submit waits, so a hung service costs one submission its
+     * submit_timeout every 10 s, not every submission (then one is asked again).
+     */
+    private static final long QUOTE_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(10);
+    private volatile long quotesDownUntil = System.nanoTime() - QUOTE_BACKOFF_NANOS;
     private final ScheduledFuture<?> reports;
 
     private HookAgent(HookSettings settings, Map<String, String> env, PrintStream log) throws IOException {
@@ -232,6 +239,26 @@ public final class HookAgent implements AutoCloseable {
             svc = request.options().isEmpty() ? service : new ServiceCall(s.service(), s.timeoutMillis(), stats);
         } catch (IllegalArgumentException e) {
             return new AgentReply(SlurmHook.USAGE, List.of(name + ": " + e.getMessage()));
+        }
+        if (request.submit()) {
+            // job_submit, under slurmctld's locks: one read-only question, never retried (the client's
+            // submit_timeout bounds the wait and its submit_when_unavailable decides without an answer)
+            Submission job;
+            try {
+                job = Submission.fromEnvironment(request.env());
+            } catch (IllegalArgumentException e) {
+                return new AgentReply(SlurmHook.NO_JOB, List.of(name + ": " + e.getMessage()));
+            }
+            long down = quotesDownUntil - System.nanoTime();
+            int exit = job.check(down > 0 ? null : svc, new HookLog(err, logFile));
+            if (down > 0 && exit == SlurmHook.UNAVAILABLE) {
+                err.println(name + ": the ledger did not answer a submission check a moment ago; asked again in "
+                        + TimeUnit.NANOSECONDS.toMillis(down) + " ms");
+            } else if (exit == SlurmHook.UNAVAILABLE) {
+                quotesDownUntil = System.nanoTime() + QUOTE_BACKOFF_NANOS;
+            }
+            stats.submissions.add(start, 1);
+            return new AgentReply(exit, said.toString(StandardCharsets.UTF_8).lines().toList());
         }
         SlurmJob job;
         try {

@@ -28,7 +28,8 @@ record HookSettings(String db, boolean allow, long prologRetryMillis, long epilo
     static final String DEFAULT_SPOOL = "/var/spool/alpsbridge/ledger-hook";
 
     /** Keys only the C client reads (the agent and JVM hook accept and skip them). */
-    private static final List<String> CLIENT_KEYS = List.of("agent_timeout", "jvm_hook");
+    private static final List<String> CLIENT_KEYS = List.of("agent_timeout", "jvm_hook", "submit_timeout",
+            "submit_when_unavailable");
 
     /** The file's settings (env names the file), then {@code options} (a call's arguments after its mode). */
     static HookSettings read(Map<String, String> env, boolean prolog, List<String> options) {
@@ -107,7 +108,8 @@ record HookSettings(String db, boolean allow, long prologRetryMillis, long epilo
                 }
                 throw new IllegalArgumentException(file + ": unknown key '" + key + "' (db, when_unavailable,"
                         + " prolog_retry_for, epilog_retry_for, timeout, slurm_conf, log_file, munge_socket, agent_socket,"
-                        + " agent_timeout, agent_threads, agent_workers, spool, jvm_hook)");
+                        + " agent_timeout, agent_threads, agent_workers, spool, jvm_hook, submit_timeout,"
+                        + " submit_when_unavailable)");
             }
         };
     }

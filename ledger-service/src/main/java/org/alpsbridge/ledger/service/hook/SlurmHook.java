@@ -83,6 +83,12 @@ public final class SlurmHook {
               agent_threads=64 (calls served at once)  agent_workers=4 (settlements sent at once)
               spool=/var/spool/alpsbridge/ledger-hook   jvm_hook=/usr/lib/alpsbridge/ledger-hook-jvm (the fallback)
 
+            ledger-submit (the same client) is run by slurmctld's job_submit.lua (JobSubmitPlugins=lua) for every
+            sbatch, srun and salloc: the agent asks the ledger whether the job's project could cover its worst
+            case now (nothing is held), and a job it cannot cover is refused with the figures. It never starts a
+            JVM; when the ledger cannot say, submit_when_unavailable decides:
+              submit_timeout=2 (seconds the client waits for the agent)  submit_when_unavailable=allow|refuse
+
             The hooks run as SlurmUser and sign with its MUNGE identity (env ALPSBRIDGE_MUNGE_SOCKET, default
             libmunge's socket). Give SlurmUser the service's charger role (ledger-service.conf
             charger_uids=UID): it may send job events for any user and moves no credit.

@@ -203,6 +203,12 @@ final class Dispatcher {
                 }
                 yield startAll(b.starts());
             }
+            case QUOTE -> {
+                ReserveRequest b = body(q, ReserveRequest.class);
+                // a quote shows the project's balance, so it is asked as the job's own event would be
+                policy.actFor(c, b.owner(), "quote");
+                yield ledger.quote(b);
+            }
             case BIND -> {
                 Requests.Bind b = body(q, Requests.Bind.class);
                 policy.actFor(c, ownerOf(b.key()), "bind a reservation");

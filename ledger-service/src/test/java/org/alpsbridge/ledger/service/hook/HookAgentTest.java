@@ -153,6 +153,54 @@ class HookAgentTest {
     }
 
     @Test
+    void aSubmissionTheLedgerCannotAnswerIsAllowedUnlessTheSiteRefusesAndNeverStartsAJvm() throws Exception {
+        Map<String, String> submission = Map.of("SLURM_JOB_ACCOUNT", "chem", "SLURM_JOB_USER", "alice",
+                "SLURM_JOB_PARTITION", "debug", "SLURM_JOB_CPUS", "4", "SLURM_JOB_TIME_LIMIT", "60");
+        Files.writeString(dir.resolve("jvm-hook"), "#!/bin/sh\necho jvm hook started >&2\nexit 1\n");
+        dir.resolve("jvm-hook").toFile().setExecutable(true);
+        Path client = HookClient.build();
+        // no agent: accepted, saying why, no JVM
+        SlurmLab.Result noAgent = runClient(client, "submit", env(), submission);
+        assertEquals(0, noAgent.exit(), noAgent.err());
+        assertTrue(noAgent.err().contains("no hook agent answers on") && noAgent.err().contains(
+                "the job is accepted (submit_when_unavailable=allow)"), noAgent.err());
+        assertTrue(!noAgent.err().contains("jvm hook"), noAgent.err());
+        // a site that prefers refusing: exit 3 with a sentence for the user
+        SlurmLab.Result refuse = runClient(client, "submit", env("submit_when_unavailable=refuse"), submission);
+        assertEquals(SlurmHook.UNAVAILABLE, refuse.exit(), refuse.err());
+        assertTrue(refuse.err().contains("try again later"), refuse.err());
+        // a bad setting cannot be read as refuse: allowed
+        SlurmLab.Result bad = runClient(client, "submit", env("submit_timeout=soon"), submission);
+        assertEquals(0, bad.exit(), bad.err());
+        assertTrue(bad.err().contains("submit_timeout takes seconds"), bad.err());
+        // an agent whose service is unreachable (port 1), or a job it cannot read: allowed, within submit_timeout
+        Map<String, String> env = env("submit_timeout=0.5");
+        try (HookAgent agent = HookAgent.start(env, new PrintStream(new ByteArrayOutputStream(), true))) {
+            SlurmLab.Result down = runClient(client, "submit", env, submission);
+            assertEquals(0, down.exit(), down.err());
+            assertTrue(down.err().contains("the ledger cannot answer"), down.err());
+            SlurmLab.Result noCpus = runClient(client, "submit", env, Map.of("SLURM_JOB_ACCOUNT", "chem"));
+            assertEquals(0, noCpus.exit(), noCpus.err());
+            assertTrue(noCpus.err().contains("SLURM_JOB_CPUS is not set"), noCpus.err());
+            // no finite time limit: refused, as the prolog would deny it
+            Map<String, String> unlimited = new HashMap<>(submission);
+            unlimited.put("SLURM_JOB_TIME_LIMIT", "UNLIMITED");
+            SlurmLab.Result refused = runClient(client, "submit", env, unlimited);
+            assertEquals(SlurmHook.DENIED, refused.exit(), refused.err());
+            assertTrue(refused.err().contains("submit it with --time"), refused.err());
+        }
+        Files.deleteIfExists(dir.resolve("agent.sock"));
+        try (ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            s.bind(UnixDomainSocketAddress.of(dir.resolve("agent.sock")));
+            long t = System.nanoTime();
+            SlurmLab.Result hung = runClient(client, "submit", env, submission);
+            assertEquals(0, hung.exit(), hung.err());
+            assertTrue(hung.err().contains("did not answer within 500 ms (submit_timeout)"), hung.err());
+            assertTrue(System.nanoTime() - t < 10e9, "gave up near its timeout");
+        }
+    }
+
+    @Test
     void aCallerOfAnotherUserIsRefused() throws Exception {
         if (!"root".equals(System.getProperty("user.name")) || SlurmLab.program("setpriv") == null) {
             SlurmLab.unavailable("calling as another user needs root and setpriv (util-linux)");

@@ -53,6 +53,8 @@ final class SlurmLab implements AutoCloseable {
     private Process service;
     private Process agent;
     private Path hookJar;
+    /** slurmctld runs the ledger's job_submit.lua ({@code JobSubmitPlugins=lua}). */
+    private boolean jobSubmit;
     private final List<Long> daemons = new ArrayList<>();
 
     private SlurmLab(Path dir, MungeDaemon munged, String host, String db, int cpus, Hooks hooks) throws IOException {
@@ -90,6 +92,15 @@ final class SlurmLab implements AutoCloseable {
      */
     static SlurmLab start(String db, int cpus, Hooks hooks, String serviceSettings, String hookSettings,
                           Path hookJar) throws Exception {
+        return start(db, cpus, hooks, serviceSettings, hookSettings, hookJar, false);
+    }
+
+    /**
+     * @param jobSubmit slurmctld also runs the ledger's {@code src/main/lua/job_submit.lua} ({@code JobSubmitPlugins=lua},
+     *     the file beside slurm.conf, its client {@code bin/ledger-submit}); needs {@link Hooks#AGENT}
+     */
+    static SlurmLab start(String db, int cpus, Hooks hooks, String serviceSettings, String hookSettings,
+                          Path hookJar, boolean jobSubmit) throws Exception {
         for (String p : List.of("slurmctld", "slurmd", "sbatch", "squeue", "scontrol", "sinfo")) {
             if (program(p) == null) {
                 unavailable(p + " is not installed (Debian packages slurmctld, slurmd, slurm-client; see .ci/install-deps)");
@@ -106,6 +117,7 @@ final class SlurmLab implements AutoCloseable {
                 : hooks == Hooks.CLIENT_ONLY ? HookClient.build() : null;
         SlurmLab lab = new SlurmLab(dir, munged, host, db != null ? db : "sqlite:" + dir.resolve("ledger.db"), cpus, hooks);
         lab.hookJar = hookJar;
+        lab.jobSubmit = jobSubmit;
         try {
             Files.writeString(dir.resolve("ledger-service.conf"), String.join("\n",
                     "listen=127.0.0.1:" + lab.servicePort, "munge_socket=" + munged.socket(), serviceSettings, ""));
@@ -115,7 +127,7 @@ final class SlurmLab implements AutoCloseable {
                     "jvm_hook=" + HookClient.jvmHook(), hookSettings, ""));
             if (client != null) {
                 Files.createDirectories(dir.resolve("bin"));
-                for (String mode : List.of("prolog", "epilog")) {
+                for (String mode : List.of("prolog", "epilog", "submit")) {
                     Files.createSymbolicLink(dir.resolve("bin/ledger-" + mode), client);
                 }
             }
@@ -173,6 +185,12 @@ final class SlurmLab implements AutoCloseable {
     void stopService(boolean kill9) throws InterruptedException {
         stop(service, kill9);
         service = null;
+    }
+
+    /** The service stopped (SIGSTOP: it accepts connections and never answers, as a hung one) or resumed (SIGCONT). */
+    void pauseService(boolean pause) throws IOException, InterruptedException {
+        Assertions.assertEquals(0, run(List.of("kill", pause ? "-STOP" : "-CONT", Long.toString(service.pid())),
+                Duration.ofSeconds(10)).exit);
     }
 
     /** kill -9 of the agent (true) or a plain stop (false). */
@@ -283,6 +301,7 @@ final class SlurmLab implements AutoCloseable {
                 "SlurmctldDebug=verbose",
                 hooks != Hooks.NONE ? "PrologSlurmctld=" + prolog : "",
                 hooks != Hooks.NONE ? "EpilogSlurmctld=" + epilog : "",
+                jobSubmit ? "JobSubmitPlugins=lua" : "",
                 "NodeName=" + host + " NodeAddr=127.0.0.1 CPUs=" + cpus + " State=UNKNOWN",
                 "PartitionName=debug Nodes=" + host + " Default=YES MaxTime=INFINITE State=UP",
                 "PartitionName=big Nodes=" + host + " MaxTime=INFINITE State=UP",
@@ -290,12 +309,47 @@ final class SlurmLab implements AutoCloseable {
         Files.createDirectories(dir.resolve("state"));
         Files.createDirectories(dir.resolve("spool"));
         Files.writeString(dir.resolve("slurm.conf"), conf);
+        if (jobSubmit) {
+            jobSubmitScript(SubmitScript.LEDGER);
+        }
         if (hooks == Hooks.AGENT) {
             startAgent(); // before slurmctld's first prolog; after slurm.conf, where it finds slurmctld's log file
         }
         startDaemon("slurmctld");
         startDaemon("slurmd");
         awaitIdle();
+    }
+
+    /** Which {@code job_submit.lua} slurmctld runs ({@link #jobSubmitScript}). */
+    enum SubmitScript {
+        /** The ledger's, as shipped but for its client's path. */
+        LEDGER,
+        /** One that accepts every job and does nothing else. */
+        ACCEPT,
+        /** One that runs {@code /bin/true} as the ledger's runs its client (io.popen), then accepts. */
+        FORK
+    }
+
+    /**
+     * slurmctld's {@code job_submit.lua} beside slurm.conf (the plugin's cost is measured by switching it). slurmctld
+     * loads the file again when its time stamp changes, so a switch waits past the second it was written in.
+     */
+    void jobSubmitScript(SubmitScript kind) throws IOException, InterruptedException {
+        boolean ledger = kind == SubmitScript.LEDGER;
+        String script = ledger ? Files.readString(Path.of(System.getProperty("user.dir")).resolve("src/main/lua/job_submit.lua"))
+                .replace("local LEDGER_SUBMIT = \"/usr/bin/ledger-submit\"",
+                        "local LEDGER_SUBMIT = \"" + dir.resolve("bin/ledger-submit") + "\"")
+                : String.join("\n", "function slurm_job_submit(job_desc, part_list, submit_uid)",
+                        kind == SubmitScript.FORK ? "    local p = io.popen(\"/bin/true 2>&1 </dev/null; echo exit=$?\")"
+                                + " p:read(\"*a\") p:close()" : "",
+                        "    return slurm.SUCCESS", "end",
+                        "function slurm_job_modify(job_desc, job_rec, part_list, modify_uid)",
+                        "    return slurm.SUCCESS", "end", "return slurm.SUCCESS", "");
+        if (ledger && !script.contains(dir.resolve("bin/ledger-submit").toString())) {
+            throw new AssertionError("job_submit.lua no longer names its client as LEDGER_SUBMIT = \"/usr/bin/ledger-submit\"");
+        }
+        Files.writeString(dir.resolve("job_submit.lua"), script);
+        Thread.sleep(1_100);
     }
 
     private void startDaemon(String name) throws IOException, InterruptedException {

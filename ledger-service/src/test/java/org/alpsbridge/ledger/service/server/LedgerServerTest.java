@@ -120,6 +120,30 @@ class LedgerServerTest {
     }
 
     @Test
+    void aChargerAsksForAQuoteAndIsAnsweredAsTheReserveWouldWithNothingWritten() throws Exception {
+        start(Map.of("superuser_uids", "4242", "charger_uids", "0"));
+        String big = RESERVE_ALICE.replace("\"limitSeconds\":600", "\"limitSeconds\":360000"); // 4 x 6000 min
+        HttpResponse<String> fits = signed("POST", "/v1/quote", RESERVE_ALICE);
+        assertEquals(200, fits.statusCode(), fits.body());
+        assertTrue(fits.body().contains("\"decision\":\"OK\"") && fits.body().contains("\"hold\":40")
+                && fits.body().contains("\"available\":6000"), fits.body());
+        HttpResponse<String> no = signed("POST", "/v1/quote", big);
+        assertEquals(200, no.statusCode(), no.body());
+        assertTrue(no.body().contains("\"decision\":\"DENIED\"") && no.body().contains("INSUFFICIENT_BALANCE")
+                && no.body().contains("costs up to 24000") && no.body().contains("short by 18000"), no.body());
+        assertEquals(List.of(), service.ledger().failures(null, 10), "a quote records no denial");
+        assertEquals(List.of(), service.ledger().holds(null), "and holds nothing");
+    }
+
+    @Test
+    void aStandardUserMayNotAskForAQuoteOfAnotherUsersJob() throws Exception {
+        start(Map.of("superuser_uids", "4242"));  // root is now a standard user: alice's job is not its own
+        HttpResponse<String> standard = signed("POST", "/v1/quote", RESERVE_ALICE);
+        assertEquals(403, standard.statusCode(), standard.body());
+        assertTrue(standard.body().contains("\"rule\":\"job-events-need-admin\""), standard.body());
+    }
+
+    @Test
     void aStandardUserReadsOnlyTheProjectsOfItsGroupsAndChangesNothing() throws Exception {
         start(Map.of("superuser_uids", "4242"));  // root is now an ordinary user in group 0
         HttpResponse<String> other = signed("GET", "/v1/balances?project=chem", "");
