@@ -73,9 +73,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A RESERVE or CONFIRM answered FAILURE changed nothing (ALPS rejects them whole), so it costs no
  * refresh. Selective INVENTORY requests (with a body) and every other method pass straight through.
- * Reservation changes, refreshes and cache answers are serialized by one lock, as slurmctld itself makes
- * its calls one at a time; the backend is called on the caller's thread, except the interval refresh of
- * {@link #start()}.
+ * RESERVE, SWITCH, refreshes and cache answers are serialized by one lock, as slurmctld itself makes
+ * its calls one at a time; a RELEASE (slurmstepd's, beside slurmctld's calls) calls ALPS outside it and takes it only
+ * to apply its answer, and a CONFIRM, which changes nothing an inventory shows, passes through; the backend is
+ * called on the caller's thread, except the interval refresh of {@link #start()}.
  *
  * <p>Each refresh checks the cache's own RESERVE patches against what ALPS shows; a difference is logged
  * and counted ({@code policy_patch_mismatches}). What no SUMMARY shows (reservations made behind the
@@ -489,8 +490,22 @@ public final class InventoryPolicy implements AutoCloseable {
 
     // ---- reservation changes ----------------------------------------------------------------------------
 
+    /**
+     * A reservation change. RESERVE and SWITCH run under the lock, so that no cached answer or refresh falls
+     * between ALPS's change and its patch (a RESERVE's patch infers ids from the order of changes). RELEASE runs
+     * outside it and is applied under it: a cached answer given meanwhile still shows the reservation, as ALPS
+     * may while it releases; a refresh fetched meanwhile may or may not show it, and the release's patch (drop it,
+     * or watch it drain) is right either way. So slurmstepd's RELEASE never waits behind slurmctld's INVENTORY.
+     * CONFIRM binds a process aggregate, which no inventory shows: it passes straight through.
+     */
     private byte[] change(Call call) throws BackendException {
-        lock.lock();
+        if ("CONFIRM".equals(call.method())) {
+            return inner.call(call);
+        }
+        boolean whole = !"RELEASE".equals(call.method());
+        if (whole) {
+            lock.lock();
+        }
         try {
             BasilRequest request;
             try {
@@ -502,18 +517,34 @@ public final class InventoryPolicy implements AutoCloseable {
             try {
                 response = inner.call(call);
             } catch (BackendException ex) {
-                staleAll("unknown-outcome");
+                applyLocked(whole, () -> staleAll("unknown-outcome"));
                 throw ex;
             }
             ResponseData answer;
             try {
                 answer = codec.readResponse(response).responseData();
             } catch (BasilException ex) {
-                staleAll("unknown-outcome");
+                applyLocked(whole, () -> staleAll("unknown-outcome"));
                 return response;
             }
-            apply(call.method(), request, answer);
+            applyLocked(whole, () -> apply(call.method(), request, answer));
             return response;
+        } finally {
+            if (whole) {
+                lock.unlock();
+            }
+        }
+    }
+
+    /** Runs a patch under the lock: as it is when the whole change holds it, else taking it for the patch alone. */
+    private void applyLocked(boolean held, Runnable patch) {
+        if (held) {
+            patch.run();
+            return;
+        }
+        lock.lock();
+        try {
+            patch.run();
         } finally {
             lock.unlock();
         }

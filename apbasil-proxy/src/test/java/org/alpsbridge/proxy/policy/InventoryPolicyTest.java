@@ -2,7 +2,9 @@ package org.alpsbridge.proxy.policy;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -173,6 +175,77 @@ class InventoryPolicyTest {
         Backend b = chain(PolicySettings.DEFAULTS);
         b.call(query("1.3", "INVENTORY"));
         b.call(call(BasilRequest.release("1.3", 5)));
+        assertArrayEquals(alps.inventory("1.3"), b.call(query("1.3", "INVENTORY")));
+        assertEquals(1, alps.calls("QUERY/INVENTORY"));
+    }
+
+    /**
+     * slurmstepd's CONFIRM and RELEASE come beside slurmctld's calls: neither waits behind an INVENTORY the policy is
+     * fetching (off-system, each waited for slurmctld's whole SUMMARY-STATUS-answer sequence, tripling its latency),
+     * and the RELEASE is still applied to the cache the fetch leaves.
+     */
+    @Test
+    void aReleaseOrConfirmDoesNotWaitBehindAnInventoryBeingFetched() throws Exception {
+        alps.reservations.add(reservation(5));
+        java.util.concurrent.CountDownLatch fetching = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch finish = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch releasedByAlps = new java.util.concurrent.CountDownLatch(1);
+        Backend slowInventory = new Backend() {
+            @Override
+            public byte[] call(Call c) throws BackendException {
+                if ("QUERY/INVENTORY".equals(c.methodKey())) {
+                    fetching.countDown();
+                    try {
+                        finish.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                byte[] answer = alps.call(c);
+                if ("RELEASE".equals(c.methodKey())) {
+                    releasedByAlps.countDown();
+                }
+                return answer;
+            }
+
+            @Override
+            public String describe() {
+                return "ALPS whose INVENTORY waits for the test";
+            }
+        };
+        InventoryPolicy policy = new InventoryPolicy(PolicySettings.DEFAULTS, UserIds.NONE, clock, stats, Runnable::run);
+        Backend b = policy.decorate(slowInventory);
+        java.util.concurrent.CompletableFuture<byte[]> inventory = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return b.call(query("1.3", "INVENTORY"));
+            } catch (Exception e) {
+                throw new java.util.concurrent.CompletionException(e);
+            }
+        });
+        assertTrue(fetching.await(10, java.util.concurrent.TimeUnit.SECONDS));
+        // The CONFIRM is answered while the fetch holds the policy (before, it waited for the fetch: a timeout here).
+        java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return b.call(call(BasilRequest.confirm("1.0", 5, 1234L)));
+            } catch (Exception e) {
+                throw new java.util.concurrent.CompletionException(e);
+            }
+        }).get(10, java.util.concurrent.TimeUnit.SECONDS);
+        java.util.concurrent.CompletableFuture<byte[]> release = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return b.call(call(BasilRequest.release("1.3", 5)));
+            } catch (Exception e) {
+                throw new java.util.concurrent.CompletionException(e);
+            }
+        });
+        // The RELEASE reached ALPS during the fetch; only its patch waits for the lock.
+        assertTrue(releasedByAlps.await(10, java.util.concurrent.TimeUnit.SECONDS),
+                "the RELEASE reached ALPS while the INVENTORY was being fetched");
+        assertFalse(release.isDone(), "its patch waits for the fetch to finish");
+        finish.countDown();
+        inventory.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        release.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        // The cache answers without reservation 5, as ALPS now does, without another fetch.
         assertArrayEquals(alps.inventory("1.3"), b.call(query("1.3", "INVENTORY")));
         assertEquals(1, alps.calls("QUERY/INVENTORY"));
     }
