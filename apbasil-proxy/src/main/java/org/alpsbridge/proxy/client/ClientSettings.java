@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.alpsbridge.address.ProxyAddress;
 
 /**
  * The drop-in client's settings. Each key is looked up as the system property {@code apbasil.KEY},

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.alpsbridge.address.ProxyAddress;
 import org.junit.jupiter.api.Test;
 
 /** The shipped /etc/alpsbridge/apbasil.conf documents every key the client reads, at its real default. */
