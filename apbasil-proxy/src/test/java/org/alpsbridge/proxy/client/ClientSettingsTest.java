@@ -17,8 +17,8 @@ class ClientSettingsTest {
     @Test
     void theTemplateShowsEveryKeyAtItsDefaultAndReadsBackAsTheDefaults() {
         String template = Apbasil.settingsTemplate();
-        for (String[] k : ClientSettings.KEYS) {
-            assertTrue(template.contains("\n#" + k[0] + "=" + k[1] + "\n"), k[0]);
+        for (org.alpsbridge.settings.Setting k : ClientSettings.KEYS) {
+            assertTrue(template.contains("\n#" + k.name() + "=" + k.defaultValue() + "\n"), k.name());
         }
         Path file = Path.of("/etc/alpsbridge/apbasil.conf");
         assertEquals(Map.of(), ClientSettings.parse(file, List.of(template.split("\n"))));
