@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import org.alpsbridge.proxy.stats.JsonText;
+import org.alpsbridge.json.JsonText;
 import org.alpsbridge.proxy.stats.Latency;
 
 /** Renders recorders side by side: a table per method, JSON for scripts. The first recorder is the baseline of every ratio. */

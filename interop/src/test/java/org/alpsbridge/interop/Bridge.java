@@ -12,7 +12,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.alpsbridge.proxy.auth.MungeDaemon;
+import org.alpsbridge.munge.MungeDaemon;
 
 /**
  * The bridge the real clients call, as a site runs it: a private {@code munged}; the ALPS emulator as a drop-in

@@ -3,28 +3,11 @@ package org.alpsbridge.affinity.agent;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.channels.Channels;
-import java.nio.channels.ClosedChannelException;
-import java.nio.channels.ServerSocketChannel;
-import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import jdk.net.ExtendedSocketOptions;
-import jdk.net.UnixDomainPrincipal;
 import org.alpsbridge.affinity.exec.MaskGenerator;
+import org.alpsbridge.agent.AgentServer;
 
 /**
  * {@code alpsbridge affinity agent}: the resident mask generator of a compute node. The reduced-auto-affinity
@@ -49,30 +32,19 @@ public final class AffinityAgent implements AutoCloseable {
     static final int QUEUE = 256;
 
     private final Path socket;
-    private final ServerSocketChannel server;
-    private final ThreadPoolExecutor calls;
-    private final ScheduledExecutorService timer;
+    private final AgentServer server;
     private final MaskGenerator.Source node;
     private final PrintStream log;
-    private final String self = System.getProperty("user.name");
-    private final Thread acceptor;
     private final AtomicLong answered = new AtomicLong();
     private final AtomicLong unserved = new AtomicLong();
-    private final long callMillis;
 
     private AffinityAgent(Path socket, Path sysfs, int threads, long callMillis, PrintStream log) throws IOException {
         this.socket = socket;
-        this.callMillis = callMillis;
         this.log = log;
         this.node = new SysfsCache(sysfs, log);
         warmUp();
-        this.server = bind(socket);
-        this.calls = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(QUEUE),
-                r -> daemon(r, "affinity-agent-call"));
-        calls.allowCoreThreadTimeOut(true);
-        this.timer = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "affinity-agent-timer"));
-        this.acceptor = daemon(this::accept, "affinity-agent-accept");
-        acceptor.start();
+        this.server = AgentServer.start(socket, new AgentServer.Limits("affinity agent", "affinity agent",
+                AgentCodec.MAX_REQUEST, threads, QUEUE, 0, callMillis), new Calls(), log);
     }
 
     /**
@@ -110,91 +82,42 @@ public final class AffinityAgent implements AutoCloseable {
         return unserved.get();
     }
 
-    private static Thread daemon(Runnable r, String name) {
-        Thread t = new Thread(r, name);
-        t.setDaemon(true);
-        return t;
-    }
+    /** The agent's side of a call ({@link AgentServer} does the socket, the callers' check and the deadline). */
+    private final class Calls implements AgentServer.Calls<String[]> {
 
-    private static ServerSocketChannel bind(Path socket) throws IOException {
-        Path dir = socket.toAbsolutePath().getParent();
-        if (!Files.isDirectory(dir)) {
-            // only this user (and root) may reach the socket; a directory the unit made keeps its own mode
-            Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        @Override
+        public String[] request(byte[] payload) {
+            return AgentCodec.request(payload);
         }
-        if (Files.exists(socket)) {
-            if (Files.isRegularFile(socket) || Files.isDirectory(socket)) {
-                throw new IOException(socket + " exists and is not a socket; remove it or choose another --socket");
-            }
-            boolean answers;
-            try (SocketChannel probe = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
-                answers = true;
-            } catch (IOException e) {
-                answers = false;
-            }
-            if (answers) {
-                throw new IOException("another affinity agent answers on " + socket);
-            }
-            Files.delete(socket); // left by an agent that was killed
-        }
-        ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-        s.bind(UnixDomainSocketAddress.of(socket), 256);
-        Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-------"));
-        return s;
-    }
 
-    private void accept() {
-        while (server.isOpen()) {
-            SocketChannel c;
-            try {
-                c = server.accept();
-            } catch (ClosedChannelException e) {
-                return;
-            } catch (IOException e) {
-                log.println("affinity agent: accept failed: " + e);
-                continue;
-            }
-            try {
-                calls.execute(() -> serve(c));
-            } catch (RejectedExecutionException e) {
-                // A short frame into an empty socket buffer: written at once, never blocks the acceptor.
-                refuse(c, "busy: " + (calls.getActiveCount() + QUEUE) + " calls are being answered or wait");
-            }
-        }
-    }
-
-    /** One call: who it is, what it asks, the answer. */
-    private void serve(SocketChannel c) {
-        ScheduledFuture<?> hangUp = timer.schedule(() -> closeQuietly(c), callMillis, TimeUnit.MILLISECONDS);
-        try (c) {
-            UnixDomainPrincipal peer = c.getOption(ExtendedSocketOptions.SO_PEERCRED);
-            String who = peer.user().getName();
-            if (!who.equals(self) && !who.equals("root")) {
-                log.println("affinity agent: refused a caller of user " + who + " (only " + self + " and root are served)");
-                unserved.incrementAndGet();
-                write(c, AgentCodec.unserved("user " + who + " may not use this agent (it serves " + self + " and root)"));
-                return;
-            }
-            String[] args;
-            try {
-                args = AgentCodec.request(AgentCodec.readFrame(Channels.newInputStream(c), AgentCodec.MAX_REQUEST));
-            } catch (IllegalArgumentException e) {
-                log.println("affinity agent: bad request from " + who + ": " + e.getMessage());
-                unserved.incrementAndGet();
-                write(c, AgentCodec.unserved("bad request: " + e.getMessage()));
-                return;
-            }
-            byte[] reply = AgentCodec.reply(answer(args));
+        @Override
+        public byte[] answer(String[] args, String who) {
+            byte[] reply = AgentCodec.reply(AffinityAgent.this.answer(args));
             answered.incrementAndGet();
-            write(c, reply);
-        } catch (IOException e) {
-            // hung up on (too slow) or the caller went away: it starts the generator itself
-            log.println("affinity agent: a call ended early: " + e);
-        } catch (RuntimeException e) {
-            log.println("affinity agent: a call failed: " + e);
+            return reply;
+        }
+
+        @Override
+        public byte[] refused(String who, String self) {
             unserved.incrementAndGet();
-        } finally {
-            hangUp.cancel(false);
+            return AgentCodec.unserved("user " + who + " may not use this agent (it serves " + self + " and root)");
+        }
+
+        @Override
+        public byte[] badRequest(String reason) {
+            unserved.incrementAndGet();
+            return AgentCodec.unserved("bad request: " + reason);
+        }
+
+        @Override
+        public byte[] busy(String reason) {
+            unserved.incrementAndGet();
+            return AgentCodec.unserved(reason);
+        }
+
+        @Override
+        public void failed(RuntimeException e) {
+            unserved.incrementAndGet();
         }
     }
 
@@ -217,51 +140,10 @@ public final class AffinityAgent implements AutoCloseable {
         return new AgentCodec.Answer(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
-    private void refuse(SocketChannel c, String reason) {
-        unserved.incrementAndGet();
-        try (c) {
-            c.configureBlocking(false);
-            c.write(ByteBuffer.wrap(AgentCodec.unserved(reason)));
-        } catch (IOException e) {
-            // it starts the generator itself
-        }
-    }
-
-    private static void write(SocketChannel c, byte[] frame) throws IOException {
-        ByteBuffer b = ByteBuffer.wrap(frame);
-        while (b.hasRemaining()) {
-            c.write(b);
-        }
-    }
-
-    private static void closeQuietly(SocketChannel c) {
-        try {
-            c.close();
-        } catch (IOException e) {
-            // already gone
-        }
-    }
-
     /** Stops accepting, answers the calls in flight, removes the socket. */
     @Override
     public void close() {
-        try {
-            server.close();
-        } catch (IOException e) {
-            // closing
-        }
-        calls.shutdown();
-        try {
-            calls.awaitTermination(callMillis + 1000, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        timer.shutdownNow();
-        try {
-            Files.deleteIfExists(socket);
-        } catch (IOException e) {
-            // the next start deletes it
-        }
+        server.close();
         log.println("affinity agent: stopped after " + answered.get() + " answers, " + unserved.get() + " calls unserved");
     }
 }

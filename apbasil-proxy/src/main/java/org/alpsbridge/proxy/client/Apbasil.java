@@ -16,8 +16,9 @@ import java.util.concurrent.ThreadLocalRandom;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocketFactory;
 import javax.net.ssl.TrustManagerFactory;
-import org.alpsbridge.proxy.auth.Munge;
-import org.alpsbridge.proxy.auth.MungeException;
+import org.alpsbridge.address.ProxyAddress;
+import org.alpsbridge.munge.Munge;
+import org.alpsbridge.munge.MungeException;
 import org.alpsbridge.proxy.wire.Exchange;
 import org.alpsbridge.proxy.wire.Reply;
 

@@ -6,10 +6,12 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.alpsbridge.address.ProxyAddress;
+import org.alpsbridge.settings.Setting;
+import org.alpsbridge.settings.SettingsFile;
 
 /**
  * The drop-in client's settings. Each key is looked up as the system property {@code apbasil.KEY},
@@ -23,16 +25,19 @@ final class ClientSettings {
     static final String DEFAULT_CONFIG = "/etc/alpsbridge/apbasil.conf";
     static final String DEFAULT_PROXY = "127.0.0.1:6830";
 
-    /** Every key of the settings file: name, default (empty = none) and meaning, in the order documented. */
-    static final List<String[]> KEYS = List.of(
-            new String[] {"proxy", DEFAULT_PROXY, "where the daemon listens: host:port or unix:/path; a comma-separated list (e.g. a standby proxy after the active one) is tried in order, moving on from a proxy that cannot be reached or answers that it is not active"},
-            new String[] {"auth", "munge", "munge (sign every request; the daemon's auth=munge) or none (the daemon's auth=none)"},
-            new String[] {"munge", "socket", "how to get a credential: socket (ask munged), program (run munge) or library (libmunge)"},
-            new String[] {"munge_socket", "", "munged's socket; empty = libmunge's default"},
-            new String[] {"timeout", "300", "seconds to wait for an answer, retries included"},
-            new String[] {"connect_timeout", "3", "seconds each proxy of the list may take to accept the connection (and finish the TLS handshake) before the next is tried; 0 = no limit of its own, only timeout"},
-            new String[] {"retries", "2", "extra attempts for what is safe to retry"},
-            new String[] {"tls_ca", "", "PEM file of the CA that signed the daemon's certificate; set it to use TLS over TCP"});
+    /** Every key of the settings file: name, type, default (empty = none) and meaning, in the order documented. */
+    static final List<Setting> KEYS = List.of(
+            Setting.checked("proxy", DEFAULT_PROXY, "where the daemon listens: host:port or unix:/path; a comma-separated list (e.g. a standby proxy after the active one) is tried in order, moving on from a proxy that cannot be reached or answers that it is not active",
+                    ClientSettings::proxyProblem),
+            Setting.choice("auth", "munge", "munge (sign every request; the daemon's auth=munge) or none (the daemon's auth=none)",
+                    "munge", "none"),
+            Setting.choice("munge", "socket", "how to get a credential: socket (ask munged), program (run munge) or library (libmunge)",
+                    "socket", "program", "library"),
+            Setting.text("munge_socket", "", "munged's socket; empty = libmunge's default"),
+            Setting.nonNegative("timeout", "300", "seconds to wait for an answer, retries included"),
+            Setting.nonNegative("connect_timeout", "3", "seconds each proxy of the list may take to accept the connection (and finish the TLS handshake) before the next is tried; 0 = no limit of its own, only timeout"),
+            Setting.nonNegative("retries", "2", "extra attempts for what is safe to retry"),
+            Setting.text("tls_ca", "", "PEM file of the CA that signed the daemon's certificate; set it to use TLS over TCP"));
 
     private final Map<String, String> file;
 
@@ -74,95 +79,24 @@ final class ClientSettings {
 
     /** {@code key=value} lines; {@code #} starts a comment; keys are case-insensitive. */
     static Map<String, String> parse(Path config, List<String> lines) {
-        Map<String, String> out = new HashMap<>();
-        int n = 0;
-        for (String line : lines) {
-            n++;
-            String t = line.strip();
-            int hash = t.indexOf('#');
-            if (hash >= 0) {
-                t = t.substring(0, hash).strip();
-            }
-            if (t.isEmpty()) {
-                continue;
-            }
-            int eq = t.indexOf('=');
-            if (eq <= 0) {
-                throw new IllegalArgumentException(config + ":" + n + ": expected key=value, got '" + line.strip() + "'");
-            }
-            String key = t.substring(0, eq).strip().toLowerCase(Locale.ROOT);
-            if (!known(key)) {
-                StringBuilder names = new StringBuilder();
-                for (String[] k : KEYS) {
-                    names.append(names.length() == 0 ? "" : ", ").append(k[0]);
-                }
-                throw new IllegalArgumentException(config + ":" + n + ": unknown key '" + key + "' (known keys: "
-                        + names + ")");
-            }
-            String value = t.substring(eq + 1).strip();
-            String problem = problem(key, value);
-            if (problem != null) {
-                throw new IllegalArgumentException(config + ":" + n + ": " + problem);
-            }
-            out.put(key, value);
-        }
-        return out;
+        return SettingsFile.parse(config, lines, KEYS);
     }
 
-    /** What is wrong with a value, or null; the same check for the file, the environment and properties. */
-    private static String problem(String key, String value) {
-        if (key.equals("proxy")) {
-            try {
-                ProxyAddress.parseList(value);
-                return null;
-            } catch (IllegalArgumentException e) {
-                return e.getMessage();
-            }
-        }
-        boolean ok = switch (key) {
-            case "auth" -> value.equals("munge") || value.equals("none");
-            case "munge" -> value.equals("socket") || value.equals("program") || value.equals("library");
-            case "timeout", "connect_timeout", "retries" -> isNonNegativeNumber(value);
-            default -> true;
-        };
-        if (ok) {
-            return null;
-        }
-        return key + "=" + value + ": expected " + switch (key) {
-            case "auth" -> "munge or none";
-            case "munge" -> "socket, program or library";
-            default -> "a number of 0 or more";
-        };
-    }
-
-    private static boolean isNonNegativeNumber(String value) {
+    private static String proxyProblem(String value) {
         try {
-            return Double.parseDouble(value) >= 0;
-        } catch (NumberFormatException e) {
-            return false;
+            ProxyAddress.parseList(value);
+            return null;
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
         }
     }
 
     /** The file as shipped in {@value #DEFAULT_CONFIG}: every key commented out at its default, with its meaning. */
     static String template() {
-        StringBuilder out = new StringBuilder()
-                .append("# alpsbridge drop-in apbasil client: how the scheduler's apbasil calls reach the proxy daemon.\n")
-                .append("# key=value, one a line; '#' starts a comment; unknown keys are refused. The environment\n")
-                .append("# (APBASIL_<KEY>) overrides this file; APBASIL_CONFIG names another file.\n")
-                .append("# Every key is shown at its default, commented out.\n");
-        for (String[] k : KEYS) {
-            out.append("\n# ").append(k[2]).append("\n#").append(k[0]).append('=').append(k[1]).append('\n');
-        }
-        return out.toString();
-    }
-
-    private static boolean known(String key) {
-        for (String[] k : KEYS) {
-            if (k[0].equals(key)) {
-                return true;
-            }
-        }
-        return false;
+        return SettingsFile.template("# alpsbridge drop-in apbasil client: how the scheduler's apbasil calls reach the proxy daemon.\n"
+                + "# key=value, one a line; '#' starts a comment; unknown keys are refused. The environment\n"
+                + "# (APBASIL_<KEY>) overrides this file; APBASIL_CONFIG names another file.\n"
+                + "# Every key is shown at its default, commented out.\n", KEYS);
     }
 
     private static String lookup(Map<String, String> file, String key) {
@@ -176,12 +110,14 @@ final class ClientSettings {
         return v == null || v.isBlank() ? null : v.strip();
     }
 
-    String get(String key, String defaultValue) {
+    /** The key's value: property, environment, file, else its declared default (null when that is empty). */
+    String get(String key) {
         String v = lookup(file, key);
         if (v == null) {
-            return defaultValue;
+            String declared = SettingsFile.find(KEYS, key).defaultValue();
+            return declared.isEmpty() ? null : declared;
         }
-        String problem = problem(key, v);
+        String problem = SettingsFile.find(KEYS, key).problem(v);
         if (problem != null) {
             throw new IllegalArgumentException(problem);
         }
@@ -190,17 +126,17 @@ final class ClientSettings {
 
     /** {@code proxy}: where the daemon listens; a comma-separated list is tried in order. */
     String proxy() {
-        return get("proxy", DEFAULT_PROXY);
+        return get("proxy");
     }
 
     /** {@code auth}: {@code munge} (default) or {@code none}. */
     boolean mungeAuth() {
-        return get("auth", "munge").equals("munge");
+        return get("auth").equals("munge");
     }
 
     /** {@code munge_socket}: munged's socket, or null for libmunge's default. */
     Path mungeSocket() {
-        String s = get("munge_socket", null);
+        String s = get("munge_socket");
         return s == null ? null : Path.of(s);
     }
 
@@ -209,12 +145,12 @@ final class ClientSettings {
      * process started), {@code program} (run {@code munge}) or {@code library} (libmunge via JNA).
      */
     String mungeVia() {
-        return get("munge", "socket");
+        return get("munge");
     }
 
     /** {@code timeout}: seconds to wait for an answer; default 300, above the daemon's default backend timeout. */
     Duration timeout() {
-        return Duration.ofMillis((long) (positive("timeout", "300") * 1000));
+        return Duration.ofMillis((long) (positive("timeout") * 1000));
     }
 
     /**
@@ -228,22 +164,22 @@ final class ClientSettings {
      * at least a millisecond.
      */
     Duration connectTimeout() {
-        double seconds = positive("connect_timeout", "3");
+        double seconds = positive("connect_timeout");
         return seconds == 0 ? Duration.ZERO : Duration.ofMillis(Math.max(1, (long) (seconds * 1000)));
     }
 
     /** {@code retries}: extra attempts for what is safe to retry; default 2. */
     int retries() {
-        return (int) positive("retries", "2");
+        return (int) positive("retries");
     }
 
     /** {@code tls_ca}: PEM file of the CA that signed the daemon's certificate; set it to use TLS over TCP. */
     Path tlsCa() {
-        String s = get("tls_ca", null);
+        String s = get("tls_ca");
         return s == null ? null : Path.of(s);
     }
 
-    private double positive(String key, String defaultValue) {
-        return Double.parseDouble(get(key, defaultValue));
+    private double positive(String key) {
+        return Double.parseDouble(get(key));
     }
 }

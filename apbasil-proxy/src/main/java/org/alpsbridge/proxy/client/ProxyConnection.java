@@ -19,6 +19,7 @@ import java.util.TimerTask;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.SSLSocketFactory;
+import org.alpsbridge.address.ProxyAddress;
 import org.alpsbridge.proxy.wire.Exchange;
 import org.alpsbridge.proxy.wire.Reply;
 import org.alpsbridge.proxy.wire.WireException;

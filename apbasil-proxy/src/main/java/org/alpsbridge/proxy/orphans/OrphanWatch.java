@@ -31,7 +31,7 @@ import org.alpsbridge.proxy.backend.BackendException;
 import org.alpsbridge.proxy.backend.Call;
 import org.alpsbridge.proxy.backend.Caller;
 import org.alpsbridge.proxy.stats.Counter;
-import org.alpsbridge.proxy.stats.JsonText;
+import org.alpsbridge.json.JsonText;
 import org.alpsbridge.proxy.stats.Stats;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -2,7 +2,7 @@ package org.alpsbridge.proxy.orphans;
 
 import java.util.List;
 import java.util.stream.Collectors;
-import org.alpsbridge.proxy.stats.JsonText;
+import org.alpsbridge.json.JsonText;
 
 /**
  * What releasing one orphan did.

@@ -1,9 +1,9 @@
 package org.alpsbridge.proxy.server;
 
 import java.security.MessageDigest;
-import org.alpsbridge.proxy.auth.Munge;
-import org.alpsbridge.proxy.auth.MungeCredential;
-import org.alpsbridge.proxy.auth.MungeException;
+import org.alpsbridge.munge.Munge;
+import org.alpsbridge.munge.MungeCredential;
+import org.alpsbridge.munge.MungeException;
 import org.alpsbridge.proxy.backend.Caller;
 import org.alpsbridge.proxy.wire.Exchange;
 

@@ -7,6 +7,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
+import org.alpsbridge.json.JsonText;
 
 /**
  * The daemon's figures at one moment: per-method timing, counters and gauges. Rendered three ways:

@@ -29,7 +29,7 @@ class ClientSettingsFuzzTest {
             return;
         }
         for (String key : settings.keySet()) {
-            assertTrue(ClientSettings.KEYS.stream().anyMatch(k -> k[0].equals(key)), "only known keys: " + key);
+            assertTrue(ClientSettings.KEYS.stream().anyMatch(k -> k.name().equals(key)), "only known keys: " + key);
         }
     }
 }

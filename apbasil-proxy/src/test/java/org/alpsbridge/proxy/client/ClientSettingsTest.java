@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.alpsbridge.address.ProxyAddress;
 import org.junit.jupiter.api.Test;
 
 /** The shipped /etc/alpsbridge/apbasil.conf documents every key the client reads, at its real default. */
@@ -16,8 +17,8 @@ class ClientSettingsTest {
     @Test
     void theTemplateShowsEveryKeyAtItsDefaultAndReadsBackAsTheDefaults() {
         String template = Apbasil.settingsTemplate();
-        for (String[] k : ClientSettings.KEYS) {
-            assertTrue(template.contains("\n#" + k[0] + "=" + k[1] + "\n"), k[0]);
+        for (org.alpsbridge.settings.Setting k : ClientSettings.KEYS) {
+            assertTrue(template.contains("\n#" + k.name() + "=" + k.defaultValue() + "\n"), k.name());
         }
         Path file = Path.of("/etc/alpsbridge/apbasil.conf");
         assertEquals(Map.of(), ClientSettings.parse(file, List.of(template.split("\n"))));

@@ -26,7 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.alpsbridge.basil.emulator.Emulator;
 import org.alpsbridge.basil.model.ErrorClass;
-import org.alpsbridge.proxy.auth.MungeDaemon;
+import org.alpsbridge.munge.MungeDaemon;
 import org.alpsbridge.proxy.backend.Backend;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -26,7 +26,7 @@ import org.alpsbridge.basil.model.Method;
 import org.alpsbridge.basil.model.ResponseData;
 import org.alpsbridge.proxy.client.Apbasil;
 import org.alpsbridge.proxy.client.ApbasilException;
-import org.alpsbridge.proxy.client.ProxyAddress;
+import org.alpsbridge.address.ProxyAddress;
 import org.alpsbridge.proxy.client.ProxyConnection;
 import org.alpsbridge.proxy.wire.Exchange;
 import org.alpsbridge.proxy.wire.Reply;

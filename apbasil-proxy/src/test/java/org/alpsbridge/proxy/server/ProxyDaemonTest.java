@@ -22,7 +22,7 @@ import org.alpsbridge.proxy.backend.Backend;
 import org.alpsbridge.proxy.backend.Call;
 import org.alpsbridge.proxy.client.Apbasil;
 import org.alpsbridge.proxy.client.ApbasilException;
-import org.alpsbridge.proxy.client.ProxyAddress;
+import org.alpsbridge.address.ProxyAddress;
 import org.alpsbridge.proxy.client.ProxyConnection;
 import org.alpsbridge.proxy.wire.Exchange;
 import org.alpsbridge.proxy.wire.Reply;

@@ -5,9 +5,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
-import java.util.Locale;
+import java.util.List;
 import java.util.Map;
+import org.alpsbridge.settings.Setting;
+import org.alpsbridge.settings.SettingsFile;
 
 /**
  * The site's ledger settings file, {@value #DEFAULT_FILE} (or the file named by env
@@ -20,13 +21,13 @@ final class LedgerSettings {
 
     static final String DEFAULT_FILE = "/etc/alpsbridge/ledger.conf";
 
-    /** Every key: name, default (empty = none) and meaning. */
-    private static final String[][] KEYS = {
-            {"db", "", "the ledger the commands open when --db and env ALPSBRIDGE_LEDGER are not given: "
+    /** Every key: name, type, default (empty = none) and meaning. */
+    private static final List<Setting> KEYS = List.of(
+            Setting.checked("db", "", "the ledger the commands open when --db and env ALPSBRIDGE_LEDGER are not given: "
                     + "sqlite:PATH, jdbc:postgresql://HOST:PORT/DB?user=U&password=P or http(s)://HOST:PORT (a ledger service,"
                     + " see man alpsbridge-ledger for its client settings: ALPSBRIDGE_LEDGER_AUTH, ALPSBRIDGE_LEDGER_TLS_CA,"
-                    + " ALPSBRIDGE_MUNGE_SOCKET); empty = none: every command then needs --db or env ALPSBRIDGE_LEDGER"},
-    };
+                    + " ALPSBRIDGE_MUNGE_SOCKET); empty = none: every command then needs --db or env ALPSBRIDGE_LEDGER",
+                    v -> v.isEmpty() || urlProblem(v) == null ? null : "db=" + v + ": " + urlProblem(v)));
 
     private final Map<String, String> values;
 
@@ -60,47 +61,7 @@ final class LedgerSettings {
     }
 
     static Map<String, String> parse(Path file, String text) {
-        Map<String, String> out = new LinkedHashMap<>();
-        int n = 0;
-        for (String line : text.split("\n", -1)) {
-            n++;
-            String t = line.strip();
-            int hash = t.indexOf('#');
-            if (hash >= 0) {
-                t = t.substring(0, hash).strip();
-            }
-            if (t.isEmpty()) {
-                continue;
-            }
-            int eq = t.indexOf('=');
-            if (eq <= 0) {
-                throw new IllegalArgumentException(file + ":" + n + ": expected key=value, got '" + line.strip() + "'");
-            }
-            String key = t.substring(0, eq).strip().toLowerCase(Locale.ROOT);
-            if (defaultOf(key) == null) {
-                StringBuilder known = new StringBuilder();
-                for (String[] k : KEYS) {
-                    known.append(known.length() == 0 ? "" : ", ").append(k[0]);
-                }
-                throw new IllegalArgumentException(file + ":" + n + ": unknown key '" + key + "' (known keys: " + known + ")");
-            }
-            String value = t.substring(eq + 1).strip();
-            String problem = key.equals("db") && !value.isEmpty() ? urlProblem(value) : null;
-            if (problem != null) {
-                throw new IllegalArgumentException(file + ":" + n + ": db=" + value + ": " + problem);
-            }
-            out.put(key, value);
-        }
-        return out;
-    }
-
-    private static String defaultOf(String key) {
-        for (String[] k : KEYS) {
-            if (k[0].equals(key)) {
-                return k[1];
-            }
-        }
-        return null;
+        return SettingsFile.parse(file, List.of(text.split("\n", -1)), KEYS);
     }
 
     /** The configured ledger URL, or null when the file leaves it to each user. */
@@ -111,14 +72,9 @@ final class LedgerSettings {
 
     /** The file as shipped in {@value #DEFAULT_FILE}: every key commented out at its default, with its meaning. */
     static String template() {
-        StringBuilder out = new StringBuilder()
-                .append("# alpsbridge ledger: what `alpsbridge ledger ...` uses when its command line does not say.\n")
-                .append("# key=value, one a line; '#' starts a comment; unknown keys are refused.\n")
-                .append("# ALPSBRIDGE_LEDGER_CONFIG names another file. Every key is shown at its default, commented out.\n");
-        for (String[] k : KEYS) {
-            out.append("\n# ").append(k[2]).append("\n#").append(k[0]).append('=').append(k[1]).append('\n');
-        }
-        return out.toString();
+        return SettingsFile.template("# alpsbridge ledger: what `alpsbridge ledger ...` uses when its command line does not say.\n"
+                + "# key=value, one a line; '#' starts a comment; unknown keys are refused.\n"
+                + "# ALPSBRIDGE_LEDGER_CONFIG names another file. Every key is shown at its default, commented out.\n", KEYS);
     }
 
     /** The ledger URLs the commands take, as their errors list them. */

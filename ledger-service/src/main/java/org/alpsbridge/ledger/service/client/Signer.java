@@ -3,8 +3,8 @@ package org.alpsbridge.ledger.service.client;
 import java.nio.file.Path;
 import org.alpsbridge.ledger.LedgerException;
 import org.alpsbridge.ledger.service.api.RequestDigest;
-import org.alpsbridge.proxy.auth.Munge;
-import org.alpsbridge.proxy.auth.MungeException;
+import org.alpsbridge.munge.Munge;
+import org.alpsbridge.munge.MungeException;
 
 /**
  * Makes each request's {@code Authorization} header: a fresh MUNGE credential over the request's digest.

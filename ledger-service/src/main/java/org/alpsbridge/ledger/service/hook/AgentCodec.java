@@ -1,23 +1,18 @@
 package org.alpsbridge.ledger.service.hook;
 
-import java.io.ByteArrayOutputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.alpsbridge.agent.Frames;
 
 /**
- * The agent's wire format, both ways (the C client {@code ledger-hook-client.c} speaks the same): a frame is a
- * 4-byte big-endian length, then that many bytes of UTF-8 {@code key=value} items, each ended by a NUL byte
- * (NUL cannot occur in an argument or an environment value, so nothing needs quoting).
+ * The agent's wire format, both ways (the C client {@code ledger-hook-client.c} speaks the same): {@link Frames} of
+ * NUL-ended UTF-8 {@code key=value} items (the affinity agent uses the same framing).
  *
  * <pre>
  * request: v=1 NUL  mode=prolog|epilog|submit NUL  (arg=OPTION NUL)*  (env=NAME=VALUE NUL)*  [at=ISO-INSTANT NUL]
@@ -37,40 +32,18 @@ final class AgentCodec {
     private AgentCodec() {
     }
 
-    /**
-     * The next frame's payload.
-     *
-     * @throws EOFException when the stream ends before a whole frame
-     * @throws IllegalArgumentException when the frame is longer than {@link #MAX_FRAME}
-     */
+    /** The next frame's payload ({@link Frames#read}, at most {@link #MAX_FRAME}). */
     static byte[] readFrame(InputStream in) throws IOException {
-        byte[] head = in.readNBytes(4);
-        if (head.length < 4) {
-            throw new EOFException("the stream ended after " + head.length + " of a frame's 4 length bytes");
-        }
-        long length = ((head[0] & 0xffL) << 24) | ((head[1] & 0xff) << 16) | ((head[2] & 0xff) << 8) | (head[3] & 0xff);
-        if (length > MAX_FRAME) {
-            throw new IllegalArgumentException("a frame of " + length + " bytes is over the limit of " + MAX_FRAME);
-        }
-        byte[] payload = in.readNBytes((int) length);
-        if (payload.length < length) {
-            throw new EOFException("the stream ended after " + payload.length + " of a frame's " + length + " bytes");
-        }
-        return payload;
+        return Frames.read(in, MAX_FRAME);
     }
 
     static AgentRequest request(byte[] payload) {
-        List<String> items = items(payload);
-        if (items.isEmpty() || !items.get(0).equals("v=1")) {
-            throw new IllegalArgumentException("the request does not start with v=1 (the version this agent speaks), but '"
-                    + (items.isEmpty() ? "" : items.get(0)) + "'");
-        }
         String mode = null;
         List<String> options = new ArrayList<>();
         Map<String, String> env = new LinkedHashMap<>();
         Instant at = null;
         String spooled = null;
-        for (String item : items.subList(1, items.size())) {
+        for (String item : Frames.versionOne(payload)) {
             int eq = item.indexOf('=');
             String key = eq < 0 ? item : item.substring(0, eq);
             String value = eq < 0 ? null : item.substring(eq + 1);
@@ -135,11 +108,11 @@ final class AgentCodec {
         if (r.spooled() != null) {
             items.add("spooled=" + r.spooled());
         }
-        return frame(items);
+        return Frames.frame(items, MAX_FRAME);
     }
 
     static AgentReply reply(byte[] payload) {
-        List<String> items = items(payload);
+        List<String> items = Frames.items(payload);
         if (items.isEmpty() || !items.get(0).matches("exit=[0-9]{1,3}")) {
             throw new IllegalArgumentException("the reply does not start with exit=N");
         }
@@ -158,48 +131,6 @@ final class AgentCodec {
         for (String line : r.lines()) {
             items.add("say=" + line.replace('\0', ' '));
         }
-        return frame(items);
-    }
-
-    private static byte[] frame(List<String> items) {
-        ByteArrayOutputStream b = new ByteArrayOutputStream();
-        b.writeBytes(new byte[4]);
-        for (String item : items) {
-            b.writeBytes(item.getBytes(StandardCharsets.UTF_8));
-            b.write(0);
-        }
-        byte[] out = b.toByteArray();
-        int length = out.length - 4;
-        if (length > MAX_FRAME) {
-            throw new IllegalArgumentException("a frame of " + length + " bytes is over the limit of " + MAX_FRAME);
-        }
-        out[0] = (byte) (length >>> 24);
-        out[1] = (byte) (length >>> 16);
-        out[2] = (byte) (length >>> 8);
-        out[3] = (byte) length;
-        return out;
-    }
-
-    /** The NUL-ended items of a payload, strictly UTF-8. */
-    private static List<String> items(byte[] payload) {
-        if (payload.length > 0 && payload[payload.length - 1] != 0) {
-            throw new IllegalArgumentException("the frame's last item is not ended by a NUL byte");
-        }
-        String text;
-        try {
-            text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(java.nio.ByteBuffer.wrap(payload)).toString();
-        } catch (CharacterCodingException e) {
-            throw new IllegalArgumentException("the frame is not UTF-8 text");
-        }
-        List<String> items = new ArrayList<>();
-        int from = 0;
-        for (int i = 0; i < text.length(); i++) {
-            if (text.charAt(i) == '\0') {
-                items.add(text.substring(from, i));
-                from = i + 1;
-            }
-        }
-        return items;
+        return Frames.frame(items, MAX_FRAME);
     }
 }

@@ -3,7 +3,7 @@ package org.alpsbridge.ledger.service.hook;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import org.alpsbridge.proxy.stats.JsonText;
+import org.alpsbridge.json.JsonText;
 
 /**
  * The bodies of the hooks' RESERVE, CONFIRM and RELEASE in the API's JSON (the ledger's {@code ReserveRequest},

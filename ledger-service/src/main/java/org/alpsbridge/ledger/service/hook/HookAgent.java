@@ -3,29 +3,14 @@ package org.alpsbridge.ledger.service.hook;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.channels.Channels;
-import java.nio.channels.ClosedChannelException;
-import java.nio.channels.ServerSocketChannel;
-import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.Executors;
-import jdk.net.ExtendedSocketOptions;
-import jdk.net.UnixDomainPrincipal;
+import org.alpsbridge.agent.AgentServer;
 
 /**
  * {@code alpsbridge ledger hook-agent}: the resident half of {@code ledger-prolog} and {@code ledger-epilog}.
@@ -50,9 +35,7 @@ public final class HookAgent implements AutoCloseable {
 
     private final HookSettings settings;
     private final Path socket;
-    private final ServerSocketChannel server;
-    private final ThreadPoolExecutor calls;
-    private final ScheduledExecutorService timer;
+    private final AgentServer server;
     private final Slurm slurm;
     private final SqueueBatch squeue;
     private final ServiceCall service;
@@ -60,8 +43,6 @@ public final class HookAgent implements AutoCloseable {
     private final Path logFile;
     private final EpilogSpool spool;
     private final PrintStream log;
-    private final String self = System.getProperty("user.name");
-    private final Thread acceptor;
     private final AgentStats stats = new AgentStats();
     private final HeldRuns held = new HeldRuns();
     /** Prologs being answered now, and when the last one was. */
@@ -89,14 +70,11 @@ public final class HookAgent implements AutoCloseable {
                 + " (log_file=" + settings.logFile() + "; for slurmctld: no SlurmctldLogFile in slurm.conf)" : logFile));
         this.squeue = new SqueueBatch(slurm, stats.squeues, stats.prologRecords);
         this.spool = new EpilogSpool(settings.spool(), settings.agentWorkers(), this::settle, log);
-        this.server = bind(socket);
-        this.calls = new ThreadPoolExecutor(settings.agentThreads(), settings.agentThreads(), 60, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>());
-        calls.allowCoreThreadTimeOut(true);
-        this.timer = Executors.newSingleThreadScheduledExecutor();
-        this.reports = timer.scheduleWithFixedDelay(this::everyPeriod, REPORT_SECONDS, REPORT_SECONDS, TimeUnit.SECONDS);
-        this.acceptor = new Thread(this::accept, "ledger-hook-agent-accept");
-        acceptor.start();
+        this.server = AgentServer.start(socket, new AgentServer.Limits("ledger hook-agent", "hook agent",
+                AgentCodec.MAX_FRAME, settings.agentThreads(), 0, TimeUnit.SECONDS.toMillis(REQUEST_SECONDS), 0),
+                new Calls(), log);
+        this.reports = server.timer().scheduleWithFixedDelay(this::everyPeriod, REPORT_SECONDS, REPORT_SECONDS,
+                TimeUnit.SECONDS);
     }
 
     /**
@@ -155,75 +133,30 @@ public final class HookAgent implements AutoCloseable {
         Thread.currentThread().join();
     }
 
-    private static ServerSocketChannel bind(Path socket) throws IOException {
-        Path dir = socket.toAbsolutePath().getParent();
-        if (!Files.isDirectory(dir)) {
-            // only this user (and root) may reach the socket; a directory the unit made keeps its own mode
-            Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        }
-        if (Files.exists(socket)) {
-            try (SocketChannel probe = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
-                throw new IOException("another hook agent answers on " + socket);
-            } catch (IOException e) {
-                if (e.getMessage() != null && e.getMessage().startsWith("another hook agent")) {
-                    throw e;
-                }
-                Files.delete(socket); // left by an agent that was killed
-            }
-        }
-        ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-        s.bind(UnixDomainSocketAddress.of(socket), 256);
-        Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-------"));
-        return s;
-    }
+    /** The agent's side of a call ({@link AgentServer} does the socket, the callers' check and the deadline). */
+    private final class Calls implements AgentServer.Calls<AgentRequest> {
 
-    private void accept() {
-        while (server.isOpen()) {
-            SocketChannel c;
-            try {
-                c = server.accept();
-            } catch (ClosedChannelException e) {
-                return;
-            } catch (IOException e) {
-                log.println("ledger hook-agent: accept failed: " + e);
-                continue;
-            }
-            try {
-                calls.execute(() -> serve(c));
-            } catch (RuntimeException e) {
-                closeQuietly(c);
-            }
+        @Override
+        public AgentRequest request(byte[] payload) {
+            return AgentCodec.request(payload);
         }
-    }
 
-    /** One call: who it is, what it asks, the answer. */
-    private void serve(SocketChannel c) {
-        try (c) {
-            UnixDomainPrincipal peer = c.getOption(ExtendedSocketOptions.SO_PEERCRED);
-            String who = peer.user().getName();
-            if (!who.equals(self) && !who.equals("root")) {
-                log.println("ledger hook-agent: refused a caller of user " + who + " (only " + self + " and root are served)");
-                answer(c, new AgentReply(SlurmHook.UNAVAILABLE, List.of("ledger hook agent: user " + who
-                        + " may not use this agent (it serves " + self + ", slurmctld's SlurmUser, and root)")));
-                return;
-            }
-            AgentRequest request;
-            ScheduledFuture<?> hangUp = timer.schedule(() -> closeQuietly(c), REQUEST_SECONDS, TimeUnit.SECONDS);
-            try {
-                request = AgentCodec.request(AgentCodec.readFrame(Channels.newInputStream(c)));
-            } catch (IllegalArgumentException e) {
-                log.println("ledger hook-agent: bad request from " + who + ": " + e.getMessage());
-                answer(c, new AgentReply(SlurmHook.USAGE, List.of("ledger hook agent: bad request: " + e.getMessage())));
-                return;
-            } finally {
-                hangUp.cancel(false);
-            }
+        @Override
+        public byte[] answer(AgentRequest request, String who) {
             AgentReply reply = handle(request);
-            if (request.spooled() == null) { // the C client that spooled an epilog went without waiting
-                answer(c, reply);
-            }
-        } catch (IOException e) {
-            log.println("ledger hook-agent: a call ended early: " + e.getMessage());
+            // the C client that spooled an epilog went without waiting
+            return request.spooled() == null ? AgentCodec.frame(reply) : null;
+        }
+
+        @Override
+        public byte[] refused(String who, String self) {
+            return AgentCodec.frame(new AgentReply(SlurmHook.UNAVAILABLE, List.of("ledger hook agent: user " + who
+                    + " may not use this agent (it serves " + self + ", slurmctld's SlurmUser, and root)")));
+        }
+
+        @Override
+        public byte[] badRequest(String reason) {
+            return AgentCodec.frame(new AgentReply(SlurmHook.USAGE, List.of("ledger hook agent: bad request: " + reason)));
         }
     }
 
@@ -346,45 +279,14 @@ public final class HookAgent implements AutoCloseable {
         }
     }
 
-    private static void answer(SocketChannel c, AgentReply reply) throws IOException {
-        ByteBuffer b = ByteBuffer.wrap(AgentCodec.frame(reply));
-        while (b.hasRemaining()) {
-            c.write(b);
-        }
-    }
-
-    private static void closeQuietly(SocketChannel c) {
-        try {
-            c.close();
-        } catch (IOException e) {
-            // already gone
-        }
-    }
-
     /** Stops accepting, answers the calls in flight, leaves unsettled epilogs in the spool for the next start. */
     @Override
     public void close() {
-        try {
-            server.close();
-        } catch (IOException e) {
-            // closing
-        }
-        calls.shutdown();
-        try {
-            calls.awaitTermination(30, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
         reports.cancel(false);
+        server.close(TimeUnit.SECONDS.toMillis(30));
         stats.report(log);
-        timer.shutdownNow();
         spool.close();
         squeue.close();
         starts.close();
-        try {
-            Files.deleteIfExists(socket);
-        } catch (IOException e) {
-            // the next start deletes it
-        }
     }
 }

@@ -7,9 +7,9 @@ import java.util.List;
 import java.util.Set;
 import org.alpsbridge.ledger.service.api.RequestDigest;
 import org.alpsbridge.ledger.service.api.Route;
-import org.alpsbridge.proxy.auth.Munge;
-import org.alpsbridge.proxy.auth.MungeCredential;
-import org.alpsbridge.proxy.auth.MungeException;
+import org.alpsbridge.munge.Munge;
+import org.alpsbridge.munge.MungeCredential;
+import org.alpsbridge.munge.MungeException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -40,8 +40,8 @@ import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.metrics.LedgerMetrics;
 import org.alpsbridge.ledger.service.api.ApiJson;
 import org.alpsbridge.ledger.service.console.Console;
-import org.alpsbridge.proxy.auth.Munge;
-import org.alpsbridge.proxy.client.ProxyAddress;
+import org.alpsbridge.munge.Munge;
+import org.alpsbridge.address.ProxyAddress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -13,7 +13,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
-import org.alpsbridge.proxy.client.ProxyAddress;
+import org.alpsbridge.address.ProxyAddress;
 
 /**
  * The ledger service's settings: {@code key=value} lines ({@code #} starts a comment, keys

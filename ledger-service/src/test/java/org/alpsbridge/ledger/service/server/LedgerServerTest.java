@@ -18,7 +18,7 @@ import org.alpsbridge.ledger.Resource;
 import org.alpsbridge.ledger.State;
 import org.alpsbridge.ledger.service.api.RequestDigest;
 import org.alpsbridge.ledger.service.api.Route;
-import org.alpsbridge.proxy.auth.Munge;
+import org.alpsbridge.munge.Munge;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -3,7 +3,7 @@ package org.alpsbridge.ledger.service.server;
 import java.nio.file.Path;
 import java.util.Map;
 import org.alpsbridge.ledger.Ledger;
-import org.alpsbridge.proxy.auth.MungeDaemon;
+import org.alpsbridge.munge.MungeDaemon;
 
 /**
  * A ledger service for tests: a real, test-private munged, a SQLite ledger in {@code dir} and the

@@ -1,4 +1,4 @@
-package org.alpsbridge.proxy.auth;
+package org.alpsbridge.munge;
 
 /** MUNGE refused to encode or decode; {@link #code()} is libmunge's {@code munge_err_t}. */
 public final class MungeException extends Exception {

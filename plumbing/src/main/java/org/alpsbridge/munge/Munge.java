@@ -1,4 +1,4 @@
-package org.alpsbridge.proxy.auth;
+package org.alpsbridge.munge;
 
 import java.nio.file.Path;
 

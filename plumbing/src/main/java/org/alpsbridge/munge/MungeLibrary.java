@@ -1,4 +1,4 @@
-package org.alpsbridge.proxy.auth;
+package org.alpsbridge.munge;
 
 import com.sun.jna.Library;
 import com.sun.jna.Native;

@@ -1,6 +1,9 @@
-package org.alpsbridge.proxy.stats;
+package org.alpsbridge.json;
 
-/** The one JSON string quoting the daemon's {@code --json} outputs share (stats, orphans). */
+/**
+ * The one hand-written JSON string quoting: the proxy daemon's {@code --json} outputs (stats, orphans), the timing
+ * report and the ledger hooks' events, which stay without a JSON library for start-up.
+ */
 public final class JsonText {
 
     private JsonText() {

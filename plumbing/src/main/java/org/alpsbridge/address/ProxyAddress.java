@@ -1,4 +1,4 @@
-package org.alpsbridge.proxy.client;
+package org.alpsbridge.address;
 
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -72,7 +72,7 @@ public record ProxyAddress(String text, SocketAddress socketAddress) {
     }
 
     /** For TCP: the address resolved now (the record keeps it unresolved so parsing does no DNS). */
-    SocketAddress resolved() {
+    public SocketAddress resolved() {
         if (socketAddress instanceof InetSocketAddress inet && inet.isUnresolved()) {
             return new InetSocketAddress(inet.getHostString(), inet.getPort());
         }

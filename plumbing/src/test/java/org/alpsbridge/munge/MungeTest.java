@@ -1,4 +1,4 @@
-package org.alpsbridge.proxy.auth;
+package org.alpsbridge.munge;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

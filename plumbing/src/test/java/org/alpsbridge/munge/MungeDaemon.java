@@ -1,4 +1,4 @@
-package org.alpsbridge.proxy.auth;
+package org.alpsbridge.munge;
 
 import java.io.IOException;
 import java.nio.file.Files;

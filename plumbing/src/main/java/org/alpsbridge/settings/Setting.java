@@ -1,0 +1,53 @@
+package org.alpsbridge.settings;
+
+import java.util.List;
+import java.util.function.UnaryOperator;
+
+/**
+ * One key of a {@code key=value} settings file, declared once: its name, its type (what values it takes, as the
+ * check that refuses the others), its default (empty = none) and its meaning. The file's reader, its template
+ * (the file as shipped) and its documentation all come from the same declarations.
+ *
+ * @param name the key, lower case
+ * @param defaultValue the value when nothing sets it; empty = none
+ * @param help what it means, for the template and the documentation
+ * @param check the problem with a value (naming the key where it helps), or null when it is one this key takes
+ */
+public record Setting(String name, String defaultValue, String help, UnaryOperator<String> check) {
+
+    /** Any text. */
+    public static Setting text(String name, String defaultValue, String help) {
+        return new Setting(name, defaultValue, help, v -> null);
+    }
+
+    /** One of {@code choices}: {@code name=v: expected a, b or c} otherwise. */
+    public static Setting choice(String name, String defaultValue, String help, String... choices) {
+        List<String> all = List.of(choices);
+        String expected = String.join(", ", all.subList(0, all.size() - 1)) + " or " + all.get(all.size() - 1);
+        return new Setting(name, defaultValue, help, v -> all.contains(v) ? null : name + "=" + v + ": expected " + expected);
+    }
+
+    /** A number of 0 or more (fractions allowed: seconds). */
+    public static Setting nonNegative(String name, String defaultValue, String help) {
+        return new Setting(name, defaultValue, help, v -> {
+            try {
+                if (Double.parseDouble(v) >= 0) {
+                    return null;
+                }
+            } catch (NumberFormatException e) {
+                // said below
+            }
+            return name + "=" + v + ": expected a number of 0 or more";
+        });
+    }
+
+    /** A value {@code check} takes: it returns the problem in full, or null. */
+    public static Setting checked(String name, String defaultValue, String help, UnaryOperator<String> check) {
+        return new Setting(name, defaultValue, help, check);
+    }
+
+    /** The problem with {@code value}, or null. */
+    public String problem(String value) {
+        return check.apply(value);
+    }
+}

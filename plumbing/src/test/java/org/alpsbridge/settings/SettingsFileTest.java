@@ -1,0 +1,51 @@
+package org.alpsbridge.settings;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** One reader for every key=value settings file: what it takes, and how it refuses the rest (file and line). */
+class SettingsFileTest {
+
+    private static final List<Setting> KEYS = List.of(
+            Setting.text("name", "", "a name"),
+            Setting.choice("auth", "munge", "munge or none", "munge", "none"),
+            Setting.choice("via", "socket", "how", "socket", "program", "library"),
+            Setting.nonNegative("timeout", "300", "seconds"),
+            Setting.checked("even", "2", "an even number", v -> v.matches("[0-9]*[02468]") ? null : "even=" + v + ": odd"));
+
+    private static String refusal(String... lines) {
+        return assertThrows(IllegalArgumentException.class, () -> SettingsFile.parse("/etc/x.conf", List.of(lines), KEYS))
+                .getMessage();
+    }
+
+    @Test
+    void readsKeysCaseInsensitivelyWithCommentsAndBlankLines() {
+        assertEquals(Map.of("name", "a b", "auth", "none", "timeout", "0.5"), SettingsFile.parse("/etc/x.conf",
+                List.of("# site", "", "  NAME = a b  # who", "Auth=none", "timeout=0.5"), KEYS));
+    }
+
+    @Test
+    void refusesNamingFileLineAndWhatIsWrong() {
+        assertEquals("/etc/x.conf:2: expected key=value, got 'name'", refusal("", "name"));
+        assertEquals("/etc/x.conf:1: unknown key 'nmae' (known keys: name, auth, via, timeout, even)", refusal("nmae=x"));
+        assertEquals("/etc/x.conf:1: auth=yes: expected munge or none", refusal("auth=yes"));
+        assertEquals("/etc/x.conf:1: via=pipe: expected socket, program or library", refusal("via=pipe"));
+        assertEquals("/etc/x.conf:3: timeout=-1: expected a number of 0 or more", refusal("", "", "timeout=-1"));
+        assertEquals("/etc/x.conf:1: timeout=soon: expected a number of 0 or more", refusal("timeout=soon"));
+        assertEquals("/etc/x.conf:1: even=3: odd", refusal("even=3"));
+    }
+
+    @Test
+    void theTemplateShowsEveryKeyCommentedOutAtItsDefaultAndReadsBackEmpty() {
+        String template = SettingsFile.template("# x\n", KEYS);
+        assertEquals("# x\n\n# a name\n#name=\n\n# munge or none\n#auth=munge\n\n# how\n#via=socket\n\n# seconds\n"
+                + "#timeout=300\n\n# an even number\n#even=2\n", template);
+        assertEquals(Map.of(), SettingsFile.parse("t", List.of(template.split("\n")), KEYS));
+        assertEquals(5, SettingsFile.parse("t", List.of(template.replaceAll("(?m)^#([a-z]+=)", "$1").split("\n")), KEYS)
+                .size());
+    }
+}
