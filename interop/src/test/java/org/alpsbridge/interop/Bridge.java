@@ -33,6 +33,13 @@ final class Bridge implements AutoCloseable {
     private final MungeDaemon munge;
     private final String machine;
     private final int port;
+    /** The second proxy of a pair ({@link #startProxyPair}): its port and process; 0 and null without one. */
+    private int pairPort;
+    private Process pairProxy;
+    /** The {@code ha_db}/{@code ha_lease} flags of a pair's proxies; empty for a single proxy. */
+    private final List<String> pairOptions = new ArrayList<>();
+    /** Where operator commands ({@code stats}, {@code orphans}) go: the proxy's port, or the pair's active one. */
+    private int adminPort;
     private final List<String> proxyOptions = new ArrayList<>();
     private final Map<String, String> proxyEnvironment = new HashMap<>();
     private final List<String> within = new ArrayList<>();
@@ -71,6 +78,7 @@ final class Bridge implements AutoCloseable {
         this.munge = MungeDaemon.start();
         this.machine = machine;
         this.port = Host.freePort();
+        this.adminPort = port;
         this.proxyOptions.addAll(proxyOptions);
         Files.createDirectories(dir.resolve("alps"));
         Files.createDirectories(dir.resolve("capture"));
@@ -98,12 +106,17 @@ final class Bridge implements AutoCloseable {
         // only when its sources changed.
         Host.run(Map.of(), Duration.ofMinutes(5), List.of("make", "-s", "-C",
                 repo.resolve("apbasil-proxy/src/main/c").toString())).ok();
+        writeApbasil("127.0.0.1:" + port);
+    }
+
+    /** The clients' apbasil: the native client to {@code proxies} ({@code APBASIL_PROXY}), with MUNGE. */
+    private void writeApbasil(String proxies) {
         Host.script(dir.resolve("apbasil"), "#!/bin/sh\n"
                 + "# The scheduler's apbasil: the native client to the proxy, with MUNGE. Eight retries (25 s of doubling\n"
                 + "# waits) ride out a proxy restart: slurmstepd fatal()s when its first call, ENGINE, gets no answer\n"
-                + "export APBASIL_PROXY=127.0.0.1:" + port + " APBASIL_AUTH=munge APBASIL_RETRIES=8 APBASIL_MUNGE_SOCKET="
+                + "export APBASIL_PROXY=" + proxies + " APBASIL_AUTH=munge APBASIL_RETRIES=8 APBASIL_MUNGE_SOCKET="
                 + munge.socket() + " APBASIL_CONFIG=/dev/null\n"
-                + "exec " + repo.resolve("apbasil-proxy/target/c/apbasil") + "\n");
+                + "exec " + Host.repository().resolve("apbasil-proxy/target/c/apbasil") + "\n");
     }
 
     /**
@@ -151,21 +164,87 @@ final class Bridge implements AutoCloseable {
 
     /** Starts (or restarts) the proxy daemon and waits until it answers. */
     void startProxy() throws IOException {
+        proxy = launch(port, "proxy.log");
+    }
+
+    private Process launch(int at, String log) throws IOException {
         String backend = alps == null ? "exec:" + dir.resolve("emulator") : "proxy:127.0.0.1:" + alpsPort;
         List<String> argv = new ArrayList<>(List.of(java(), "-jar", jar.toString(), "proxy", "serve",
-                "--listen", "127.0.0.1:" + port, "--backend", backend, "--auth", "munge",
+                "--listen", "127.0.0.1:" + at, "--backend", backend, "--auth", "munge",
                 "--set", "munge_socket=" + munge.socket(), "--set", "allow_reserve=root",
-                "--set", "exchange_journal=" + dir.resolve("exchanges.journal"),
                 "--user-ids", "learn", "--apkill", dir.resolve("apkill").toString()));
+        if (pairOptions.isEmpty()) {
+            argv.addAll(List.of("--set", "exchange_journal=" + dir.resolve("exchanges.journal")));
+        } else {
+            argv.addAll(pairOptions); // the pair's exchange memory is in ha_db
+        }
         argv.addAll(proxyOptions);
         ProcessBuilder pb = new ProcessBuilder(inside(argv)).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("proxy.log").toFile()));
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(log).toFile()));
         pb.environment().put("ALPSBRIDGE_LOG_LEVEL", "INFO");
         pb.environment().putAll(proxyEnvironment);
-        proxy = pb.start();
-        if (!Host.await(Duration.ofSeconds(60), () -> stats().exit() == 0)) {
-            throw new IllegalStateException("the proxy did not start: " + log());
+        Process started = pb.start();
+        if (!Host.await(Duration.ofSeconds(60), () -> operator(at, "stats").exit() == 0)) {
+            throw new IllegalStateException("the proxy on port " + at + " did not start: " + log(log));
         }
+        return started;
+    }
+
+    /**
+     * Starts two proxies instead of one (issue 37), both in front of the same emulator, sharing {@code haDb} (lease
+     * and exchange memory) with {@code ha_lease=lease}; the first is the active one. The clients' {@code apbasil}
+     * lists both ({@code APBASIL_PROXY=A,B}). Logs: {@code proxy.log} and {@code proxy-b.log}.
+     */
+    void startProxyPair(String haDb, int lease) throws IOException {
+        pairPort = Host.freePort();
+        pairOptions.addAll(List.of("--set", "ha_db=" + haDb, "--set", "ha_lease=" + lease));
+        writeApbasil("127.0.0.1:" + port + ",127.0.0.1:" + pairPort);
+        proxy = launch(port, "proxy.log");
+        if (!Host.await(Duration.ofSeconds(60), () -> activePort() == port)) {
+            throw new IllegalStateException("the first proxy did not take the lease: " + log());
+        }
+        pairProxy = launch(pairPort, "proxy-b.log");
+    }
+
+    /** The pair's ports, first proxy first. */
+    List<Integer> proxyPorts() {
+        return List.of(port, pairPort);
+    }
+
+    /** The port of the proxy that says it is active in {@code proxy stats}, or 0 when none does. */
+    int activePort() {
+        for (int p : pairPort == 0 ? List.of(port) : proxyPorts()) {
+            Host.Result r = operator(p, "stats");
+            if (r.exit() == 0 && r.out().startsWith("availability: active")) {
+                return p;
+            }
+        }
+        return 0;
+    }
+
+    /** {@code kill -9} of the pair's proxy on {@code at}: no clean stop, its lease neither renewed nor released. */
+    void killProxy(int at) {
+        Process p = at == port ? proxy : pairProxy;
+        p.destroyForcibly(); // SIGKILL
+        try {
+            p.waitFor();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Starts the pair's proxy on {@code at} again (it joins as the standby) and waits until it answers. */
+    void restartProxy(int at) throws IOException {
+        if (at == port) {
+            proxy = launch(port, "proxy.log");
+        } else {
+            pairProxy = launch(pairPort, "proxy-b.log");
+        }
+    }
+
+    /** Sends the operator commands ({@link #stats}, {@link #orphans}, ...) to the proxy on {@code at} from now on. */
+    void operateOn(int at) {
+        adminPort = at;
     }
 
     /**
@@ -224,6 +303,10 @@ final class Bridge implements AutoCloseable {
             Host.stop(proxy.pid());
             proxy = null;
         }
+        if (pairProxy != null) {
+            Host.stop(pairProxy.pid());
+            pairProxy = null;
+        }
     }
 
     /** {@code alpsbridge proxy stats [args]} against the daemon, with MUNGE. */
@@ -236,10 +319,19 @@ final class Bridge implements AutoCloseable {
         return operator("orphans", args);
     }
 
+    /** {@code alpsbridge proxy interrupted [args]}: the exchanges the pair found interrupted. */
+    Host.Result interrupted(String... args) {
+        return operator("interrupted", args);
+    }
+
     private Host.Result operator(String command, String... args) {
+        return operator(adminPort, command, args);
+    }
+
+    private Host.Result operator(int at, String command, String... args) {
         // orphans --refresh fetches a full inventory: a drop-in JVM or two, slow on a loaded machine
         List<String> argv = new ArrayList<>(List.of(java(), "-jar", jar.toString(), "proxy", command,
-                "--connect", "127.0.0.1:" + port, "--timeout", "120"));
+                "--connect", "127.0.0.1:" + at, "--timeout", "120"));
         argv.addAll(List.of(args));
         return Host.run(clientEnvironment(), Duration.ofSeconds(180), inside(argv));
     }
@@ -403,8 +495,12 @@ final class Bridge implements AutoCloseable {
     }
 
     String log() {
+        return log("proxy.log");
+    }
+
+    String log(String name) {
         try {
-            return Files.readString(dir.resolve("proxy.log"), StandardCharsets.UTF_8);
+            return Files.readString(dir.resolve(name), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
