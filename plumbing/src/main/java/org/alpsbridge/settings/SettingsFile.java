@@ -1,5 +1,6 @@
 package org.alpsbridge.settings;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -25,6 +26,38 @@ public final class SettingsFile {
      */
     public static Map<String, String> parse(Object file, List<String> lines, List<Setting> keys) {
         Map<String, String> out = new LinkedHashMap<>();
+        for (Entry e : entries(file, lines)) {
+            Setting setting = find(keys, e.key());
+            if (setting == null) {
+                throw e.problem("unknown key '" + e.key() + "' (known keys: "
+                        + keys.stream().map(Setting::name).collect(Collectors.joining(", ")) + ")");
+            }
+            String problem = setting.problem(e.value());
+            if (problem != null) {
+                throw e.problem(problem);
+            }
+            out.put(e.key(), e.value());
+        }
+        return out;
+    }
+
+    /** One {@code key=value} line: the key in lower case, the value stripped, and where it stands. */
+    public record Entry(Object file, int line, String key, String value) {
+
+        /** {@code FILE:LINE: problem}, the form every settings error takes. */
+        public IllegalArgumentException problem(String problem) {
+            return new IllegalArgumentException(file + ":" + line + ": " + problem);
+        }
+    }
+
+    /**
+     * The {@code key=value} lines of a file, comments and blank lines left out, before any key is checked: for a
+     * reader whose keys are checked by its own rules (the proxy's settings check each value by building a config).
+     *
+     * @throws IllegalArgumentException {@code FILE:LINE: expected key=value, got '...'}
+     */
+    public static List<Entry> entries(Object file, List<String> lines) {
+        List<Entry> out = new ArrayList<>();
         int n = 0;
         for (String line : lines) {
             n++;
@@ -40,18 +73,7 @@ public final class SettingsFile {
             if (eq <= 0) {
                 throw new IllegalArgumentException(file + ":" + n + ": expected key=value, got '" + line.strip() + "'");
             }
-            String key = t.substring(0, eq).strip().toLowerCase(Locale.ROOT);
-            Setting setting = find(keys, key);
-            if (setting == null) {
-                throw new IllegalArgumentException(file + ":" + n + ": unknown key '" + key + "' (known keys: "
-                        + keys.stream().map(Setting::name).collect(Collectors.joining(", ")) + ")");
-            }
-            String value = t.substring(eq + 1).strip();
-            String problem = setting.problem(value);
-            if (problem != null) {
-                throw new IllegalArgumentException(file + ":" + n + ": " + problem);
-            }
-            out.put(key, value);
+            out.add(new Entry(file, n, t.substring(0, eq).strip().toLowerCase(Locale.ROOT), t.substring(eq + 1).strip()));
         }
         return out;
     }

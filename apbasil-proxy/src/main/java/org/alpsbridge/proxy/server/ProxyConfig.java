@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.alpsbridge.settings.SettingsFile;
 
 /**
  * The daemon's settings, read from a {@code key=value} file in the style of {@code cray.conf}:
@@ -146,7 +147,6 @@ public final class ProxyConfig {
     /** Parses {@code key=value} lines into a map, without defaults. */
     static Map<String, String> parse(Path file) throws IOException {
         Map<String, String> out = new LinkedHashMap<>();
-        int n = 0;
         List<String> lines;
         try {
             lines = Files.readAllLines(file, StandardCharsets.UTF_8);
@@ -156,29 +156,14 @@ public final class ProxyConfig {
             throw new IllegalArgumentException("the proxy's settings file: " + org.alpsbridge.basil.cli.Failures.file(e)
                     + " (the package installs /etc/alpsbridge/proxy.conf; without --config every key is at its default)");
         }
-        for (String line : lines) {
-            n++;
-            String t = line.strip();
-            int hash = t.indexOf('#');
-            if (hash >= 0) {
-                t = t.substring(0, hash).strip();
-            }
-            if (t.isEmpty()) {
-                continue;
-            }
-            int eq = t.indexOf('=');
-            if (eq <= 0) {
-                throw new IllegalArgumentException(file + ":" + n + ": expected key=value, got '" + line.strip() + "'");
-            }
-            String key = t.substring(0, eq).strip().toLowerCase(Locale.ROOT);
-            String value = t.substring(eq + 1).strip();
+        for (SettingsFile.Entry e : SettingsFile.entries(file, lines)) {
             try {
-                checkKnown(key);
-                new ProxyConfig(Map.of(key, value), false); // the value on its own, so its line can be named
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(file + ":" + n + ": " + e.getMessage());
+                checkKnown(e.key());
+                new ProxyConfig(Map.of(e.key(), e.value()), false); // the value on its own, so its line can be named
+            } catch (IllegalArgumentException ex) {
+                throw e.problem(ex.getMessage());
             }
-            out.put(key, value);
+            out.put(e.key(), e.value());
         }
         return out;
     }
