@@ -33,10 +33,15 @@ class ChainedBackendsTest {
         ProxyConfig alpsConfig = ProxyDaemonTest.lab("127.0.0.1:0").with(Map.of("emulator_paggs", "host"));
         try (ProxyDaemon alps = ProxyDaemon.builder().config(alpsConfig).backend(Backends.of("emulator:xc30:4", alpsConfig)).start()) {
             Backend front = Backends.of("proxy:" + alps.address().text(), ProxyDaemonTest.lab("127.0.0.1:0"));
-            long living = ownSession();
-            long released = reserveConfirmRelease(front, 0, living);
-            assertEquals(1L, released, "this JVM's session still runs: the reservation stays, claimed");
-            assertEquals(0L, reserveConfirmRelease(front, 1, 999_999_999L), "no process has that session: gone at once");
+            Process leader = new ProcessBuilder("setsid", "sleep", "300").start();
+            try {
+                long living = sessionOf(leader);
+                long released = reserveConfirmRelease(front, 0, living);
+                assertEquals(1L, released, "session " + living + " still runs: the reservation stays, claimed");
+                assertEquals(0L, reserveConfirmRelease(front, 1, 999_999_999L), "no process has that session: gone at once");
+            } finally {
+                leader.destroyForcibly().waitFor();
+            }
         }
     }
 
@@ -62,9 +67,20 @@ class ChainedBackendsTest {
         return new Call(CODEC.write(r), r.protocol(), r.methodText(), r.type(), Caller.UNAUTHENTICATED, null);
     }
 
-    /** This process's session id: field 6 of /proc/self/stat. */
-    private static long ownSession() throws Exception {
-        String stat = Files.readString(Path.of("/proc/self/stat"));
-        return Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[3]);
+    /**
+     * The session a {@code setsid} child leads, once it leads it. The test makes its own session because the JVM's
+     * may be invisible: under a container's PID namespace a leader outside it reads as session 0.
+     */
+    private static long sessionOf(Process leader) throws Exception {
+        Path stat = Path.of("/proc", Long.toString(leader.pid()), "stat");
+        for (int i = 0; i < 500; i++) {
+            String s = Files.readString(stat);
+            long session = Long.parseLong(s.substring(s.lastIndexOf(')') + 2).split(" ")[3]);
+            if (session == leader.pid()) {
+                return session;
+            }
+            Thread.sleep(10);
+        }
+        throw new AssertionError("setsid did not make process " + leader.pid() + " a session leader");
     }
 }
