@@ -1,5 +1,7 @@
 package org.alpsbridge.proxy.ledger;
 
+import org.alpsbridge.retry.Attempts;
+import org.alpsbridge.retry.Backoff;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -315,6 +317,7 @@ public final class LedgerBackend implements Backend {
 
     /** How long a CONFIRM or RELEASE ALPS already did is retried while the ledger answers unavailable. */
     static final long RECORD_SECONDS = 60;
+    private static final Backoff RECORD = Backoff.constant(1_000).within(RECORD_SECONDS * 1_000);
 
     /**
      * ALPS has already acted, so a CONFIRM or RELEASE (or the bind of a hold to ALPS's reservation id, or the
@@ -324,19 +327,13 @@ public final class LedgerBackend implements Backend {
      * repeat apply once. The caller waits meanwhile: a slow answer beats a charge lost.
      */
     private static Outcome recorded(java.util.function.Supplier<Outcome> event) {
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(RECORD_SECONDS);
-        for (int attempt = 1; ; attempt++) {
+        Attempts attempts = RECORD.start();
+        while (true) {
             try {
                 return event.get();
             } catch (LedgerUnavailableException e) {
-                if (System.nanoTime() > deadline) {
-                    throw e;
-                }
-                log.warn("ledger unavailable (attempt {}), trying again in 1 s: {}", attempt, e.getMessage());
-                try {
-                    Thread.sleep(1_000);
-                } catch (InterruptedException interrupted) {
-                    Thread.currentThread().interrupt();
+                log.warn("ledger unavailable (attempt {}), trying again in 1 s: {}", attempts.attempt(), e.getMessage());
+                if (!attempts.pauseForNext()) {
                     throw e;
                 }
             }
