@@ -59,8 +59,11 @@ public final class BackendChain {
         orphans.refreshBy(policy::refreshNow);
     }
 
-    /** The chain in front of {@code alps}, in the order of the class comment; build it once (the watch keeps it). */
-    Backend over(Backend alps) {
+    /**
+     * The chain in front of {@code alps}, in the order of the class comment, for a daemon ({@link #into}) or a
+     * program calling it directly; build it once (the watch releases orphans through the last one built).
+     */
+    public Backend over(Backend alps) {
         Backend policed = policy.decorate(stats.backendSide(alps));
         return stats.clientSide(orphans.decorate(ledger.apply(policed)));
     }
