@@ -15,7 +15,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.UUID;
-import java.util.function.UnaryOperator;
 import org.alpsbridge.basil.codec.BasilCodec;
 import org.alpsbridge.basil.codec.BasilException;
 import org.alpsbridge.basil.codec.Failures;
@@ -156,11 +155,6 @@ public final class LedgerBackend implements Backend {
         this.settings = settings;
         this.clock = clock;
         this.ownsLedger = ownsLedger;
-    }
-
-    /** For {@code ProxyDaemon.builder().decorate(...)}; the caller keeps and closes the ledger. */
-    public static UnaryOperator<Backend> decorator(Ledger ledger, Settings settings) {
-        return next -> new LedgerBackend(next, ledger, settings, Clock.systemUTC(), false);
     }
 
     @Override
