@@ -85,6 +85,13 @@ final class PolicyOptions {
         return stats;
     }
 
+    /** The orphan watch, once {@link #decorate} made it (the ledger voids the holds of what it releases). */
+    private OrphanWatch orphans;
+
+    OrphanWatch orphans() {
+        return orphans;
+    }
+
     /**
      * Adds timing, the policy and the orphan watch to the daemon, and the {@code stats} and {@code orphans}
      * commands; {@code inside} adds its decorators just above the policy: inside the client-side timing (so what
@@ -110,6 +117,7 @@ final class PolicyOptions {
         JobSource jobs = jobsCommand != null ? JobSource.command(jobsCommand, commandTimeout)
                 : jobsFile != null ? JobSource.file(jobsFile) : null;
         OrphanWatch orphans = new OrphanWatch(jobs, apkill, commandTimeout, stats);
+        this.orphans = orphans;
         inventory.onFullInventory(orphans::inspect);
         orphans.refreshBy(inventory::refreshNow);
         MetricsServer endpoint = metrics == null ? null
@@ -147,6 +155,7 @@ final class PolicyOptions {
             }
         });
         orphans.standby(true); // every proxy of a pair starts as standby, until it holds the lease
+        orphans.settleInterruptedReserves(ha);
         ha.onRoleChange((active, epoch) -> {
             orphans.standby(!active);
             if (active) {

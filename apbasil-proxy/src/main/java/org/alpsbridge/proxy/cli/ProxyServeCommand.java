@@ -92,7 +92,7 @@ public final class ProxyServeCommand implements Callable<Integer> {
         ProxyDaemon.Builder builder = ProxyDaemon.builder().config(cfg).backend(chosen);
         // The decorator chain, innermost first: backend timing, the SUMMARY/INVENTORY policy, the ledger, the
         // orphan watch, client timing; then the stats and orphans operator commands.
-        policy.decorate(builder, chosen, (d, inventory) -> ledger.decorate(d, inventory, policy.stats()));
+        policy.decorate(builder, chosen, (d, inventory) -> ledger.decorate(d, inventory, policy.stats(), policy.orphans()));
         return builder.start();
     }
 }

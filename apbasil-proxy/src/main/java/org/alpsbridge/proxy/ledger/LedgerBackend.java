@@ -142,6 +142,9 @@ public final class LedgerBackend implements Backend {
         return t;
     });
 
+    /** Reservations of interrupted RESERVEs being released, with the key of the hold to void once they are. */
+    private final Map<Long, String> interrupted = new ConcurrentHashMap<>();
+
     private record Denial(String message, Instant until) {
     }
 
@@ -298,6 +301,13 @@ public final class LedgerBackend implements Backend {
             if (resId == null || resId <= 0) {
                 return response;
             }
+            String left = confirm ? null : interrupted.remove(resId);
+            if (left != null) {
+                Outcome o = recorded(() -> ledger.voidHold(left, "INTERRUPTED_RESERVE"));
+                log.info("hold {} of reservation {} (an interrupted RESERVE's) voided: {} {}", left, resId,
+                        o.decision(), o.state());
+                return response;
+            }
             Lookup lookup = new Lookup(settings.cluster(), resId, null);
             Instant now = Instant.now(clock);
             ReleaseRequest release = ReleaseRequest.byClock(lookup, now);
@@ -340,6 +350,28 @@ public final class LedgerBackend implements Backend {
                     throw e;
                 }
             }
+        }
+    }
+
+    /**
+     * A reservation made by a RESERVE interrupted on another proxy of a pair (forwarded, never answered), about to
+     * be released by the orphan watch: its hold, keyed by that RESERVE's exchange id, is bound to it (so the ledger
+     * shows what it was for) and voided whole once ALPS has taken the RELEASE (the job never ran on it; a RELEASE
+     * settled by the clock would leave it SETTLED at no charge instead). Nothing to do when the RESERVE never got a
+     * hold (the ledger off when it ran, or it stopped before the ledger).
+     */
+    public void adoptInterrupted(String batchId, String exchangeId, long resId) {
+        String key = Ledger.key(settings.cluster(), batchId, "~" + exchangeId);
+        try {
+            Outcome o = recorded(() -> ledger.bind(key, resId));
+            if (o.ok()) {
+                interrupted.put(resId, key);
+            } else {
+                log.warn("hold {} of an interrupted RESERVE: cannot bind it to reservation {}: {} {}", key, resId,
+                        o.decision(), o.message());
+            }
+        } catch (LedgerException e) {
+            log.info("no hold {} for reservation {} ({}): nothing to void", key, resId, e.getMessage());
         }
     }
 

@@ -8,6 +8,7 @@ import java.util.Map;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.metrics.LedgerMetrics;
 import org.alpsbridge.ledger.timelimit.TimeLimits;
+import org.alpsbridge.proxy.orphans.OrphanWatch;
 import org.alpsbridge.proxy.policy.InventoryPolicy;
 import org.alpsbridge.proxy.server.ProxyDaemon;
 import org.alpsbridge.proxy.stats.Stats;
@@ -122,6 +123,14 @@ public final class LedgerOptions {
      * refusals ({@code alpsbridge_proxy_ledger_*}) on the scrape endpoint of {@code stats} (none when null).
      */
     public void decorate(ProxyDaemon.Builder daemon, InventoryPolicy inventory, Stats stats) {
+        decorate(daemon, inventory, stats, null);
+    }
+
+    /**
+     * As {@link #decorate(ProxyDaemon.Builder, InventoryPolicy, Stats)}, and lets {@code orphans} void the hold of a
+     * reservation an interrupted RESERVE left ({@link OrphanWatch#keepHoldsWith}) when it is not null.
+     */
+    public void decorate(ProxyDaemon.Builder daemon, InventoryPolicy inventory, Stats stats, OrphanWatch orphans) {
         if (url == null || url.isBlank()) {
             return;
         }
@@ -154,7 +163,13 @@ public final class LedgerOptions {
             stats.exposition(metrics::prometheus);
         }
         Ledger held = ledger;
-        daemon.decorate(next -> new LedgerBackend(next, held, settings, java.time.Clock.systemUTC(), true));
+        daemon.decorate(next -> {
+            LedgerBackend charging = new LedgerBackend(next, held, settings, java.time.Clock.systemUTC(), true);
+            if (orphans != null) {
+                orphans.keepHoldsWith(charging::adoptInterrupted);
+            }
+            return charging;
+        });
         if (inventory != null) {
             inventory.onFullInventory(new LedgerSweeper(held, settings.cluster(),
                     Duration.ofSeconds(unconfirmedGraceSeconds), Duration.ofSeconds(confirmedGraceSeconds),
