@@ -141,8 +141,8 @@ final class PolicyOptions {
     /**
      * A pair of proxies: at every change of role the orphan watch forgets what it knew (while standby it sees
      * nothing the active proxy forwards); on becoming active, before serving, the inventory cache of an earlier
-     * active spell is fetched afresh, and the first full inventory's verdict on what the other proxy left is
-     * logged.
+     * active spell is no longer answered from and is fetched afresh in the background, and the first full
+     * inventory's verdict on what the other proxy left is logged.
      */
     private static void takeOverWith(Availability ha, InventoryPolicy inventory, OrphanWatch orphans) {
         AtomicBoolean firstSinceTakeover = new AtomicBoolean();
@@ -160,7 +160,7 @@ final class PolicyOptions {
             orphans.standby(!active);
             if (active) {
                 firstSinceTakeover.set(true);
-                inventory.refreshNow();
+                inventory.distrustCache("takeover"); // never waits for ALPS, which may be unreachable right now
             }
         });
     }

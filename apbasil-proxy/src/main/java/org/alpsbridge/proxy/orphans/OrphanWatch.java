@@ -96,12 +96,13 @@ public final class OrphanWatch {
     }
 
     /**
-     * Told of the reservation an interrupted RESERVE made just before the watch releases it: the ledger binds its
-     * hold to it and voids the hold once the RELEASE went through (the job never ran on it).
+     * Told of an interrupted RESERVE: with the reservation it made, just before the watch releases it (the ledger
+     * binds its hold to it and voids the hold once the RELEASE went through), or with null when ALPS shows none
+     * (the hold is voided at once: its caller asks again under a new RESERVE either way).
      */
     @FunctionalInterface
     public interface LeftHolds {
-        void adoptInterrupted(String batchId, String exchangeId, long reservationId);
+        void adoptInterrupted(String batchId, String exchangeId, Long reservationId);
     }
 
     /**
@@ -249,6 +250,7 @@ public final class OrphanWatch {
                     + l.user() + ", begun " + l.started() + ")";
             if (made.isEmpty()) {
                 if (reportedMissing.add(l.exchangeId())) {
+                    holds.adoptInterrupted(l.batchId(), l.exchangeId(), null);
                     leftBehind.increment("not-found");
                     log.info("orphans: no reservation in ALPS from {} (it may not have reached ALPS); looked for again"
                             + " at each full inventory while the pair remembers it", from);

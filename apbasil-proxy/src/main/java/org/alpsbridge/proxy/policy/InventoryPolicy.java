@@ -104,6 +104,9 @@ public final class InventoryPolicy implements AutoCloseable {
     private final Counter unseen;
     private final Counter answered;
     private ScheduledExecutorService timer;
+    /** Caches fetched before this (the policy's clock) are not answered from: see {@link #distrustCache}. */
+    private volatile long distrustedBeforeMillis = Long.MIN_VALUE;
+    private volatile String distrustReason = "operator";
     private Backend inner;
     private UserIds userIds;
     /** Lookups since the last refresh, unknown users included (as null), so each costs one lookup per interval. */
@@ -240,6 +243,31 @@ public final class InventoryPolicy implements AutoCloseable {
         return fetched;
     }
 
+    /**
+     * Answers nothing from what is cached now (the next INVENTORY of each protocol version is a full fetch) and
+     * fetches every cached version again in the background; returns at once, without waiting for ALPS or for a
+     * request in progress. What a proxy of a pair that served before does when it becomes active again: its cache
+     * is older than the other proxy's RESERVEs, and ALPS may be unreachable at that moment, which must not hold up
+     * the takeover.
+     *
+     * @param reason the refresh reason counted for those fetches, e.g. {@code takeover}
+     */
+    public void distrustCache(String reason) {
+        distrustReason = reason;
+        long mark = clock.millis() + 1; // a fetch started within this millisecond may predate the call: refetched too
+        distrustedBeforeMillis = mark;
+        Runnable refetch = () -> refreshWhere(e -> e.cache.fetchedAtMillis < mark, reason);
+        ScheduledExecutorService t;
+        synchronized (this) {
+            t = timer;
+        }
+        if (t != null) {
+            t.execute(refetch);
+        } else {
+            daemon(refetch, "policy-refetch").start();
+        }
+    }
+
     @Override
     public synchronized void close() {
         if (timer != null) {
@@ -307,6 +335,9 @@ public final class InventoryPolicy implements AutoCloseable {
     private String staleness(Entry e, String protocol) {
         if (e.cache == null) {
             return e.staleBecause == null ? "start" : e.staleBecause;
+        }
+        if (e.cache.fetchedAtMillis < distrustedBeforeMillis) {
+            return distrustReason;
         }
         if (e.staleBecause != null) {
             return e.staleBecause;

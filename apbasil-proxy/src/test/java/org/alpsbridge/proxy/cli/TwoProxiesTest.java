@@ -297,6 +297,104 @@ class TwoProxiesTest {
                 .contains("alpsbridge_proxy_orphans_interrupted_reserves_total{outcome=\"released\"} 1"));
     }
 
+    /** The shared Cray behind a switch: while {@code down} is set every call fails as an unreachable ALPS does. */
+    private Backend reachableWhile(java.util.concurrent.atomic.AtomicBoolean down, Backend cray) {
+        return new Backend() {
+            @Override
+            public byte[] call(Call call) throws BackendException {
+                if (down.get()) {
+                    try {
+                        Thread.sleep(100); // apbasil trying to reach the SDB
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    throw new BackendException("apbasil: cannot reach ALPS (apsys): Connection timed out", true);
+                }
+                return cray.call(call);
+            }
+
+            @Override
+            public String describe() {
+                return cray.describe();
+            }
+        };
+    }
+
+    @Test
+    void theCrayUnreachableWhileTheActiveProxyDiesIsAnsweredTransientUntilItComesBackThenTheSurvivorSettlesAndServes()
+            throws Exception {
+        Files.writeString(jobs, "7\n9\n");
+        String ledger = ledgerWithProject();
+        java.util.concurrent.atomic.AtomicBoolean down = new java.util.concurrent.atomic.AtomicBoolean();
+        CountDownLatch forwarded = new CountDownLatch(1);
+        ProxyDaemon dying = start(reachableWhile(down, dyingAfterAlpsReserved(forwarded)), LEASE, charging(ledger));
+        ProxyDaemon survivor = start(reachableWhile(down, new EmulatorBackend("xc30:16", cray)), LEASE,
+                charging(ledger));
+        CompletableFuture.runAsync(() -> {
+            try {
+                send(dying, "job-7-reserve", reserve("7"));
+            } catch (Exception e) {
+                // the dying proxy never answers
+            }
+        });
+        assertTrue(forwarded.await(30, TimeUnit.SECONDS));
+        down.set(true); // ALPS becomes unreachable as the active proxy dies with a RESERVE between forward and answer
+        long killed = System.nanoTime();
+        dying.halt();
+        long left = cray.control().reservationIds()[0];
+
+        // What slurmctld keeps asking meanwhile: the inventory, and job 9's RESERVE (a new exchange each pass).
+        long outage = Duration.ofSeconds(Long.parseLong(LEASE) * 2L).toNanos(); // "a minute", shortened: past the takeover
+        long tookOver = -1;
+        int transients = 0;
+        for (int pass = 0; System.nanoTime() - killed < outage; pass++) {
+            for (Reply r : List.of(send(survivor, "", CODEC.write(BasilRequest.query("1.3", "INVENTORY"))),
+                    send(survivor, "job-9-pass-" + pass, reserve("9")))) {
+                if (r.status() == Reply.Status.NOT_ACTIVE) {
+                    assertEquals(-1, tookOver, "standby again after taking over: " + r.reason());
+                    continue;
+                }
+                ResponseData answer = data(r);
+                assertFalse(answer.isSuccess(), "ALPS is unreachable: no answer but a failure");
+                assertEquals(org.alpsbridge.basil.model.ErrorClass.TRANSIENT, answer.errorClass(), answer.messageText());
+                transients++;
+                if (tookOver < 0) {
+                    tookOver = System.nanoTime();
+                }
+            }
+            Thread.sleep(100);
+        }
+        assertTrue(tookOver > 0, "the survivor took over during the outage");
+        assertArrayEquals(new long[] {left}, cray.control().reservationIds(), "nothing reserved or released meanwhile");
+
+        down.set(false);
+        long back = System.nanoTime();
+        ResponseData first = data(send(survivor, "", CODEC.write(BasilRequest.query("1.3", "INVENTORY"))));
+        assertTrue(first.isSuccess(), first.messageText()); // the survivor's first full fetch
+        long fetched = System.nanoTime();
+        awaitMetric(survivor, "\nalpsbridge_proxy_orphans_interrupted_reserves_total{outcome=\"released\"} 1\n");
+        long settled = System.nanoTime();
+        assertEquals(0, cray.control().reservationIds().length, "the interrupted RESERVE's reservation released");
+        ResponseData served = data(send(survivor, "job-9-pass-after", reserve("9")));
+        assertTrue(served.isSuccess(), served.messageText());
+        long normal = System.nanoTime();
+        System.out.printf("Cray unreachable during a failover (ha_lease=%s s, outage %d ms): kill to the survivor's"
+                + " first TRANSIENT answer %d ms (%d TRANSIENT answers, no other); ALPS back to its first full fetch"
+                + " %d ms, to the interrupted RESERVE's reservation released %d ms, to job 9 reserved %d ms%n", LEASE,
+                TimeUnit.NANOSECONDS.toMillis(back - killed), TimeUnit.NANOSECONDS.toMillis(tookOver - killed),
+                transients, TimeUnit.NANOSECONDS.toMillis(fetched - back), TimeUnit.NANOSECONDS.toMillis(settled - back),
+                TimeUnit.NANOSECONDS.toMillis(normal - back));
+        try (Ledger check = Ledger.open(ledger)) {
+            assertEquals(List.of(), check.check());
+            List<org.alpsbridge.ledger.Reservation> job9 = check.reservations("default", "9");
+            assertEquals(1, job9.stream().filter(r -> r.state() == State.HELD).count(), "one hold for job 9's run: "
+                    + job9);
+            assertTrue(job9.stream().filter(r -> r.state() != State.HELD)
+                    .allMatch(r -> r.state() == State.VOIDED && "ALPS_UNREACHABLE".equals(r.reason())), job9.toString());
+            assertEquals(State.VOIDED, check.reservations("default", "7").get(0).state());
+        }
+    }
+
     @Test
     void anOldActivePausedPastItsLeaseDoesNotRecordTheAnswerItGetsAfterTheTakeover() throws Exception {
         CountDownLatch paused = new CountDownLatch(1);
