@@ -156,6 +156,17 @@ final class PolicyOptions {
         });
         orphans.standby(true); // every proxy of a pair starts as standby, until it holds the lease
         orphans.settleInterruptedReserves(ha);
+        inventory.shareEngineAnswers(new InventoryPolicy.SharedAnswers() {
+            @Override
+            public byte[] get(String request) throws Exception {
+                return ha.engineAnswer(request);
+            }
+
+            @Override
+            public void put(String request, byte[] answer) throws Exception {
+                ha.rememberEngineAnswer(request, answer);
+            }
+        });
         ha.onRoleChange((active, epoch) -> {
             orphans.standby(!active);
             if (active) {

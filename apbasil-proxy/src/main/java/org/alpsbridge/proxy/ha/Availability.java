@@ -75,6 +75,7 @@ public final class Availability implements AutoCloseable {
 
     private final Settings settings;
     private final Connections db;
+    private final EngineAnswers engine;
     private final String instance;
     private final List<RoleListener> listeners = new CopyOnWriteArrayList<>();
     private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -99,6 +100,7 @@ public final class Availability implements AutoCloseable {
     private Availability(Settings settings) {
         this.settings = settings;
         this.db = new Connections(settings.db(), settings.lease());
+        this.engine = new EngineAnswers(db);
         this.instance = (settings.name() == null ? "" : settings.name()) + " " + UUID.randomUUID();
     }
 
@@ -263,6 +265,16 @@ public final class Availability implements AutoCloseable {
     /** Exchanges the pair found interrupted within the retention, oldest first. */
     public List<Interrupted> interrupted() throws SQLException {
         return journal == null ? List.of() : journal.interrupted();
+    }
+
+    /** The last QUERY(ENGINE) answer ALPS gave to {@code request} through either proxy of the pair, or null. */
+    public byte[] engineAnswer(String request) throws SQLException {
+        return engine.get(request);
+    }
+
+    /** Keeps ALPS's answer to a QUERY(ENGINE) request for the pair (see {@link #engineAnswer}). */
+    public void rememberEngineAnswer(String request, byte[] answer) throws SQLException {
+        engine.put(request, answer);
     }
 
     /** Interrupted RESERVEs of the pair whose reservations no active proxy has settled yet, oldest first. */

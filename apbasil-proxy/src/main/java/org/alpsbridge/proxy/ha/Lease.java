@@ -49,6 +49,7 @@ final class Lease {
                 s.execute("INSERT INTO " + TABLE + " VALUES (1, '', '', 0, '-infinity') ON CONFLICT DO NOTHING");
                 s.execute(SharedJournal.CREATE);
                 s.execute(SharedJournal.ADD_COLUMNS);
+                s.execute(EngineAnswers.CREATE);
             }
             return null;
         });

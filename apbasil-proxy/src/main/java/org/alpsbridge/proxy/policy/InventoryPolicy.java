@@ -171,6 +171,22 @@ public final class InventoryPolicy implements AutoCloseable {
         return new Policy(below);
     }
 
+    /** Where a pair of proxies keeps what ALPS answered to QUERY(ENGINE), by request; see {@link #shareEngineAnswers}. */
+    public interface SharedAnswers {
+        /** The answer kept for {@code request}, or null. */
+        byte[] get(String request) throws Exception;
+
+        void put(String request, byte[] answer) throws Exception;
+    }
+
+    /**
+     * Keeps ALPS's QUERY(ENGINE) answers in {@code pair} too, and gives the one kept there while ALPS cannot answer
+     * a request this proxy never asked it (it was the standby).
+     */
+    public void shareEngineAnswers(SharedAnswers pair) {
+        engine.share(pair);
+    }
+
     /** Adds a receiver of every full inventory fetched from the backend. */
     public void onFullInventory(FullInventoryListener listener) {
         listeners.add(listener);

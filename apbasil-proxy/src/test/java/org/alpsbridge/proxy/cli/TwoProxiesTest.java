@@ -330,6 +330,7 @@ class TwoProxiesTest {
         ProxyDaemon dying = start(reachableWhile(down, dyingAfterAlpsReserved(forwarded)), LEASE, charging(ledger));
         ProxyDaemon survivor = start(reachableWhile(down, new EmulatorBackend("xc30:16", cray)), LEASE,
                 charging(ledger));
+        byte[] engineBefore = send(dying, "", engine()).payload(); // what ALPS is, asked through the active proxy
         CompletableFuture.runAsync(() -> {
             try {
                 send(dying, "job-7-reserve", reserve("7"));
@@ -365,6 +366,9 @@ class TwoProxiesTest {
             Thread.sleep(100);
         }
         assertTrue(tookOver > 0, "the survivor took over during the outage");
+        // slurmstepd asks ENGINE at every job's start and end and fatal()s without an answer: the survivor, which
+        // never asked ALPS, gives the pair's last one
+        assertArrayEquals(engineBefore, send(survivor, "", engine()).payload());
         assertArrayEquals(new long[] {left}, cray.control().reservationIds(), "nothing reserved or released meanwhile");
 
         down.set(false);

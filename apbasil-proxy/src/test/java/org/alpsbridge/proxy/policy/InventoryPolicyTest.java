@@ -94,12 +94,14 @@ class InventoryPolicyTest {
     @Test
     void aDistrustedCacheIsNeverAnsweredAndItsRefetchDoesNotHoldUpTheCallerWhileAlpsHangs() throws Exception {
         java.util.concurrent.CountDownLatch answers = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch asked = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.atomic.AtomicBoolean down = new java.util.concurrent.atomic.AtomicBoolean();
         InventoryPolicy policy = new InventoryPolicy(PolicySettings.DEFAULTS, UserIds.NONE, clock, stats, Runnable::run);
         Backend b = policy.decorate(new Backend() {
             @Override
             public byte[] call(Call call) throws org.alpsbridge.proxy.backend.BackendException {
                 if (down.get()) {
+                    asked.countDown();
                     try {
                         answers.await(); // an unreachable ALPS: apbasil hangs until its timeout
                     } catch (InterruptedException e) {
@@ -120,6 +122,7 @@ class InventoryPolicyTest {
         // a takeover: returns at once although the refetch it starts hangs on ALPS
         org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(30),
                 () -> policy.distrustCache("takeover"));
+        assertTrue(asked.await(30, java.util.concurrent.TimeUnit.SECONDS), "the refetch asks ALPS");
         answers.countDown(); // the timeout: the background refetch fails
         down.set(false);
         clock.advance(Duration.ofSeconds(1));
