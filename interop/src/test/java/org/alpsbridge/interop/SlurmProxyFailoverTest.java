@@ -36,14 +36,19 @@ import org.junit.jupiter.api.Test;
  * queue to drain. Round 1 kills while a RESERVE is in flight (forwarded to ALPS, not yet answered); the others at a
  * seeded choice of that or a seeded delay after the k-th RESERVE reached ALPS.
  *
+ * Both proxies charge one PostgreSQL ledger. The last round makes ALPS unreachable from just before its kill for
+ * {@code outage} seconds: the survivor takes over all the same and answers only TRANSIENT failures until ALPS is back.
+ *
  * <p>Then: every job completed or ended with a reason its owner sees ({@code squeue -t all}), none was lost (each
- * left the queue in a final state), Slurm logged no {@code fatal}, and once the survivor's orphan watch has looked
- * ({@code proxy orphans --refresh}, then {@code --release} of what it lists) ALPS holds nothing.
+ * left the queue in a final state), Slurm logged no {@code fatal}, once the survivor's orphan watch has looked
+ * ({@code proxy orphans --refresh}, then {@code --release} of what it lists) ALPS holds nothing, {@code ledger
+ * check} is clean and no job run has more than one hold that was not voided.
  *
  * <p>Opt-in ({@code long}: a Slurm cluster and several failovers take minutes): {@code mvn -B -ntp -Plong -pl interop
  * -am verify -Dtest=SlurmProxyFailoverTest -Dsurefire.failIfNoSpecifiedTests=false}; {@code -Dinterop.jobs=N}
  * (default 12), {@code -Dinterop.rounds=R} (default 2), {@code -Dinterop.seed=S} replays a run, {@code
- * -Dinterop.haLease=SECONDS} (default 5, the product's default).
+ * -Dinterop.haLease=SECONDS} (default 5, the product's default), {@code -Dinterop.outage=SECONDS} (default 60; 0: ALPS
+ * stays reachable).
  */
 @Tag("long")
 @Order(5) // the class order: src/test/resources/junit-platform.properties

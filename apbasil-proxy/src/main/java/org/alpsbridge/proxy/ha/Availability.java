@@ -105,7 +105,7 @@ public final class Availability implements AutoCloseable {
     }
 
     /**
-     * Connects to the pair's database and creates its two tables if missing; serves nothing yet.
+     * Connects to the pair's database and creates its tables if missing; serves nothing yet.
      *
      * @throws IOException naming {@code ha_db} and why it cannot be used
      */
