@@ -95,7 +95,7 @@ final class PolicyOptions {
         OrphanWatch orphans = new OrphanWatch(jobs, apkill, commandTimeout, stats);
         MetricsServer endpoint = metrics == null ? null
                 : MetricsServer.start(address(metrics), stats::prometheus);
-        new BackendChain(stats, inventory, ledger.layer(inventory, stats), orphans).into(daemon)
+        new BackendChain(stats, inventory, ledger.layer(inventory, stats, orphans), orphans).into(daemon)
                 .decorate(next -> closing(next, endpoint));
         inventory.start();
     }

@@ -143,6 +143,9 @@ public final class LedgerBackend implements Backend {
         return t;
     });
 
+    /** Reservations of interrupted RESERVEs being released, with the key of the hold to void once they are. */
+    private final Map<Long, String> interrupted = new ConcurrentHashMap<>();
+
     private record Denial(String message, Instant until) {
     }
 
@@ -287,10 +290,19 @@ public final class LedgerBackend implements Backend {
     private byte[] afterSuccess(Call call, boolean confirm) throws BackendException {
         byte[] response = next.call(call);
         try {
-            if (!codec.readResponse(response).responseData().isSuccess()) {
+            ResponseData data = codec.readResponse(response).responseData();
+            Long resId = codec.readRequest(call.request()).reservationId();
+            String left = confirm || resId == null ? null : interrupted.get(resId);
+            if (left != null && (data.isSuccess() || data.messageText().contains("No entry for resId"))) {
+                interrupted.remove(resId);
+                Outcome o = recorded(() -> ledger.voidHold(left, INTERRUPTED));
+                log.info("hold {} of reservation {} (an interrupted RESERVE's) voided: {} {}", left, resId,
+                        o.decision(), o.state());
+                return response;
+            }
+            if (!data.isSuccess()) {
                 return response; // ALPS did not do it: nothing to record; the sweeper handles what is left
             }
-            Long resId = codec.readRequest(call.request()).reservationId();
             if (resId == null || resId <= 0) {
                 return response;
             }
@@ -333,6 +345,32 @@ public final class LedgerBackend implements Backend {
             }
         }
     }
+
+    /**
+     * A RESERVE interrupted on another proxy of a pair (forwarded or not, never answered): its caller asks again
+     * under a new exchange, so the hold it took, keyed by its exchange id, is never used. With {@code resId} (the
+     * reservation it made, about to be released by the orphan watch) the hold is bound to it, so the ledger shows
+     * what it was for, and voided whole once ALPS has taken the RELEASE or no longer has it (a RELEASE settled by the
+     * clock would leave it SETTLED at no charge); without (none found in ALPS) it is voided now. Nothing to do when
+     * the RESERVE never got a hold (the ledger off when it ran, or it stopped before the ledger).
+     */
+    public void adoptInterrupted(String batchId, String exchangeId, Long resId) {
+        String key = Ledger.key(settings.cluster(), batchId, "~" + exchangeId);
+        try {
+            Outcome o = recorded(() -> resId == null ? ledger.voidHold(key, INTERRUPTED) : ledger.bind(key, resId));
+            if (!o.ok()) {
+                log.warn("hold {} of an interrupted RESERVE: {} {}", key, o.decision(), o.message());
+            } else if (resId != null) {
+                interrupted.put(resId, key);
+            } else {
+                log.info("hold {} of an interrupted RESERVE that left no reservation voided: {}", key, o.state());
+            }
+        } catch (LedgerException e) {
+            log.info("no hold {} of an interrupted RESERVE ({}): nothing to void", key, e.getMessage());
+        }
+    }
+
+    private static final String INTERRUPTED = "INTERRUPTED_RESERVE";
 
     private void voidQuietly(String key, String reason) {
         try {

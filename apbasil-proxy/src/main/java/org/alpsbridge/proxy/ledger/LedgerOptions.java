@@ -10,6 +10,7 @@ import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.metrics.LedgerMetrics;
 import org.alpsbridge.ledger.timelimit.TimeLimits;
 import org.alpsbridge.proxy.backend.Backend;
+import org.alpsbridge.proxy.orphans.OrphanWatch;
 import org.alpsbridge.proxy.policy.InventoryPolicy;
 import org.alpsbridge.proxy.stats.Stats;
 import picocli.CommandLine.Option;
@@ -108,9 +109,10 @@ public final class LedgerOptions {
     /**
      * The ledger layer of the backend chain ({@code server.BackendChain} places it), or null without --ledger. It
      * sweeps the ledger's orphans on each full inventory {@code inventory} fetches, and shows the ledger's call
-     * latency and refusals ({@code alpsbridge_proxy_ledger_*}) on the scrape endpoint of {@code stats}.
+     * latency and refusals ({@code alpsbridge_proxy_ledger_*}) on the scrape endpoint of {@code stats}, and lets
+     * {@code orphans} void the hold of a reservation an interrupted RESERVE left ({@link OrphanWatch#keepHoldsWith}).
      */
-    public UnaryOperator<Backend> layer(InventoryPolicy inventory, Stats stats) {
+    public UnaryOperator<Backend> layer(InventoryPolicy inventory, Stats stats, OrphanWatch orphans) {
         if (url == null || url.isBlank()) {
             return null;
         }
@@ -142,6 +144,10 @@ public final class LedgerOptions {
         inventory.onFullInventory(new LedgerSweeper(held, settings.cluster(),
                 Duration.ofSeconds(unconfirmedGraceSeconds), Duration.ofSeconds(confirmedGraceSeconds),
                 Duration.ofSeconds(sweepSeconds), java.time.Clock.systemUTC()));
-        return next -> new LedgerBackend(next, held, settings, java.time.Clock.systemUTC(), true);
+        return next -> {
+            LedgerBackend charging = new LedgerBackend(next, held, settings, java.time.Clock.systemUTC(), true);
+            orphans.keepHoldsWith(charging::adoptInterrupted);
+            return charging;
+        };
     }
 }

@@ -90,6 +90,9 @@ public final class InventoryPolicy implements AutoCloseable {
     private final Counter unseen;
     private final Counter answered;
     private ScheduledExecutorService timer;
+    /** Caches fetched before this (the policy's clock) are not answered from: see {@link #distrustCache}. */
+    private volatile long distrustedBeforeMillis = Long.MIN_VALUE;
+    private volatile RefreshReason distrustReason = RefreshReason.OPERATOR;
     private Backend inner;
     private UserIds userIds;
     /** Lookups since the last refresh, unknown users included (as null), so each costs one lookup per interval. */
@@ -152,6 +155,22 @@ public final class InventoryPolicy implements AutoCloseable {
             lock.unlock();
         }
         return new Policy(below);
+    }
+
+    /** Where a pair of proxies keeps what ALPS answered to QUERY(ENGINE), by request; see {@link #shareEngineAnswers}. */
+    public interface SharedAnswers {
+        /** The answer kept for {@code request}, or null. */
+        byte[] get(String request) throws Exception;
+
+        void put(String request, byte[] answer) throws Exception;
+    }
+
+    /**
+     * Keeps ALPS's QUERY(ENGINE) answers in {@code pair} too, and gives the one kept there while ALPS cannot answer
+     * a request this proxy never asked it (it was the standby).
+     */
+    public void shareEngineAnswers(SharedAnswers pair) {
+        engine.share(pair);
     }
 
     /** Adds a receiver of every full inventory fetched from the backend. */
@@ -226,6 +245,31 @@ public final class InventoryPolicy implements AutoCloseable {
         return fetched;
     }
 
+    /**
+     * Answers nothing from what is cached now (the next INVENTORY of each protocol version is a full fetch) and
+     * fetches every cached version again in the background; returns at once, without waiting for ALPS or for a
+     * request in progress. What a proxy of a pair that served before does when it becomes active again: its cache
+     * is older than the other proxy's RESERVEs, and ALPS may be unreachable at that moment, which must not hold up
+     * the takeover.
+     * Those fetches count as {@code takeover}.
+     */
+    public void distrustCache() {
+        RefreshReason reason = RefreshReason.TAKEOVER;
+        distrustReason = reason;
+        long mark = clock.millis() + 1; // a fetch started within this millisecond may predate the call: refetched too
+        distrustedBeforeMillis = mark;
+        Runnable refetch = () -> refreshWhere(e -> e.cache.fetchedAtMillis < mark, reason);
+        ScheduledExecutorService t;
+        synchronized (this) {
+            t = timer;
+        }
+        if (t != null) {
+            t.execute(refetch);
+        } else {
+            daemon(refetch, "policy-refetch").start();
+        }
+    }
+
     @Override
     public synchronized void close() {
         if (timer != null) {
@@ -293,6 +337,9 @@ public final class InventoryPolicy implements AutoCloseable {
     private RefreshReason staleness(Entry e, String protocol) {
         if (e.cache == null) {
             return e.staleBecause == null ? RefreshReason.START : e.staleBecause;
+        }
+        if (e.cache.fetchedAtMillis < distrustedBeforeMillis) {
+            return distrustReason;
         }
         if (e.staleBecause != null) {
             return e.staleBecause;

@@ -39,7 +39,9 @@ enum RefreshReason {
     /** A SWITCH (suspend or resume) was forwarded. */
     SWITCH("switch"),
     /** The previous fetch failed. */
-    FETCH_FAILED("fetch-failed");
+    FETCH_FAILED("fetch-failed"),
+    /** One of a pair of proxies took over: what it cached in an earlier active spell predates the other's RESERVEs. */
+    TAKEOVER("takeover");
 
     private final String label;
 

@@ -87,9 +87,11 @@ public final class BackendChain {
 
     /**
      * A pair of proxies: at every change of role the orphan watch forgets what it knew (while standby it sees
-     * nothing the active proxy forwards); on becoming active, before serving, the inventory cache of an earlier
-     * active spell is fetched afresh, and the first full inventory's verdict on what the other proxy left is
-     * logged.
+     * nothing the active proxy forwards); the watch settles what the other proxy's interrupted RESERVEs left, and
+     * ENGINE answers are shared through the pair's database (a survivor answers them while ALPS is unreachable); on
+     * becoming active, the inventory cache of an earlier active spell is no longer answered from and is fetched
+     * afresh in the background (never waiting for ALPS, which may be unreachable right then), and the first full
+     * inventory's verdict on what the other proxy left is logged.
      */
     private void takeOverWith(Availability ha) {
         AtomicBoolean firstSinceTakeover = new AtomicBoolean();
@@ -102,11 +104,23 @@ public final class BackendChain {
             }
         });
         orphans.standby(true); // every proxy of a pair starts as standby, until it holds the lease
+        orphans.settleInterruptedReserves(ha);
+        policy.shareEngineAnswers(new InventoryPolicy.SharedAnswers() {
+            @Override
+            public byte[] get(String request) throws Exception {
+                return ha.engineAnswer(request);
+            }
+
+            @Override
+            public void put(String request, byte[] answer) throws Exception {
+                ha.rememberEngineAnswer(request, answer);
+            }
+        });
         ha.onRoleChange((active, epoch) -> {
             orphans.standby(!active);
             if (active) {
                 firstSinceTakeover.set(true);
-                policy.refreshNow();
+                policy.distrustCache();
             }
         });
     }
