@@ -1,6 +1,7 @@
 package org.alpsbridge.settings;
 
 import java.util.List;
+import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 
 /**
@@ -29,15 +30,23 @@ public record Setting(String name, String defaultValue, String help, UnaryOperat
 
     /** A number of 0 or more (fractions allowed: seconds). */
     public static Setting nonNegative(String name, String defaultValue, String help) {
+        return expecting(name, defaultValue, help, "a number of 0 or more", v -> Double.parseDouble(v) >= 0);
+    }
+
+    /**
+     * A value {@code takes} accepts (one it cannot parse as a number it does not take): {@code name=v: expected what}
+     * otherwise.
+     */
+    public static Setting expecting(String name, String defaultValue, String help, String what, Predicate<String> takes) {
         return new Setting(name, defaultValue, help, v -> {
             try {
-                if (Double.parseDouble(v) >= 0) {
+                if (takes.test(v)) {
                     return null;
                 }
             } catch (NumberFormatException e) {
                 // said below
             }
-            return name + "=" + v + ": expected a number of 0 or more";
+            return name + "=" + v + ": expected " + what;
         });
     }
 

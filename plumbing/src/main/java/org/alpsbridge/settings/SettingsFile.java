@@ -29,8 +29,7 @@ public final class SettingsFile {
         for (Entry e : entries(file, lines)) {
             Setting setting = find(keys, e.key());
             if (setting == null) {
-                throw e.problem("unknown key '" + e.key() + "' (known keys: "
-                        + keys.stream().map(Setting::name).collect(Collectors.joining(", ")) + ")");
+                throw e.problem(unknownKey(e.key(), keys));
             }
             String problem = setting.problem(e.value());
             if (problem != null) {
@@ -39,6 +38,11 @@ public final class SettingsFile {
             out.put(e.key(), e.value());
         }
         return out;
+    }
+
+    /** What an unknown key is told: {@code unknown key 'NAME' (known keys: a, b, c)}. */
+    public static String unknownKey(String name, List<Setting> keys) {
+        return "unknown key '" + name + "' (known keys: " + keys.stream().map(Setting::name).collect(Collectors.joining(", ")) + ")";
     }
 
     /** One {@code key=value} line: the key in lower case, the value stripped, and where it stands. */
@@ -86,6 +90,17 @@ public final class SettingsFile {
             }
         }
         return null;
+    }
+
+    /** The entries of a comma-separated value, stripped, empty ones left out. */
+    public static List<String> list(String value) {
+        List<String> out = new ArrayList<>();
+        for (String part : value.split(",")) {
+            if (!part.isBlank()) {
+                out.add(part.strip());
+            }
+        }
+        return out;
     }
 
     /** The file as shipped: {@code header}, then every key commented out at its default under its meaning. */
