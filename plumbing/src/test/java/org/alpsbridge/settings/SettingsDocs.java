@@ -10,9 +10,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * What a settings file's hand-written documentation says of its keys (a README table, a manual page), read as key →
- * default so that a test compares it with the declarations and the two cannot drift: every key, at its default,
- * and nothing else. An empty default is written as an explanation in brackets ("(none: no TLS)") and read as "".
+ * What a settings file's hand-written documentation (a README table, a manual page, a shipped file) and the C clients
+ * say of its keys, read as key → default so that a test compares it with the declarations and the two cannot drift:
+ * every key, at its default, and nothing else. An empty default is written as an explanation in brackets
+ * ("(none: no TLS)") and read as "".
  */
 public final class SettingsDocs {
 
@@ -72,11 +73,30 @@ public final class SettingsDocs {
             } else if (settings && lines.get(i).equals(".TP") && i + 1 < lines.size()) {
                 Matcher key = MAN_KEY.matcher(lines.get(i + 1));
                 while (key.find()) {
-                    out.put(key.group(1), key.group(2) == null ? "" : key.group(2));
+                    out.put(key.group(1), key.group(2) == null ? "" : key.group(2).replace("\\-", "-"));
                 }
             }
         }
         return out;
+    }
+
+    /** The keys a settings file as shipped shows commented out, {@code #key=value}, at the value it shows. */
+    public static Map<String, String> commentedOut(Path file) throws IOException {
+        Map<String, String> out = new TreeMap<>();
+        Matcher m = Pattern.compile("(?m)^#([a-z_]+)=(.*)$").matcher(Files.readString(file));
+        while (m.find()) {
+            out.put(m.group(1), m.group(2));
+        }
+        return out;
+    }
+
+    /** The string a C {@code #define NAME "value"} gives. */
+    public static String cDefine(String source, String name) {
+        Matcher m = Pattern.compile("(?m)^#define " + name + " \"([^\"]*)\"$").matcher(source);
+        if (!m.find()) {
+            throw new AssertionError("no #define " + name);
+        }
+        return m.group(1);
     }
 
     /** The one {@code `value`} a default cell shows, or null when it shows something else. */

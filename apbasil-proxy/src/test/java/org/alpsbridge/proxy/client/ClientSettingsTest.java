@@ -38,18 +38,19 @@ class ClientSettingsTest {
     void theManualPageAndTheReadmeDocumentEveryKeyAtItsDefaultAndNothingElse() throws Exception {
         Map<String, String> declared = SettingsDocs.declared(ClientSettings.KEYS);
         assertEquals(declared, SettingsDocs.manPage(Path.of("../dist/src/man/apbasil.1")), "apbasil(1)");
-        assertEquals(declared, SettingsDocs.readmeTable(Path.of("README.md"), "Each setting is looked up as"), "README.md");
+        assertEquals(declared, SettingsDocs.readmeTable(Path.of("README.md"), "Each setting is looked up as"),
+                "README.md");
     }
 
     @Test
     void theNativeClientReadsTheDeclaredKeysAtTheDeclaredDefaultsFromTheSameFile() throws Exception {
         String settings = Files.readString(Path.of("src/main/c/settings.c"));
         assertEquals(ClientSettings.KEYS.stream().map(Setting::name).toList(), cArray(settings, "setting_names"));
-        assertEquals(ClientSettings.KEYS.stream().map(Setting::defaultValue).toList(), cArray(settings, "setting_defaults"),
-                "NULL shown as empty");
-        assertEquals(ClientSettings.DEFAULT_CONFIG, cDefine(settings, "DEFAULT_CONFIG"));
-        assertTrue(Files.readString(Path.of("src/main/c/Makefile")).contains("\nCONFIG ?= " + ClientSettings.DEFAULT_CONFIG + "\n"),
-                "the Makefile builds the same file in");
+        assertEquals(ClientSettings.KEYS.stream().map(Setting::defaultValue).toList(),
+                cArray(settings, "setting_defaults"), "NULL shown as empty");
+        assertEquals(ClientSettings.DEFAULT_CONFIG, SettingsDocs.cDefine(settings, "DEFAULT_CONFIG"));
+        assertTrue(Files.readString(Path.of("src/main/c/Makefile"))
+                .contains("\nCONFIG ?= " + ClientSettings.DEFAULT_CONFIG + "\n"), "the Makefile builds the same file in");
         // --help names each key as its environment variable, with the declared default where there is one
         String usage = Files.readString(Path.of("src/main/c/apbasil.c"));
         usage = usage.substring(usage.indexOf("static int usage(void)"));
@@ -75,13 +76,6 @@ class ClientSettingsTest {
             out.add(item.group(1) == null ? "" : item.group(1));
         }
         return out;
-    }
-
-    /** The string a C {@code #define NAME "value"} gives. */
-    static String cDefine(String source, String name) {
-        Matcher m = Pattern.compile("(?m)^#define " + name + " \"([^\"]*)\"$").matcher(source);
-        assertTrue(m.find(), "#define " + name);
-        return m.group(1);
     }
 
     @Test

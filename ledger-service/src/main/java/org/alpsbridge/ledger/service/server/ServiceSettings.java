@@ -19,8 +19,8 @@ import org.alpsbridge.settings.SettingsFile;
  * The ledger service's settings: {@code key=value} lines ({@code #} starts a comment, keys
  * case-insensitive) read by the one reader, {@link SettingsFile}, each key declared once in {@link Key} with a
  * default, so that an empty file is a working service. A bad key or value is refused with the file, the line and
- * what is expected; a typo never silently becomes a default (least of all a role). Immutable; {@link #with} makes changed copies (command-line options win over the
- * file).
+ * what is expected; a typo never silently becomes a default (least of all a role). Immutable; {@link #with}
+ * makes changed copies (command-line options win over the file).
  */
 public final class ServiceSettings {
 
@@ -121,7 +121,8 @@ public final class ServiceSettings {
 
     static ServiceSettings parse(String source, String text) {
         Map<Key, String> values = new EnumMap<>(Key.class);
-        SettingsFile.parse(source, List.of(text.split("\n", -1)), SETTINGS).forEach((k, v) -> values.put(Key.named(k), v));
+        SettingsFile.parse(source, List.of(text.split("\n", -1)), SETTINGS)
+                .forEach((k, v) -> values.put(Key.named(k), v));
         return new ServiceSettings(values);
     }
 
