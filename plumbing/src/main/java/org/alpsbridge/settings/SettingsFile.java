@@ -92,6 +92,34 @@ public final class SettingsFile {
         return null;
     }
 
+    /**
+     * Every key as a command's help lists it: name, default ({@code (empty)} for none) and meaning in three columns,
+     * the meaning wrapped within 118 columns under its own column (a help footer would otherwise be wrapped back to
+     * its first column) and started on the next line after a default too long for its column.
+     */
+    public static List<String> table(List<Setting> keys) {
+        int nameWidth = Math.max(20, keys.stream().mapToInt(k -> k.name().length()).max().orElse(0));
+        String indent = " ".repeat(2 + nameWidth + 1 + 15 + 1);
+        List<String> out = new ArrayList<>();
+        for (Setting k : keys) {
+            String shown = k.defaultValue().isEmpty() ? "(empty)" : k.defaultValue();
+            StringBuilder line = new StringBuilder(String.format("  %-" + nameWidth + "s %-15s ", k.name(), shown));
+            if (shown.length() > 15) {
+                out.add(line.toString().stripTrailing());
+                line = new StringBuilder(indent);
+            }
+            for (String word : k.help().split(" ")) {
+                if (line.length() > indent.length() && line.length() + word.length() > 118) {
+                    out.add(line.toString().stripTrailing());
+                    line = new StringBuilder(indent);
+                }
+                line.append(word).append(' ');
+            }
+            out.add(line.toString().stripTrailing());
+        }
+        return out;
+    }
+
     /** The entries of a comma-separated value, stripped, empty ones left out. */
     public static List<String> list(String value) {
         List<String> out = new ArrayList<>();

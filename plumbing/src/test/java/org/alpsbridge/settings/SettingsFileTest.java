@@ -59,4 +59,17 @@ class SettingsFileTest {
         assertEquals(6, SettingsFile.parse("t", List.of(template.replaceAll("(?m)^#([a-z]+=)", "$1").split("\n")), KEYS)
                 .size());
     }
+
+    @Test
+    void theHelpTableShowsEveryKeyWithItsDefaultAndWrapsTheMeaningUnderItsColumn() {
+        String meaning = "word ".repeat(30).strip();
+        List<String> table = SettingsFile.table(List.of(Setting.text("short", "", "a name"),
+                Setting.text("long", "exec:/opt/cray/alps/default/bin/apbasil", meaning)));
+        String indent = " ".repeat(2 + 20 + 1 + 15 + 1);
+        assertEquals(List.of("  short                (empty)         a name",
+                "  long                 exec:/opt/cray/alps/default/bin/apbasil",
+                indent + "word ".repeat(16).strip(), indent + "word ".repeat(14).strip()), table);
+        assertEquals(List.of("  a_name_longer_than_twenty 1               one"),
+                SettingsFile.table(List.of(Setting.text("a_name_longer_than_twenty", "1", "one"))));
+    }
 }
