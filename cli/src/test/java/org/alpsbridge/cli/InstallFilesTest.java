@@ -95,8 +95,8 @@ class InstallFilesTest {
     @Test
     void theDaemonsPagesListEverySettingsKeyAtItsDefault() throws Exception {
         InstallFiles.write(out, "9.9.9");
-        Map<String, List<Setting>> pages = Map.of("alpsbridge-proxy-serve", ProxyConfig.SETTINGS,
-                "alpsbridge-ledger-serve", ServiceSettings.SETTINGS);
+        Map<String, List<Setting>> pages = Map.of("alpsbridge-proxy-serve", ProxyConfig.settings(),
+                "alpsbridge-ledger-serve", ServiceSettings.settings());
         for (Map.Entry<String, List<Setting>> page : pages.entrySet()) {
             String text = Files.readString(out.resolve("man/man1/" + page.getKey() + ".1"));
             for (Setting k : page.getValue()) {

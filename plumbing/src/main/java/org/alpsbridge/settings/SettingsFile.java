@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
@@ -25,15 +26,39 @@ public final class SettingsFile {
      * @throws IllegalArgumentException {@code FILE:LINE: problem}
      */
     public static Map<String, String> parse(Object file, List<String> lines, List<Setting> keys) {
-        Map<String, String> out = new LinkedHashMap<>();
-        for (Entry e : entries(file, lines)) {
+        return parse(file, lines, e -> {
             Setting setting = find(keys, e.key());
-            if (setting == null) {
-                throw e.problem(unknownKey(e.key(), keys));
+            return setting == null ? unknownKey(e.key(), keys) : setting.problem(e.value());
+        });
+    }
+
+    /**
+     * The same for a reader whose keys follow rules of their own ({@code problem} says what is wrong with an entry,
+     * or null): each line is checked as it is read, so that of several wrong lines the first is the one named.
+     *
+     * @throws IllegalArgumentException {@code FILE:LINE: problem}, or {@code FILE:LINE: expected key=value, got '...'}
+     */
+    public static Map<String, String> parse(Object file, List<String> lines, Function<Entry, String> problem) {
+        Map<String, String> out = new LinkedHashMap<>();
+        int n = 0;
+        for (String line : lines) {
+            n++;
+            String t = line.strip();
+            int hash = t.indexOf('#');
+            if (hash >= 0) {
+                t = t.substring(0, hash).strip();
             }
-            String problem = setting.problem(e.value());
-            if (problem != null) {
-                throw e.problem(problem);
+            if (t.isEmpty()) {
+                continue;
+            }
+            int eq = t.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException(file + ":" + n + ": expected key=value, got '" + line.strip() + "'");
+            }
+            Entry e = new Entry(file, n, t.substring(0, eq).strip().toLowerCase(Locale.ROOT), t.substring(eq + 1).strip());
+            String wrong = problem.apply(e);
+            if (wrong != null) {
+                throw e.problem(wrong);
             }
             out.put(e.key(), e.value());
         }
@@ -52,34 +77,6 @@ public final class SettingsFile {
         public IllegalArgumentException problem(String problem) {
             return new IllegalArgumentException(file + ":" + line + ": " + problem);
         }
-    }
-
-    /**
-     * The {@code key=value} lines of a file, comments and blank lines left out, before any key is checked: for a
-     * reader whose keys are checked by its own rules (the proxy's settings check each value by building a config).
-     *
-     * @throws IllegalArgumentException {@code FILE:LINE: expected key=value, got '...'}
-     */
-    public static List<Entry> entries(Object file, List<String> lines) {
-        List<Entry> out = new ArrayList<>();
-        int n = 0;
-        for (String line : lines) {
-            n++;
-            String t = line.strip();
-            int hash = t.indexOf('#');
-            if (hash >= 0) {
-                t = t.substring(0, hash).strip();
-            }
-            if (t.isEmpty()) {
-                continue;
-            }
-            int eq = t.indexOf('=');
-            if (eq <= 0) {
-                throw new IllegalArgumentException(file + ":" + n + ": expected key=value, got '" + line.strip() + "'");
-            }
-            out.add(new Entry(file, n, t.substring(0, eq).strip().toLowerCase(Locale.ROOT), t.substring(eq + 1).strip()));
-        }
-        return out;
     }
 
     /** The key named {@code name}, or null. */

@@ -42,6 +42,8 @@ class SettingsFileTest {
         assertEquals("/etc/x.conf:1: even=3: odd", refusal("even=3"));
         assertEquals("/etc/x.conf:1: port=0: expected a port number", refusal("port=0"));
         assertEquals("/etc/x.conf:1: port=http: expected a port number", refusal("port=http"), "not a number: refused");
+        assertEquals("/etc/x.conf:2: auth=yes: expected munge or none", refusal("", "auth=yes", "name"),
+                "of several wrong lines, the first");
     }
 
     @Test

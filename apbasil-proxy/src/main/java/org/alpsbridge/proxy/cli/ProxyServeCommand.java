@@ -59,7 +59,7 @@ public final class ProxyServeCommand implements Callable<Integer> {
     public static void listSettings(CommandLine serve) {
         List<String> footer = new ArrayList<>(List.of("", "Settings file keys (--config FILE, key=value, '#' comments;"
                 + " --set KEY=VALUE; every key optional, shown with its default):"));
-        footer.addAll(SettingsFile.table(ProxyConfig.SETTINGS));
+        footer.addAll(SettingsFile.table(ProxyConfig.settings()));
         footer.addAll(List.of(serve.getCommandSpec().usageMessage().footer()));
         serve.getCommandSpec().usageMessage().footer(footer.toArray(String[]::new));
     }

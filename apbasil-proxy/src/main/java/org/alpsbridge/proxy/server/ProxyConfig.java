@@ -111,8 +111,14 @@ public final class ProxyConfig {
         }
     }
 
-    /** The declarations, in the order the shipped file and the help show them. */
-    public static final List<Setting> SETTINGS = Stream.of(Key.values()).map(k -> k.setting).toList();
+    /**
+     * The declarations, in the order the shipped file and the help show them. A method, not a field: {@link Key}'s constants call this
+     * class's factories, so a field of this class made from them would be read before they exist whenever
+     * {@code Key} is the first of the two a program touches.
+     */
+    public static List<Setting> settings() {
+        return Stream.of(Key.values()).map(k -> k.setting).toList();
+    }
 
     private final Map<String, String> values;
 
@@ -144,7 +150,7 @@ public final class ProxyConfig {
     public static String template() {
         return SettingsFile.template("# alpsbridge apbasil proxy daemon (alpsbridge proxy serve --config /etc/alpsbridge/proxy.conf)\n"
                 + "# key=value, one a line; '#' starts a comment; unknown keys are refused at start.\n"
-                + "# Every key is shown at its default, commented out. Command-line flags override this file.\n", SETTINGS);
+                + "# Every key is shown at its default, commented out. Command-line flags override this file.\n", settings());
     }
 
     /** Parses {@code key=value} lines into a map, without defaults; each value is checked on its own line. */
@@ -158,15 +164,7 @@ public final class ProxyConfig {
             throw new IllegalArgumentException("the proxy's settings file: " + org.alpsbridge.basil.cli.Failures.file(e)
                     + " (the package installs /etc/alpsbridge/proxy.conf; without --config every key is at its default)");
         }
-        Map<String, String> out = new LinkedHashMap<>();
-        for (SettingsFile.Entry e : SettingsFile.entries(file, lines)) {
-            String problem = problem(e.key(), e.value());
-            if (problem != null) {
-                throw e.problem(problem);
-            }
-            out.put(e.key(), e.value());
-        }
-        return out;
+        return SettingsFile.parse(file, lines, e -> problem(e.key(), e.value()));
     }
 
     /** This config with some keys replaced (command-line flags, tests). */
@@ -175,7 +173,7 @@ public final class ProxyConfig {
         for (Map.Entry<String, String> e : overrides.entrySet()) {
             String key = e.getKey().toLowerCase(Locale.ROOT);
             if (declaration(key) == null) {
-                throw new IllegalArgumentException(SettingsFile.unknownKey(key, SETTINGS));
+                throw new IllegalArgumentException(SettingsFile.unknownKey(key, settings()));
             }
             merged.put(key, e.getValue());
         }
@@ -201,7 +199,7 @@ public final class ProxyConfig {
     /** What is wrong with {@code key=value} on its own, or null. */
     private static String problem(String key, String value) {
         Setting declared = declaration(key);
-        return declared == null ? SettingsFile.unknownKey(key, SETTINGS) : declared.problem(value);
+        return declared == null ? SettingsFile.unknownKey(key, settings()) : declared.problem(value);
     }
 
     String get(Key key) {

@@ -37,7 +37,7 @@ class ProxyConfigTest {
 
     @Test
     void theModuleReadmeDocumentsEveryKeyWithItsDefaultAndNothingElse() throws Exception {
-        assertEquals(SettingsDocs.declared(ProxyConfig.SETTINGS),
+        assertEquals(SettingsDocs.declared(ProxyConfig.settings()),
                 SettingsDocs.readmeTable(Path.of("README.md"), "### Settings (`--config FILE`"));
     }
 

@@ -150,7 +150,7 @@ public final class ServeCommand implements Callable<Integer> {
         CommandLine serve = new CommandLine(new ServeCommand());
         List<String> footer = new ArrayList<>(List.of("", "Settings file keys (--config FILE, key=value, '#' comments;"
                 + " every key optional, shown with its default):"));
-        footer.addAll(SettingsFile.table(ServiceSettings.SETTINGS));
+        footer.addAll(SettingsFile.table(ServiceSettings.settings()));
         footer.addAll(List.of(serve.getCommandSpec().usageMessage().footer()));
         serve.getCommandSpec().usageMessage().footer(footer.toArray(String[]::new));
         ledger.addSubcommand("serve", serve);

@@ -94,8 +94,14 @@ public final class ServiceSettings {
         }
     }
 
-    /** The declarations, in the order the template and the help show them. */
-    public static final List<Setting> SETTINGS = Stream.of(Key.values()).map(k -> k.setting).toList();
+    /**
+     * The declarations, in the order the template and the help show them. A method, not a field: {@link Key}'s constants call this
+     * class's factories, so a field of this class made from them would be read before they exist whenever
+     * {@code Key} is the first of the two a program touches.
+     */
+    public static List<Setting> settings() {
+        return Stream.of(Key.values()).map(k -> k.setting).toList();
+    }
 
     private final Map<Key, String> values;
 
@@ -121,7 +127,7 @@ public final class ServiceSettings {
 
     static ServiceSettings parse(String source, String text) {
         Map<Key, String> values = new EnumMap<>(Key.class);
-        SettingsFile.parse(source, List.of(text.split("\n", -1)), SETTINGS)
+        SettingsFile.parse(source, List.of(text.split("\n", -1)), settings())
                 .forEach((k, v) -> values.put(Key.named(k), v));
         return new ServiceSettings(values);
     }
@@ -195,7 +201,7 @@ public final class ServiceSettings {
     public static String template() {
         return SettingsFile.template("# alpsbridge ledger serve --config FILE: key=value, '#' starts a"
                 + " comment, unknown keys are refused.\n# Every key is shown at its default. Command-line options"
-                + " override the file.\n", SETTINGS);
+                + " override the file.\n", settings());
     }
 
     private static Set<Integer> ids(String v) {

@@ -74,7 +74,7 @@ class ServiceSettingsTest {
 
     @Test
     void theLedgerReadmeDocumentsEveryKeyAtItsDefaultAndNothingElse() throws Exception {
-        assertEquals(SettingsDocs.declared(ServiceSettings.SETTINGS), SettingsDocs.readmeTable(
+        assertEquals(SettingsDocs.declared(ServiceSettings.settings()), SettingsDocs.readmeTable(
                 java.nio.file.Path.of("../ledger/README.md"), "`serve` options:"));
     }
 
