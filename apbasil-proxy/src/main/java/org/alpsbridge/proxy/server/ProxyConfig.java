@@ -112,8 +112,8 @@ public final class ProxyConfig {
     }
 
     /**
-     * The declarations, in the order the shipped file and the help show them. A method, not a field: {@link Key}'s constants call this
-     * class's factories, so a field of this class made from them would be read before they exist whenever
+     * The declarations, in the order the shipped file and the help show them. A method, not a field: {@link Key}'s constants call
+     * this class's factories, so a field of this class made from them would be read before they exist whenever
      * {@code Key} is the first of the two a program touches.
      */
     public static List<Setting> settings() {

@@ -95,8 +95,8 @@ public final class ServiceSettings {
     }
 
     /**
-     * The declarations, in the order the template and the help show them. A method, not a field: {@link Key}'s constants call this
-     * class's factories, so a field of this class made from them would be read before they exist whenever
+     * The declarations, in the order the template and the help show them. A method, not a field: {@link Key}'s constants call
+     * this class's factories, so a field of this class made from them would be read before they exist whenever
      * {@code Key} is the first of the two a program touches.
      */
     public static List<Setting> settings() {
