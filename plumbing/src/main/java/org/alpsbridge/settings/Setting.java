@@ -3,6 +3,7 @@ package org.alpsbridge.settings;
 import java.util.List;
 import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
 
 /**
  * One key of a {@code key=value} settings file, declared once: its name, its type (what values it takes, as the
@@ -53,6 +54,33 @@ public record Setting(String name, String defaultValue, String help, UnaryOperat
     /** A value {@code check} takes: it returns the problem in full, or null. */
     public static Setting checked(String name, String defaultValue, String help, UnaryOperator<String> check) {
         return new Setting(name, defaultValue, help, check);
+    }
+
+    /**
+     * A settings class's typed handle on one of its declarations, for code that names a key ({@code Key.WORKERS}):
+     * an enum whose constants each hold their {@link Setting}.
+     */
+    public interface Handle {
+
+        Setting setting();
+
+        default String key() {
+            return setting().name();
+        }
+
+        default String defaultValue() {
+            return setting().defaultValue();
+        }
+
+        /** The declarations of {@code handles} (an enum's {@code values()}), in their order. */
+        static List<Setting> settings(Handle[] handles) {
+            return Stream.of(handles).map(Handle::setting).toList();
+        }
+
+        /** The one of {@code handles} whose key is {@code name}, or null. */
+        static <H extends Handle> H named(H[] handles, String name) {
+            return Stream.of(handles).filter(h -> h.key().equals(name)).findFirst().orElse(null);
+        }
     }
 
     /** The problem with {@code value}, or null. */

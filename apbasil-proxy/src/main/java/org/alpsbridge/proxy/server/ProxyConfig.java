@@ -27,7 +27,7 @@ import org.alpsbridge.settings.SettingsFile;
 public final class ProxyConfig {
 
     /** Every key the file may hold: a typed handle on its declaration. */
-    public enum Key {
+    public enum Key implements Setting.Handle {
         LISTEN(Setting.checked("listen", "127.0.0.1:6830",
                 "where to listen: host:port or unix:/path, comma-separated for several",
                 v -> SettingsFile.list(v).isEmpty() ? "listen is empty: give at least one host:port or unix:/path" : null)),
@@ -93,31 +93,23 @@ public final class ProxyConfig {
             this.setting = setting;
         }
 
-        public String key() {
-            return setting.name();
-        }
-
-        public String defaultValue() {
-            return setting.defaultValue();
+        @Override
+        public Setting setting() {
+            return setting;
         }
 
         static Key of(String name) {
-            for (Key k : values()) {
-                if (k.key().equals(name)) {
-                    return k;
-                }
-            }
-            return null;
+            return Setting.Handle.named(values(), name);
         }
     }
 
     /**
-     * The declarations, in the order the shipped file and the help show them. A method, not a field: {@link Key}'s constants call
-     * this class's factories, so a field of this class made from them would be read before they exist whenever
-     * {@code Key} is the first of the two a program touches.
+     * The declarations, in the order the shipped file and the help show them. A method, not a field: {@link Key}'s
+     * constants call this class's factories, so a field of this class made from them would be read before they
+     * exist whenever {@code Key} is the first of the two a program touches.
      */
     public static List<Setting> settings() {
-        return Stream.of(Key.values()).map(k -> k.setting).toList();
+        return Setting.Handle.settings(Key.values());
     }
 
     private final Map<String, String> values;

@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
 import org.alpsbridge.address.ProxyAddress;
 import org.alpsbridge.settings.Setting;
 import org.alpsbridge.settings.SettingsFile;
@@ -25,7 +24,7 @@ import org.alpsbridge.settings.SettingsFile;
 public final class ServiceSettings {
 
     /** Every key: a typed handle on its declaration ({@code alpsbridge ledger serve --help} and ledger/README.md). */
-    public enum Key {
+    public enum Key implements Setting.Handle {
         LISTEN(declare("listen", "127.0.0.1:7070", "where to listen: HOST:PORT or unix:/PATH, comma-separated",
                 v -> SettingsFile.list(v).forEach(ProxyAddress::parse))),
         DB(declare("db", "", "the ledger served: sqlite:PATH or jdbc:postgresql://HOST:PORT/DB?user=U&password=P", v -> { })),
@@ -72,35 +71,19 @@ public final class ServiceSettings {
             this.setting = setting;
         }
 
-        public String key() {
-            return setting.name();
-        }
-
-        public String defaultValue() {
-            return setting.defaultValue();
-        }
-
-        public String meaning() {
-            return setting.help();
+        @Override
+        public Setting setting() {
+            return setting;
         }
 
         static Key named(String name) {
-            for (Key k : values()) {
-                if (k.key().equals(name)) {
-                    return k;
-                }
-            }
-            return null;
+            return Setting.Handle.named(values(), name);
         }
     }
 
-    /**
-     * The declarations, in the order the template and the help show them. A method, not a field: {@link Key}'s constants call
-     * this class's factories, so a field of this class made from them would be read before they exist whenever
-     * {@code Key} is the first of the two a program touches.
-     */
+    /** The declarations, in order (a method: a field made from {@code Key} could be read before {@code Key} is made). */
     public static List<Setting> settings() {
-        return Stream.of(Key.values()).map(k -> k.setting).toList();
+        return Setting.Handle.settings(Key.values());
     }
 
     private final Map<Key, String> values;
