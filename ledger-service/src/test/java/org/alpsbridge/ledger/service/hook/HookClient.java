@@ -53,11 +53,11 @@ final class HookClient {
     }
 
     /**
-     * The PrEp plugin ({@code src/main/c/prep_ledger.c}) built into {@code out/prep_ledger.so} against the
-     * configured source of the installed Slurm ({@code .ci/slurm-plugin-source} prepares it, cached), reading
-     * {@code config}: a plugin runs only in the Slurm version it was compiled with.
+     * slurmctld's plugins ({@code src/main/c/prep_ledger.c}, {@code site_factor_ledger.c}) built into {@code out}
+     * against the configured source of the installed Slurm ({@code .ci/slurm-plugin-source} prepares it, cached),
+     * the PrEp plugin reading {@code config}: a plugin runs only in the Slurm version it was compiled with.
      */
-    static Path buildPlugin(Path out, Path config) throws Exception {
+    static Path buildPlugins(Path out, Path config) throws Exception {
         Path module = Path.of(System.getProperty("user.dir"));
         SlurmLab.Result source = SlurmLab.run(List.of("bash", module.resolve("../.ci/slurm-plugin-source").normalize().toString()),
                 Duration.ofMinutes(10));
@@ -67,13 +67,13 @@ final class HookClient {
         if (source.exit() != 0) {
             throw new AssertionError("the Slurm source for the PrEp plugin could not be prepared: " + source.err());
         }
-        SlurmLab.Result r = SlurmLab.run(List.of("make", "-s", "-C", module.resolve("src/main/c").toString(), "prep",
+        SlurmLab.Result r = SlurmLab.run(List.of("make", "-s", "-C", module.resolve("src/main/c").toString(), "plugins",
                 "OUT=" + out, "JVM_HOOK=" + jvmHook(), "CONFIG=" + config, "SLURM_SRC=" + source.out().strip()),
                 Duration.ofMinutes(2));
         if (r.exit() != 0) {
-            throw new AssertionError("make of the PrEp plugin failed: " + r.out() + r.err());
+            throw new AssertionError("make of slurmctld's plugins failed: " + r.out() + r.err());
         }
-        return out.resolve("prep_ledger.so");
+        return out;
     }
 
     /** Where the installed Slurm keeps its own plugins (Debian: /usr/lib/x86_64-linux-gnu/slurm-wlm). */

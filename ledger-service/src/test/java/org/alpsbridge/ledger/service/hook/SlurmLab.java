@@ -119,7 +119,7 @@ final class SlurmLab implements AutoCloseable {
                 ? HookClient.build(dir.resolve("client"), dir.resolve("ledger-hook.conf"))
                 : hooks == Hooks.CLIENT_ONLY ? HookClient.build() : null;
         if (hooks == Hooks.PREP) {
-            HookClient.buildPlugin(dir.resolve("plugins"), dir.resolve("ledger-hook.conf"));
+            HookClient.buildPlugins(dir.resolve("plugins"), dir.resolve("ledger-hook.conf"));
         }
         SlurmLab lab = new SlurmLab(dir, munged, host, db != null ? db : "sqlite:" + dir.resolve("ledger.db"), cpus, hooks);
         lab.hookJar = hookJar;
@@ -377,6 +377,11 @@ final class SlurmLab implements AutoCloseable {
             Thread.sleep(20);
         }
         daemons.add(Long.parseLong(Files.readString(pidFile).strip()));
+    }
+
+    /** Lines added to slurm.conf; slurmctld reads them at its next start ({@link #restartSlurmctld}). */
+    void appendSlurmConf(String lines) throws IOException {
+        Files.writeString(dir.resolve("slurm.conf"), lines + "\n", java.nio.file.StandardOpenOption.APPEND);
     }
 
     /** Stops slurmctld (SIGTERM, it saves its state) and starts it again; running jobs carry on. */
