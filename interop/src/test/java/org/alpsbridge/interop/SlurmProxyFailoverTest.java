@@ -63,11 +63,11 @@ class SlurmProxyFailoverTest {
         Path prefix = Clients.slurm();
         String haDb = PostgresServer.get().newDatabase();
         Bridge bridge = new Bridge("slurm-failover", "xc30:16", List.of("--orphan-jobs", "squeue -h -o %A"));
-        SlurmCluster slurm = null;
+        CraySlurm slurm = null;
         try {
-            bridge.proxyEnvironment(SlurmCluster.environment(prefix, bridge));
+            bridge.proxyEnvironment(CraySlurm.environment(prefix, bridge));
             bridge.startProxyPair(haDb, lease);
-            slurm = SlurmCluster.start(prefix, bridge);
+            slurm = CraySlurm.start(prefix, bridge);
             Random random = new Random(seed);
             Captured captured = new Captured(bridge.dir().resolve("capture"));
             Map<String, String> outcome = new LinkedHashMap<>();
@@ -93,11 +93,11 @@ class SlurmProxyFailoverTest {
                     .filter(l -> l.contains("orphaned ALPS reservation")).map(String::strip).toList());
             assertNothingLeftInAlps(bridge);
         } finally {
-            SlurmCluster.stop(slurm, bridge);
+            CraySlurm.stop(slurm, bridge);
         }
     }
 
-    private static Round round(int number, Bridge bridge, SlurmCluster slurm, Random random, Captured captured,
+    private static Round round(int number, Bridge bridge, CraySlurm slurm, Random random, Captured captured,
                                int jobs, Map<String, String> outcome) throws IOException, InterruptedException {
         int active = bridge.activePort();
         assertTrue(active != 0, "no proxy of the pair is active");

@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.alpsbridge.slurm.harness.Programs;
 
 /**
  * The C client ({@code src/main/c/ledger-hook-client.c}) built for the tests with {@code make} into
@@ -31,8 +32,8 @@ final class HookClient {
      */
     static Path build(Path out, Path config) throws Exception {
         for (String p : List.of("make", "cc")) {
-            if (SlurmLab.program(p) == null) {
-                SlurmLab.unavailable(p + " is not installed: the hooks' C client cannot be built (Debian: build-essential)");
+            if (Programs.find(p) == null) {
+                Programs.unavailable(p + " is not installed: the hooks' C client cannot be built (Debian: build-essential)");
             }
         }
         Path module = Path.of(System.getProperty("user.dir"));
@@ -41,7 +42,7 @@ final class HookClient {
         if (config != null) {
             argv.add("CONFIG=" + config);
         }
-        SlurmLab.Result r = SlurmLab.run(argv, Duration.ofMinutes(2));
+        Programs.Result r = Programs.run(argv, java.util.Map.of(), Duration.ofMinutes(2));
         if (r.exit() != 0) {
             throw new AssertionError("make of the hooks' C client failed: " + r.out() + r.err());
         }
