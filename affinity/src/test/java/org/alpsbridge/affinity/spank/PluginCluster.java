@@ -68,7 +68,8 @@ final class PluginCluster implements AutoCloseable {
         installation.require("srun", "sinfo", "scontrol");
         Path spankH = installation.includeDir().resolve("slurm/spank.h");
         if (!Files.exists(spankH) || Programs.find("make") == null) {
-            Programs.unavailable("no " + spankH + " or make (Debian packages libslurm-dev, make) to build the SPANK plugin");
+            Programs.unavailable("no " + spankH + " or make to build the SPANK plugin" + (installation.prefix() == null
+                    ? " (Debian packages libslurm-dev, make)" : " (a Slurm installed with its headers)"));
         }
         if (taskPlugin.contains("task/cgroup")) {
             String why = cpusetUnusable();
