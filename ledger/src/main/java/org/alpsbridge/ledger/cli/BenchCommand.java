@@ -178,7 +178,7 @@ final class BenchCommand implements Callable<Integer> {
     private double run(String url, boolean hot) throws Exception {
         var out = spec.commandLine().getOut();
         String tag = Long.toString(System.nanoTime(), 36);
-        try (Ledger ledger = Ledger.open(url)) {
+        try (Ledger ledger = LedgerCommand.open(url, true)) {
             int projects = hot ? 1 : clients;
             for (int p = 0; p < projects; p++) {
                 String name = "bench-" + tag + "-" + p;
