@@ -3,6 +3,7 @@ package org.alpsbridge.ledger.service.server;
 import java.nio.file.Path;
 import java.util.Map;
 import org.alpsbridge.ledger.Ledger;
+import org.alpsbridge.ledger.service.console.Console;
 import org.alpsbridge.ledger.store.StoreSettings;
 import org.alpsbridge.munge.MungeDaemon;
 
@@ -43,7 +44,7 @@ public final class RunningService implements AutoCloseable {
                 }
                 s = s.with(ServiceSettings.Key.named(e.getKey()), e.getValue());
             }
-            return new RunningService(munged, ledger, LedgerServer.start(ledger, s, "test"));
+            return new RunningService(munged, ledger, LedgerServer.start(ledger, s, "test", Console.of(s)));
         } catch (Exception | Error e) {
             if (ledger != null) {
                 ledger.close();

@@ -77,7 +77,7 @@ class ServiceFailoverTest {
                     }
                     throw new LedgerUnavailableException("PostgreSQL ledger unreachable for 30 s; retry", null);
                 });
-        try (LedgerServer server = LedgerServer.start(down, LedgerServerAuthNoneTest.none("localhost:0"), "t")) {
+        try (LedgerServer server = LedgerServerAuthNoneTest.start(down, LedgerServerAuthNoneTest.none("localhost:0"))) {
             HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                     URI.create("http://" + server.addresses().get(0) + "/v1/balances?project=chem")).build(),
                     HttpResponse.BodyHandlers.ofString());
