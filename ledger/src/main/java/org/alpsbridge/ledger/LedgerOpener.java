@@ -15,4 +15,13 @@ public interface LedgerOpener {
      * @param verify refuse a ledger whose balances disagree with its journal (see {@link Ledger#open(String, boolean)})
      */
     Ledger open(String url, boolean verify);
+
+    /**
+     * As {@link #open(String, boolean)}, with the values of the store's settings ({@code
+     * org.alpsbridge.ledger.store.StoreSettings.ALL}, by key); an opener whose ledgers have none (a service's
+     * client: the service has its own) leaves them.
+     */
+    default Ledger open(String url, boolean verify, java.util.Map<String, String> storeSettings) {
+        return open(url, verify);
+    }
 }

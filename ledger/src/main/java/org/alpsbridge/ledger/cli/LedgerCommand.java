@@ -1,5 +1,6 @@
 package org.alpsbridge.ledger.cli;
 
+import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.LedgerException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -40,6 +41,8 @@ import picocli.CommandLine.ScopeType;
                 "The ledger: --db URL, else env ALPSBRIDGE_LEDGER=URL, else db=URL in /etc/alpsbridge/ledger.conf",
                 "(env ALPSBRIDGE_LEDGER_CONFIG names another file); none of them is an error. URL: sqlite:PATH,",
                 "jdbc:postgresql://HOST:PORT/DB?user=U&password=P, or http(s)://HOST:PORT for a ledger service.",
+                "A PostgreSQL ledger, however named, takes pg_pool=, pg_group_writers= and pg_reconnect_seconds=",
+                "from that file (connections, failover wait; the file's comments say what each means).",
                 "",
                 "Client settings for a ledger service (http(s)://), from the environment:",
                 "  ALPSBRIDGE_LEDGER_AUTH=none     send no MUNGE credential (a service run with --auth none, labs only)",
@@ -94,6 +97,19 @@ public final class LedgerCommand {
         }
         throw new LedgerException("no ledger given: give --db URL, set env ALPSBRIDGE_LEDGER=URL, or set db=URL in "
                 + LedgerSettings.file(environment) + " (URL: " + LedgerSettings.URL_FORMS + ")");
+    }
+
+    /**
+     * Opens {@code url} with the store settings of the site's file ({@code pg_pool=} etc.) when it is a PostgreSQL
+     * ledger, whichever way it was named; the file is not read for the others, which take none of them.
+     */
+    static Ledger open(String url, boolean verify) {
+        return open(url, verify, System.getenv());
+    }
+
+    static Ledger open(String url, boolean verify, java.util.Map<String, String> environment) {
+        boolean postgresql = url != null && url.strip().matches("(?i)(jdbc:)?postgres(ql)?:.*");
+        return Ledger.open(url, verify, postgresql ? LedgerSettings.load(environment).store() : java.util.Map.of());
     }
 
     private static String checked(String source, String url) {

@@ -14,6 +14,7 @@ import org.alpsbridge.ledger.LedgerUnavailableException;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.store.FailoverStorm;
 import org.alpsbridge.ledger.store.ReplicatedPostgres;
+import org.alpsbridge.ledger.store.StoreSettings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,14 +34,8 @@ class ServiceFailoverTest {
     void aPromotedStandbyTakesOverWithoutLossAndOutagesAnswer503Transient() throws Exception {
         try (ReplicatedPostgres pair = ReplicatedPostgres.start()) {
             FailoverStorm.prepare(pair.url(), "hot");
-            System.setProperty("alpsbridge.ledger.pgReconnectSeconds", "1"); // shorter than the outage below
-            RunningService service;
-            try {
-                service = RunningService.start(pair.url(), Map.of("auth", "munge"));
-            } finally {
-                System.clearProperty("alpsbridge.ledger.pgReconnectSeconds");
-            }
-            try (RunningService running = service) {
+            try (RunningService running = RunningService.start(pair.url(), Map.of("auth", "munge",
+                    StoreSettings.PG_RECONNECT_SECONDS.name(), "1"))) { // shorter than the outage below
                 System.setProperty("alpsbridge.munge_socket", running.mungeSocket().toString());
                 FailoverStorm.Result r;
                 try (Ledger client = Ledger.open(running.url())) {
@@ -82,7 +77,7 @@ class ServiceFailoverTest {
                     }
                     throw new LedgerUnavailableException("PostgreSQL ledger unreachable for 30 s; retry", null);
                 });
-        try (LedgerServer server = LedgerServer.start(down, LedgerServerAuthNoneTest.none("localhost:0"), "t")) {
+        try (LedgerServer server = LedgerServerAuthNoneTest.start(down, LedgerServerAuthNoneTest.none("localhost:0"))) {
             HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                     URI.create("http://" + server.addresses().get(0) + "/v1/balances?project=chem")).build(),
                     HttpResponse.BodyHandlers.ofString());
