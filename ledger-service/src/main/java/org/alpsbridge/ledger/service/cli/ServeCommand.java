@@ -102,7 +102,7 @@ public final class ServeCommand implements Callable<Integer> {
         Ledger ledger;
         LedgerServer server;
         try {
-            ledger = Ledger.open(db);
+            ledger = Ledger.open(db, true, s.store());
         } catch (LedgerException e) {
             spec.commandLine().getErr().println("ledger serve: " + org.alpsbridge.basil.cli.Failures.describe(e));
             return 1;

@@ -4,7 +4,6 @@ import java.nio.file.Path;
 import java.util.Map;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.service.console.Console;
-import org.alpsbridge.ledger.store.StoreSettings;
 import org.alpsbridge.munge.MungeDaemon;
 
 /**
@@ -33,17 +32,12 @@ public final class RunningService implements AutoCloseable {
         MungeDaemon munged = MungeDaemon.start();
         Ledger ledger = null;
         try {
-            Map<String, String> store = new java.util.HashMap<>(settings); // the store's keys open the ledger
-            store.keySet().retainAll(StoreSettings.ALL.stream().map(org.alpsbridge.settings.Setting::name).toList());
-            ledger = Ledger.open(db, true, store);
             ServiceSettings s = ServiceSettings.defaults().with(ServiceSettings.Key.LISTEN, "127.0.0.1:0")
                     .with(ServiceSettings.Key.MUNGE_SOCKET, munged.socket().toString());
             for (Map.Entry<String, String> e : settings.entrySet()) {
-                if (store.containsKey(e.getKey())) {
-                    continue;
-                }
                 s = s.with(ServiceSettings.Key.named(e.getKey()), e.getValue());
             }
+            ledger = Ledger.open(db, true, s.store()); // as ledger serve opens it
             return new RunningService(munged, ledger, LedgerServer.start(ledger, s, "test", Console.of(s)));
         } catch (Exception | Error e) {
             if (ledger != null) {
