@@ -101,7 +101,7 @@ final class SlurmLab implements AutoCloseable {
                 ? HookClient.build(dir.resolve("client"), dir.resolve("ledger-hook.conf"))
                 : hooks == Hooks.CLIENT_ONLY ? HookClient.build() : null;
         if (hooks == Hooks.PREP) {
-            if (!installation.prefix().equals(SlurmInstallation.system().prefix())) {
+            if (installation.prefix() != null) { // null: the system's (Debian's) Slurm
                 Programs.unavailable("the PrEp plugin is built here against Debian's Slurm only, not " + installation);
             }
             HookClient.buildPlugins(dir.resolve("plugins"), dir.resolve("ledger-hook.conf"));
