@@ -52,9 +52,14 @@ public interface Ledger extends AutoCloseable {
      *     {@code alpsbridge ledger check}, which reports the disagreements, opens without
      */
     static Ledger open(String url, boolean verify) {
+        return open(url, verify, System.getenv());
+    }
+
+    /** {@link #open(String, boolean)} with a ledger service's client settings from {@code environment}. */
+    static Ledger open(String url, boolean verify, java.util.Map<String, String> environment) {
         for (LedgerOpener opener : ServiceLoader.load(LedgerOpener.class, Ledger.class.getClassLoader())) {
             if (opener.accepts(url)) {
-                return opener.open(url, verify);
+                return opener.open(url, verify, environment);
             }
         }
         throw new LedgerException("no ledger store on the class path opens '" + url + "' (a ledger service URL"

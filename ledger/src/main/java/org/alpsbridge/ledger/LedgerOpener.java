@@ -15,4 +15,12 @@ public interface LedgerOpener {
      * @param verify refuse a ledger whose balances disagree with its journal (see {@link Ledger#open(String, boolean)})
      */
     Ledger open(String url, boolean verify);
+
+    /**
+     * {@link #open(String, boolean)} with the client settings of {@code environment} (a ledger service's: its MUNGE
+     * socket, its CA) in place of the process's environment; a store has none.
+     */
+    default Ledger open(String url, boolean verify, java.util.Map<String, String> environment) {
+        return open(url, verify);
+    }
 }

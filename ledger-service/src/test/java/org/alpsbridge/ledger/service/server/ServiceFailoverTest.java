@@ -12,6 +12,7 @@ import java.lang.reflect.Proxy;
 import java.util.Map;
 import org.alpsbridge.ledger.LedgerUnavailableException;
 import org.alpsbridge.ledger.Ledger;
+import org.alpsbridge.ledger.service.client.ServiceOpener;
 import org.alpsbridge.ledger.store.FailoverStorm;
 import org.alpsbridge.ledger.store.ReplicatedPostgres;
 import org.junit.jupiter.api.Test;
@@ -41,9 +42,9 @@ class ServiceFailoverTest {
                 System.clearProperty("alpsbridge.ledger.pgReconnectSeconds");
             }
             try (RunningService running = service) {
-                System.setProperty("alpsbridge.munge_socket", running.mungeSocket().toString());
                 FailoverStorm.Result r;
-                try (Ledger client = Ledger.open(running.url())) {
+                try (Ledger client = ServiceOpener.open(running.url(),
+                        Map.of("ALPSBRIDGE_MUNGE_SOCKET", running.mungeSocket().toString()))) {
                     r = FailoverStorm.run(client, "daint", "hot", 16, 3_000, () -> {
                         try {
                             pair.killPrimary();
@@ -53,8 +54,6 @@ class ServiceFailoverTest {
                             throw new IllegalStateException(e);
                         }
                     }, 2_000);
-                } finally {
-                    System.clearProperty("alpsbridge.munge_socket");
                 }
                 System.out.println("ServiceFailoverTest promote: " + r);
                 assertTrue(r.beforeBreak.get() > 0, "the storm ran before the break: " + r);
