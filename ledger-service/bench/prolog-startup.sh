@@ -13,7 +13,7 @@ jars=("$@")
 [ ${#jars[@]} -gt 0 ] || jars=("$root/cli/target/alpsbridge.jar")
 work=$(mktemp -d)
 pids=()
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"' EXIT
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; sleep 0.5; rm -rf "$work"' EXIT
 force=(); [ "$(id -u)" = 0 ] && force=(--force)
 mungekey --create --keyfile="$work/munge.key"
 munged "${force[@]}" --socket="$work/munge.sock" --key-file="$work/munge.key" --pid-file="$work/munged.pid" \
@@ -28,6 +28,7 @@ url=http://127.0.0.1:$port
 for _ in $(seq 1 300); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
 export ALPSBRIDGE_MUNGE_SOCKET=$work/munge.sock
 java -jar "${jars[0]}" ledger --db "$url" project add chem --gid 5001 --account chem > /dev/null
+java -jar "${jars[0]}" ledger --db "$url" partition batch --cpu-weight 1 > /dev/null
 java -jar "${jars[0]}" ledger --db "$url" grant chem --resource cpu --hours 1000000 --from 2020-01-01 --to 2099-01-01 > /dev/null
 # squeue -h -t all -j ID -O FIELDS: the job's record (limit 1 h, pending)
 mkdir "$work/path"
@@ -41,7 +42,7 @@ call() { # jar -> ms (each jar its own CDS archive, written by its first call)
   job=$((job + 1))
   local t0 t1
   t0=$(date +%s%N)
-  SLURM_JOB_ID=$job LEDGER_HOOK_JAR=$1 LEDGER_HOOK_CDS_ARCHIVE=$work/$2.jsa "$root/bin/ledger-prolog" \
+  SLURM_JOB_ID=$job LEDGER_HOOK_JAR=$1 LEDGER_HOOK_CDS_ARCHIVE=$work/$2.jsa "$root/bin/ledger-prolog" 2>/dev/null \
     || { echo "prolog failed with $1" >&2; exit 1; }
   t1=$(date +%s%N)
   echo $(((t1 - t0) / 1000000))
