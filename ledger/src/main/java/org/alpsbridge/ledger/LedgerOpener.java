@@ -24,4 +24,13 @@ public interface LedgerOpener {
     default Ledger open(String url, boolean verify, java.util.Map<String, String> storeSettings) {
         return open(url, verify);
     }
+
+    /**
+     * As {@link #open(String, boolean, java.util.Map)}, with the client settings of {@code environment} (a ledger
+     * service's: its MUNGE socket, its CA) in place of the process's environment; a store has none.
+     */
+    default Ledger open(String url, boolean verify, java.util.Map<String, String> storeSettings,
+                        java.util.Map<String, String> environment) {
+        return open(url, verify, storeSettings);
+    }
 }

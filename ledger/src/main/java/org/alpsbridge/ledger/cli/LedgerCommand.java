@@ -64,6 +64,23 @@ public final class LedgerCommand {
                     "ALPSBRIDGE_LEDGER_CONFIG names another file); none of them is an error."})
     String db;
 
+    /** The environment: the ledger's address and a ledger service's client settings (ALPSBRIDGE_*). */
+    private final java.util.Map<String, String> environment;
+
+    public LedgerCommand() {
+        this(System.getenv());
+    }
+
+    /** The commands with {@code environment} for the process's (tests: a client of a service's private munged). */
+    public LedgerCommand(java.util.Map<String, String> environment) {
+        this.environment = environment;
+    }
+
+    /** The environment the commands read their settings from. */
+    public java.util.Map<String, String> environment() {
+        return environment;
+    }
+
     /** The settings file as packaged in {@code /etc/alpsbridge/ledger.conf}, every key at its default. */
     public static String settingsTemplate() {
         return LedgerSettings.template();
@@ -80,7 +97,7 @@ public final class LedgerCommand {
      * with nothing, and exit 0.
      */
     public String url() {
-        return url(System.getenv());
+        return url(environment);
     }
 
     String url(java.util.Map<String, String> environment) {
@@ -109,7 +126,8 @@ public final class LedgerCommand {
 
     static Ledger open(String url, boolean verify, java.util.Map<String, String> environment) {
         boolean postgresql = url != null && url.strip().matches("(?i)(jdbc:)?postgres(ql)?:.*");
-        return Ledger.open(url, verify, postgresql ? LedgerSettings.load(environment).store() : java.util.Map.of());
+        return Ledger.open(url, verify, postgresql ? LedgerSettings.load(environment).store() : java.util.Map.of(),
+                environment);
     }
 
     private static String checked(String source, String url) {

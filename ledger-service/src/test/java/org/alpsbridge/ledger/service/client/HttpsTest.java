@@ -63,9 +63,9 @@ class HttpsTest {
              LedgerServer server = LedgerServer.start(ledger, s, "t", Console.of(s))) {
             ledger.addProject("chem", 5001, null);
             String at = server.addresses().get(0);
-            Ledger https = RemoteLedger.connect("https://" + at, new Signer(null), Trust.of(cert));
+            Ledger https = RemoteLedger.connect("https://" + at, null, false, cert);
             assertEquals(List.of("chem"), https.projects().stream().map(p -> p.name()).toList());
-            Ledger plain = RemoteLedger.connect("http://" + at, new Signer(null), null);
+            Ledger plain = RemoteLedger.connect("http://" + at, null, false, null);
             LedgerException e = assertThrows(LedgerException.class, plain::projects);
             assertTrue(e.getMessage().contains("http://" + at), e.getMessage());
         }
@@ -78,7 +78,7 @@ class HttpsTest {
         try (Ledger ledger = Ledger.open("sqlite:" + dir.resolve("l.db"));
              LedgerServer server = LedgerServer.start(ledger, s, "t", Console.of(s))) {
             String base = "https://" + server.addresses().get(0);
-            String link = RemoteLedger.connect(base, new Signer(null), Trust.of(cert)).webLogin().url();
+            String link = RemoteLedger.connect(base, null, false, cert).webLogin().url();
             assertTrue(link.startsWith(base + "/sign-in?token="), link);
             java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder().sslContext(Trust.of(cert)).build();
             java.net.http.HttpResponse<String> in = http.send(java.net.http.HttpRequest.newBuilder(

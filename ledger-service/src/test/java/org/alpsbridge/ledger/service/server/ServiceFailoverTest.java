@@ -12,6 +12,7 @@ import java.lang.reflect.Proxy;
 import java.util.Map;
 import org.alpsbridge.ledger.LedgerUnavailableException;
 import org.alpsbridge.ledger.Ledger;
+import org.alpsbridge.ledger.service.client.ServiceOpener;
 import org.alpsbridge.ledger.store.FailoverStorm;
 import org.alpsbridge.ledger.store.ReplicatedPostgres;
 import org.alpsbridge.ledger.store.StoreSettings;
@@ -36,9 +37,9 @@ class ServiceFailoverTest {
             FailoverStorm.prepare(pair.url(), "hot");
             try (RunningService running = RunningService.start(pair.url(), Map.of("auth", "munge",
                     StoreSettings.PG_RECONNECT_SECONDS.name(), "1"))) { // shorter than the outage below
-                System.setProperty("alpsbridge.munge_socket", running.mungeSocket().toString());
                 FailoverStorm.Result r;
-                try (Ledger client = Ledger.open(running.url())) {
+                try (Ledger client = ServiceOpener.open(running.url(),
+                        Map.of("ALPSBRIDGE_MUNGE_SOCKET", running.mungeSocket().toString()))) {
                     r = FailoverStorm.run(client, "daint", "hot", 16, 3_000, () -> {
                         try {
                             pair.killPrimary();
@@ -48,8 +49,6 @@ class ServiceFailoverTest {
                             throw new IllegalStateException(e);
                         }
                     }, 2_000);
-                } finally {
-                    System.clearProperty("alpsbridge.munge_socket");
                 }
                 System.out.println("ServiceFailoverTest promote: " + r);
                 assertTrue(r.beforeBreak.get() > 0, "the storm ran before the break: " + r);
