@@ -175,7 +175,7 @@ final class Attributes {
 
     /** A value from the buffer: the remembered String with the same characters, or a new one; null means "ask again". */
     private static final class Text extends TypedValueDecoder {
-        /** Recently seen values by a hash of their characters; a clash only costs a new String. */
+        /** Recently seen values by a hash of some of their characters; a clash only costs a new String. */
         private final String[] recent = new String[1 << RECENT_BITS];
         String found;
         boolean remember;
@@ -195,10 +195,8 @@ final class Attributes {
                 found = new String(buf, start, n);
                 return;
             }
-            int h = n;
-            for (int i = start; i < end; i++) {
-                h = 31 * h + buf[i];
-            }
+            // length, first, middle and last character: enough to tell BASIL's repeated values apart, cheaper than all
+            int h = ((n * 31 + buf[start]) * 31 + buf[start + n / 2]) * 31 + buf[end - 1];
             int slot = (h * 0x9E3779B9) >>> (32 - RECENT_BITS);
             String s = recent[slot];
             if (s != null && same(s, buf, start, n)) {

@@ -137,7 +137,7 @@ final class NodeAssembler {
             threads.add(thread(ordinal < 0 ? threads.size() : ordinal, reservations));
         } else {
             long core = ordinal < 0 ? cores.size() : ordinal;
-            cores.add(core(core, reservations.isEmpty() ? IDLE_THREADS_OF_ONE : List.of(thread(0, reservations))));
+            cores.add(reservations.isEmpty() ? core(core, IDLE_THREADS_OF_ONE) : busyCoreOfOne(core, thread(0, reservations)));
         }
     }
 
@@ -184,6 +184,23 @@ final class NodeAssembler {
         NodeView.Core c = bySize[k];
         if (c == null || !idle && !sameThreads(c.threads(), threads)) {
             c = bySize[k] = new NodeView.Core(ordinal, threads);
+        }
+        return c;
+    }
+
+    /** A one-thread core (a Processor of 1.0–1.2) whose thread is busy: the last one made of it, or a new one. */
+    private NodeView.Core busyCoreOfOne(long ordinal, NodeView.Thread thread) {
+        if (ordinal < 0 || ordinal >= SHARED_ORDINALS) {
+            return new NodeView.Core(ordinal, List.of(thread));
+        }
+        int k = (int) ordinal;
+        NodeView.Core[] made = busyCores[1];
+        if (made == null || made.length <= k) {
+            made = busyCores[1] = java.util.Arrays.copyOf(made == null ? new NodeView.Core[0] : made, grownLength(k));
+        }
+        NodeView.Core c = made[k];
+        if (c == null || c.threads().get(0) != thread) {
+            c = made[k] = new NodeView.Core(ordinal, List.of(thread));
         }
         return c;
     }
