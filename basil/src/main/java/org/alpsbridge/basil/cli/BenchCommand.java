@@ -35,7 +35,8 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         description = {
             "Decodes INVENTORY responses from files and prints, per pass, bytes, time per document (median, minimum",
-            "and the first run in this JVM), MB/s (10^6 bytes) and heap, then speed ratios against expat's xmlwf:",
+            "and the first read in this JVM), MB/s (10^6 bytes) and heap, then the streaming view's speed relative to",
+            "raw woodstox round by round, then speed ratios against expat's xmlwf:",
             "  full model      BasilCodec.readResponse: the whole JAXB document tree",
             "  streaming view  InventoryReader: one version-neutral NodeView / ReservationView at a time",
             "  raw woodstox    the codec's hardened StAX reader pulling every event and attribute value (the floor)",
@@ -51,8 +52,9 @@ import picocli.CommandLine.Spec;
             "The streaming view's speed relative to raw woodstox is taken in each round (the two samples ran moments",
             "apart, so a busy machine slows both), by the reading thread's CPU time, and its median over the rounds",
             "is judged against the goal; the process's CPU time and wall-clock time are printed beside it.",
-            "'alloc MB' = bytes allocated per run; 'live MB' = peak live heap, from an extra run of each pass: the",
-            "most heap in use after any collection, the result still held (a streaming pass holds one node).",
+            "'alloc MB' = bytes allocated per read; 'reads' = reads per sample; 'live MB' = peak live heap, from an",
+            "extra read of each pass: the most heap in use after any collection, the result still held (a streaming",
+            "pass holds one node).",
             "The passes in this JVM must agree on nodes, processors and reservations, or the bench fails."},
         footer = {"", "Example: alpsbridge basil bench --documents xc30:2256:300,knl:9688 --runs 5",
                 "", "Exit codes: 0 figures printed, 1 a pass failed or passes disagree, 2 usage error."})
