@@ -36,6 +36,7 @@ public final class InventoryReader implements AutoCloseable {
     private static final int END = XMLStreamConstants.END_ELEMENT;
 
     private final XMLStreamReader r;
+    private final Attributes attributes;
     private final NodeAssembler assembler = new NodeAssembler();
     private final Deque<ReservationView> bufferedReservations = new ArrayDeque<>();
     private final InventoryHeader header;
@@ -47,6 +48,7 @@ public final class InventoryReader implements AutoCloseable {
 
     private InventoryReader(XMLStreamReader r) throws BasilException, XMLStreamException {
         this.r = r;
+        this.attributes = new Attributes(r);
         this.header = readHeader();
     }
 
@@ -187,13 +189,13 @@ public final class InventoryReader implements AutoCloseable {
                 messages.add(r.getElementText().strip());
             } else if ("Inventory".equals(name)) {
                 mppHost = r.getAttributeValue(null, "mpp_host");
-                timestamp = optionalNumber("timestamp");
-                cpcu = optionalNumber("cpcu");
+                timestamp = attributes.optionalNumber("timestamp");
+                cpcu = attributes.optionalNumber("cpcu");
                 inventoryDone = false;
                 hasInventory = true;
                 if (enterNextArray(true) && inNodeArray) {
-                    changecount = optionalNumber("changecount");
-                    schedchangecount = optionalNumber("schedchangecount");
+                    changecount = attributes.optionalNumber("changecount");
+                    schedchangecount = attributes.optionalNumber("schedchangecount");
                 }
                 break;
             } else {
@@ -234,14 +236,15 @@ public final class InventoryReader implements AutoCloseable {
         String role = null;
         String state = null;
         Long routerId = null;
-        for (int i = 0, n = r.getAttributeCount(); i < n; i++) {
-            switch (r.getAttributeLocalName(i)) {
-                case "node_id" -> nodeId = number(i);
-                case "name" -> name = r.getAttributeValue(i);
-                case "architecture" -> architecture = r.getAttributeValue(i);
-                case "role" -> role = r.getAttributeValue(i);
-                case "state" -> state = r.getAttributeValue(i);
-                case "router_id" -> routerId = number(i);
+        Attributes at = attributes;
+        for (int i = 0, n = at.count(); i < n; i++) {
+            switch (at.name(i)) {
+                case "node_id" -> nodeId = at.number(i);
+                case "name" -> name = at.fresh(i);
+                case "architecture" -> architecture = at.shared(i);
+                case "role" -> role = at.shared(i);
+                case "state" -> state = at.shared(i);
+                case "router_id" -> routerId = at.number(i);
                 default -> { }
             }
         }
@@ -263,7 +266,7 @@ public final class InventoryReader implements AutoCloseable {
                     case SOCKET_ARRAY, SEGMENT_ARRAY, COMPUTE_UNIT_ARRAY, PROCESSOR_ARRAY, MEMORY_ARRAY, LABEL_ARRAY,
                          ACCELERATOR_ARRAY -> depth = push(depth, element);
                     case SOCKET -> {
-                        a.socket(ordinal(), r.getAttributeValue(null, "architecture"), numberOr("clock_mhz", 0));
+                        a.socket(ordinal(), at.shared("architecture"), at.numberOr("clock_mhz", 0));
                         depth = push(depth, element);
                     }
                     case SEGMENT -> {
@@ -277,8 +280,7 @@ public final class InventoryReader implements AutoCloseable {
                     case PROCESSOR -> readProcessor(a);
                     case MEMORY -> readMemory(a);
                     case LABEL -> {
-                        a.label(new NodeView.Label(r.getAttributeValue(null, "name"), r.getAttributeValue(null, "type"),
-                                r.getAttributeValue(null, "disposition")));
+                        a.label(new NodeView.Label(at.shared("name"), at.shared("type"), at.shared("disposition")));
                         skipElement();
                     }
                     case ACCELERATOR -> readAccelerator(a);
@@ -365,11 +367,13 @@ public final class InventoryReader implements AutoCloseable {
         long ordinal = -1;
         String arch = null;
         long clock = 0;
-        for (int i = 0, n = r.getAttributeCount(); i < n; i++) {
-            switch (r.getAttributeLocalName(i)) {
-                case "ordinal" -> ordinal = number(i);
-                case "architecture" -> arch = r.getAttributeValue(i);
-                case "clock_mhz" -> clock = number(i);
+        boolean wantsArchitecture = a.wantsProcessorArchitecture();
+        Attributes at = attributes;
+        for (int i = 0, n = at.count(); i < n; i++) {
+            switch (at.name(i)) {
+                case "ordinal" -> ordinal = at.number(i);
+                case "architecture" -> arch = wantsArchitecture ? at.shared(i) : null;
+                case "clock_mhz" -> clock = at.number(i);
                 default -> { }
             }
         }
@@ -380,21 +384,27 @@ public final class InventoryReader implements AutoCloseable {
         String type = null;
         long pageSize = 0;
         long pages = 0;
-        for (int i = 0, n = r.getAttributeCount(); i < n; i++) { // one pass, as readProcessor: no lookup by name
-            switch (r.getAttributeLocalName(i)) {
-                case "type" -> type = r.getAttributeValue(i);
-                case "page_size_kb" -> pageSize = number(i);
-                case "page_count" -> pages = number(i);
+        Attributes at = attributes;
+        for (int i = 0, n = at.count(); i < n; i++) { // one pass, as readProcessor: no lookup by name
+            switch (at.name(i)) {
+                case "type" -> type = at.shared(i);
+                case "page_size_kb" -> pageSize = at.number(i);
+                case "page_count" -> pages = at.number(i);
                 default -> { }
             }
         }
         List<NodeView.MemoryAllocation> allocations = List.of();
         while (nextStartOrEnd() == START) {
             if ("MemoryAllocation".equals(r.getLocalName())) {
+                var allocation = new NodeView.MemoryAllocation(at.numberOr("reservation_id", 0), at.numberOr("page_count", 0));
                 if (allocations.isEmpty()) {
-                    allocations = new ArrayList<>(2);
+                    allocations = List.of(allocation);   // the usual one, kept by the view as it is
+                } else {
+                    if (allocations.size() == 1) {
+                        allocations = new ArrayList<>(allocations);
+                    }
+                    allocations.add(allocation);
                 }
-                allocations.add(new NodeView.MemoryAllocation(numberOr("reservation_id", 0), numberOr("page_count", 0)));
             }
             skipElement();
         }
@@ -402,12 +412,13 @@ public final class InventoryReader implements AutoCloseable {
     }
 
     private void readAccelerator(NodeAssembler a) throws XMLStreamException {
+        Attributes at = attributes;
         long ordinal = ordinal();
-        String type = r.getAttributeValue(null, "type");
-        String state = r.getAttributeValue(null, "state");
-        String family = r.getAttributeValue(null, "family");
-        long memory = numberOr("memory_mb", 0);
-        long clock = numberOr("clock_mhz", 0);
+        String type = at.shared("type");
+        String state = at.shared("state");
+        String family = at.shared("family");
+        long memory = at.numberOr("memory_mb", 0);
+        long clock = at.numberOr("clock_mhz", 0);
         a.accelerator(new NodeView.Accelerator(ordinal, type, state, family, memory, clock,
                 allocations("AcceleratorAllocation")));
     }
@@ -420,9 +431,9 @@ public final class InventoryReader implements AutoCloseable {
         List<Long> ids = List.of();
         while (nextStartOrEnd() == START) {
             if (element.equals(r.getLocalName())) {
-                long id = numberOr("reservation_id", 0);
+                long id = attributes.numberOr("reservation_id", 0);
                 if (ids.isEmpty()) {
-                    ids = List.of(id);
+                    ids = single(id);
                 } else {
                     if (ids.size() == 1) {
                         ids = new ArrayList<>(ids);
@@ -433,6 +444,14 @@ public final class InventoryReader implements AutoCloseable {
             skipElement();
         }
         return ids;
+    }
+
+    /** The last one-reservation list made: the threads of a reservation follow one another and share it. */
+    private List<Long> lastSingle = List.of(0L);
+
+    private List<Long> single(long id) {
+        List<Long> last = lastSingle;
+        return last.get(0) == id ? last : (lastSingle = List.of(id));
     }
 
     // ---- reservations --------------------------------------------------------------------------------------
@@ -450,13 +469,15 @@ public final class InventoryReader implements AutoCloseable {
     }
 
     private ReservationView readReservation() throws XMLStreamException {
-        long id = numberOr("reservation_id", 0);
-        String user = r.getAttributeValue(null, "user_name");
-        String account = r.getAttributeValue(null, "account_name");
-        Long timeStamp = optionalNumber("time_stamp");
-        String batchId = r.getAttributeValue(null, "batch_id");
-        String mode = r.getAttributeValue(null, "reservation_mode");
-        String gpc = r.getAttributeValue(null, "gpc_mode");
+        Attributes at = attributes;
+        long id = at.numberOr("reservation_id", 0);
+        String user = at.shared("user_name");
+        String account = at.shared("account_name");
+        Long timeStamp = at.optionalNumber("time_stamp");
+        int batch = at.find("batch_id");
+        String batchId = batch < 0 ? null : at.fresh(batch);
+        String mode = at.shared("reservation_mode");
+        String gpc = at.shared("gpc_mode");
         List<ReservationView.Application> apps = new ArrayList<>(2);
         List<ReservationView.Command> commands = null;
         long appId = 0;
@@ -469,17 +490,17 @@ public final class InventoryReader implements AutoCloseable {
                 depth++;
                 switch (r.getLocalName()) {
                     case "Application" -> {
-                        appId = numberOr("application_id", 0);
-                        uid = numberOr("user_id", 0);
-                        gid = numberOr("group_id", 0);
-                        appTime = numberOr("time_stamp", 0);
+                        appId = at.numberOr("application_id", 0);
+                        uid = at.numberOr("user_id", 0);
+                        gid = at.numberOr("group_id", 0);
+                        appTime = at.numberOr("time_stamp", 0);
                         commands = new ArrayList<>(1);
                     }
                     case "Command" -> {
                         if (commands != null) {
-                            commands.add(new ReservationView.Command(numberOr("width", 0), numberOr("depth", 0),
-                                    numberOr("nppn", 0), numberOr("memory", 0), r.getAttributeValue(null, "architecture"),
-                                    r.getAttributeValue(null, "cmd")));
+                            commands.add(new ReservationView.Command(at.numberOr("width", 0), at.numberOr("depth", 0),
+                                    at.numberOr("nppn", 0), at.numberOr("memory", 0), at.shared("architecture"),
+                                    at.shared("cmd")));
                         }
                     }
                     case "ApplicationArray", "CommandArray" -> { }
@@ -527,58 +548,7 @@ public final class InventoryReader implements AutoCloseable {
     }
 
     private long ordinal() throws XMLStreamException {
-        return numberOr("ordinal", -1);
-    }
-
-    private long numberOr(String attribute, long absent) throws XMLStreamException {
-        String v = r.getAttributeValue(null, attribute);
-        return v == null ? absent : parse(attribute, v);
-    }
-
-    private Long optionalNumber(String attribute) throws XMLStreamException {
-        String v = r.getAttributeValue(null, attribute);
-        return v == null ? null : parse(attribute, v);
-    }
-
-    /** The attribute at {@code index} as a number; its name is looked up only to report a bad one. */
-    private long number(int index) throws XMLStreamException {
-        String value = r.getAttributeValue(index);
-        long v = digits(value);
-        if (v < 0) {
-            throw notANumber(r.getAttributeLocalName(index), value);
-        }
-        return v;
-    }
-
-    /** An unsigned decimal (node ids, counts and sizes are 32-bit unsigned or wider). */
-    private long parse(String attribute, String value) throws XMLStreamException {
-        long v = digits(value);
-        if (v < 0) {
-            throw notANumber(attribute, value);
-        }
-        return v;
-    }
-
-    /** The value of 1 to 18 decimal digits, or -1 for anything else. */
-    private static long digits(String value) {
-        int n = value.length();
-        if (n == 0 || n > 18) {
-            return -1;
-        }
-        long v = 0;
-        for (int i = 0; i < n; i++) {
-            char c = value.charAt(i);
-            if (c < '0' || c > '9') {
-                return -1;
-            }
-            v = v * 10 + (c - '0');
-        }
-        return v;
-    }
-
-    private XMLStreamException notANumber(String attribute, String value) {
-        return new XMLStreamException("<" + r.getLocalName() + "> " + attribute + "=\"" + value
-                + "\" is not an unsigned decimal number", r.getLocation());
+        return attributes.numberOr("ordinal", -1);
     }
 
     private BasilException problem(String message) {

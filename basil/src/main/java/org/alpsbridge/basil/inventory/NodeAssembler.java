@@ -28,6 +28,12 @@ final class NodeAssembler {
 
     /** Idle cores by thread count (1 to 8) and ordinal, made on first use by this assembler. */
     private final NodeView.Core[][] idleCores = new NodeView.Core[9][];
+    /**
+     * The last busy core made by thread count and ordinal, and the last busy thread by ordinal: a reservation covers
+     * node after node with the same threads (its reader shares one id list among them), so these serve again.
+     */
+    private final NodeView.Core[][] busyCores = new NodeView.Core[9][];
+    private NodeView.Thread[] busyThreads = new NodeView.Thread[0];
 
     private long nodeId;
     private String name;
@@ -110,6 +116,14 @@ final class NodeAssembler {
         closeUnit();
     }
 
+    /**
+     * Whether the next Processor's architecture would be taken as its socket's (the socket has none yet): a reader
+     * can leave the attribute unread otherwise, as most Processors of 1.0–1.2 repeat their socket's.
+     */
+    boolean wantsProcessorArchitecture() {
+        return !socketOpen || socketArchitecture == null;
+    }
+
     /** A Processor; {@code arch}/{@code clockMhz} are those of 1.0–1.2 ({@code null}/0 in 1.3+). */
     void processor(long ordinal, String arch, long clockMhz, List<Long> reservations) {
         if (!unitOpen) {
@@ -123,40 +137,89 @@ final class NodeAssembler {
             threads.add(thread(ordinal < 0 ? threads.size() : ordinal, reservations));
         } else {
             long core = ordinal < 0 ? cores.size() : ordinal;
-            cores.add(reservations.isEmpty() ? idleCore(core, IDLE_THREADS_OF_ONE)
-                    : new NodeView.Core(core, List.of(new NodeView.Thread(0, reservations))));
+            cores.add(reservations.isEmpty() ? core(core, IDLE_THREADS_OF_ONE) : busyCoreOfOne(core, thread(0, reservations)));
         }
     }
 
     private static final List<NodeView.Thread> IDLE_THREADS_OF_ONE = List.of(IDLE_THREADS[0]);
 
-    private static NodeView.Thread thread(long ordinal, List<Long> reservations) {
-        return reservations.isEmpty() && ordinal >= 0 && ordinal < SHARED_ORDINALS ? IDLE_THREADS[(int) ordinal]
-                : new NodeView.Thread(ordinal, reservations);
+    /** A thread: the shared idle one, the last one made with the same id list, or a new one. */
+    private NodeView.Thread thread(long ordinal, List<Long> reservations) {
+        if (ordinal < 0 || ordinal >= SHARED_ORDINALS) {
+            return new NodeView.Thread(ordinal, reservations);
+        }
+        int k = (int) ordinal;
+        if (reservations.isEmpty()) {
+            return IDLE_THREADS[k];
+        }
+        if (busyThreads.length <= k) {
+            busyThreads = java.util.Arrays.copyOf(busyThreads, grownLength(k));
+        }
+        NodeView.Thread t = busyThreads[k];
+        if (t == null || t.reservations() != reservations) {
+            t = busyThreads[k] = new NodeView.Thread(ordinal, reservations);
+        }
+        return t;
     }
 
-    /** The core of these threads: a shared one when they are idle and numbered 0, 1, ... (the usual case). */
-    private NodeView.Core idleCore(long ordinal, List<NodeView.Thread> threads) {
+    /**
+     * The core of these threads: a shared one when they are idle and numbered 0, 1, ... (the usual case), the last
+     * one made of the very same threads, or a new one.
+     */
+    private NodeView.Core core(long ordinal, List<NodeView.Thread> threads) {
         int n = threads.size();
         if (n == 0 || n >= idleCores.length || ordinal < 0 || ordinal >= SHARED_ORDINALS) {
             return new NodeView.Core(ordinal, threads);
         }
-        for (int i = 0; i < n; i++) {
-            if (threads.get(i) != IDLE_THREADS[i]) {
-                return new NodeView.Core(ordinal, threads);
-            }
+        boolean idle = true;
+        for (int i = 0; i < n && idle; i++) {
+            idle = threads.get(i) == IDLE_THREADS[i];
         }
-        NodeView.Core[] bySize = idleCores[n];
-        if (bySize == null || bySize.length <= ordinal) {
-            // grown as ordinals come: a small document (a 48-KB capture) should not pay for a KNL's 68 cores
-            bySize = idleCores[n] = java.util.Arrays.copyOf(bySize == null ? new NodeView.Core[0] : bySize,
-                    (int) Math.min(SHARED_ORDINALS, Math.max(16, 2 * (ordinal + 1))));
+        NodeView.Core[][] made = idle ? idleCores : busyCores;
+        int k = (int) ordinal;
+        NodeView.Core[] bySize = made[n];
+        if (bySize == null || bySize.length <= k) {
+            bySize = made[n] = java.util.Arrays.copyOf(bySize == null ? new NodeView.Core[0] : bySize, grownLength(k));
         }
-        NodeView.Core c = bySize[(int) ordinal];
-        if (c == null) {
-            c = bySize[(int) ordinal] = new NodeView.Core(ordinal, threads);
+        NodeView.Core c = bySize[k];
+        if (c == null || !idle && !sameThreads(c.threads(), threads)) {
+            c = bySize[k] = new NodeView.Core(ordinal, threads);
         }
         return c;
+    }
+
+    /** A one-thread core (a Processor of 1.0–1.2) whose thread is busy: the last one made of it, or a new one. */
+    private NodeView.Core busyCoreOfOne(long ordinal, NodeView.Thread thread) {
+        if (ordinal < 0 || ordinal >= SHARED_ORDINALS) {
+            return new NodeView.Core(ordinal, List.of(thread));
+        }
+        int k = (int) ordinal;
+        NodeView.Core[] made = busyCores[1];
+        if (made == null || made.length <= k) {
+            made = busyCores[1] = java.util.Arrays.copyOf(made == null ? new NodeView.Core[0] : made, grownLength(k));
+        }
+        NodeView.Core c = made[k];
+        if (c == null || c.threads().get(0) != thread) {
+            c = made[k] = new NodeView.Core(ordinal, List.of(thread));
+        }
+        return c;
+    }
+
+    /** Caches grow as ordinals come: a small document (a 48-KB capture) should not pay for a KNL's 68 cores. */
+    private static int grownLength(int ordinal) {
+        return Math.min(SHARED_ORDINALS, Math.max(16, 2 * (ordinal + 1)));
+    }
+
+    private static boolean sameThreads(List<NodeView.Thread> a, List<NodeView.Thread> b) {
+        if (a.size() != b.size()) {
+            return false;
+        }
+        for (int i = 0; i < a.size(); i++) {
+            if (a.get(i) != b.get(i)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     void memory(NodeView.Memory memory) {
@@ -185,9 +248,17 @@ final class NodeAssembler {
                 frozen(nodeLabels), frozen(accelerators));
     }
 
-    /** The list as the views keep it: an empty one is {@code List.of()}, which they keep without copying anything. */
+    /**
+     * The list as the views keep it: up to two elements an immutable list made at once (which the views keep without
+     * copying anything), longer ones copied by the views.
+     */
     private static <T> List<T> frozen(List<T> list) {
-        return list.isEmpty() ? List.of() : list;
+        return switch (list.size()) {
+            case 0 -> List.of();
+            case 1 -> List.of(list.get(0));
+            case 2 -> List.of(list.get(0), list.get(1));
+            default -> list;
+        };
     }
 
     private void ensureSegment() {
@@ -221,7 +292,7 @@ final class NodeAssembler {
     private void closeUnit() {
         if (unitOpen) {
             unitOpen = false;
-            cores.add(idleCore(unitOrdinal, threads));
+            cores.add(core(unitOrdinal, threads));
         }
     }
 
@@ -243,7 +314,7 @@ final class NodeAssembler {
         closeSegment();
         if (socketOpen) {
             socketOpen = false;
-            sockets.add(new NodeView.Socket(socketOrdinal, socketArchitecture, socketClock, segments));
+            sockets.add(new NodeView.Socket(socketOrdinal, socketArchitecture, socketClock, frozen(segments)));
         }
     }
 }

@@ -121,6 +121,44 @@ class InventoryReaderTest {
         }
     }
 
+    /**
+     * Attributes are read from Woodstox's buffer, which hands a decoder the value with white space trimmed off: a value
+     * with spaces (written or as {@code &#32;}/{@code &#9;}) must still read as written, and a number with them must
+     * still be refused, with the same message, as when every value was a String.
+     */
+    @Test
+    void valuesAreReadAsWrittenWhateverWhiteSpaceSurroundsThem() throws Exception {
+        try (InventoryReader r = reader("""
+                <BasilResponse protocol="1.0"><ResponseData status="SUCCESS" method="QUERY"><Inventory><NodeArray>
+                <Node node_id="1" name=" c0-0c0s0n1 " architecture="XT" role="&#9;BATCH" state="UP&#32;">
+                <ProcessorArray><Processor ordinal="0" architecture="x86_64 " clock_mhz="2600"/></ProcessorArray>
+                <MemoryArray><Memory type=" OS" page_size_kb="4" page_count="10"/></MemoryArray></Node>
+                <Node node_id="2" name="c0-0c0s0n2" architecture="XT" role="BATCH" state="UP"/>
+                </NodeArray></Inventory></ResponseData></BasilResponse>""")) {
+            NodeView first = r.nextNode();
+            assertEquals(" c0-0c0s0n1 ", first.name());
+            assertEquals("\tBATCH", first.role());
+            assertEquals("UP ", first.state());
+            assertEquals("x86_64 ", first.sockets().get(0).architecture());
+            assertEquals(" OS", first.memory().get(0).type());
+            NodeView second = r.nextNode();
+            assertEquals("BATCH", second.role(), "a value shared from an earlier node is the value written here");
+            assertEquals("UP", second.state());
+        }
+        for (String bad : List.of(" 12", "12 ", "&#32;12", "12&#9;", " ", "")) {
+            try (InventoryReader r = reader("""
+                    <BasilResponse protocol="1.0"><ResponseData status="SUCCESS" method="QUERY"><Inventory><NodeArray>
+                    <Node node_id="1"><ProcessorArray><Processor ordinal="%s"/></ProcessorArray></Node>
+                    </NodeArray></Inventory></ResponseData></BasilResponse>""".formatted(bad))) {
+                BasilException e = assertThrows(BasilException.class, r::nextNode, bad);
+                String value = bad.replace("&#32;", " ").replace("&#9;", "\t");
+                assertTrue(e.getMessage().contains("<Processor> ordinal=\"" + value + "\" is not an unsigned decimal number"),
+                        bad + ": " + e.getMessage());
+                assertEquals(2, e.line());
+            }
+        }
+    }
+
     @Test
     void aTruncatedInventoryFailsWithItsPlace() {
         BasilException e = assertThrows(BasilException.class, () -> {
