@@ -56,6 +56,12 @@ class HookClientDefaultsTest {
             keys.add(read.group(1));
         }
         assertEquals(keys, client.keySet(), "every key hook_read_settings reads has its default checked here");
+        assertTrue(keys.containsAll(HookSettings.CLIENT_KEYS), "the C side reads the keys HookSettings says it reads");
+        for (String key : HookSettings.CLIENT_KEYS) {
+            String declared = HookSettings.KEYS.stream().filter(k -> k.name().equals(key)).findFirst().orElseThrow()
+                    .defaultValue();
+            assertEquals(declared, client.get(key), key + ": the C side's default is the one HookSettings declares");
+        }
         Map<String, String> readme = SettingsDocs.readmeTable(Path.of("../ledger/README.md"),
                 "slurm.conf passes no arguments");
         Map<String, String> page = SettingsDocs.manPage(Path.of("../dist/src/man/ledger-prolog.1"));

@@ -10,51 +10,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.alpsbridge.settings.Setting;
 import org.alpsbridge.settings.SettingsFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The hooks' settings: one table, which the C client's defaults and the hooks' --help are held to. */
+/** The hooks' settings: one table, which the hooks' --help and the shipped file are held to (the C side's defaults: HookClientDefaultsTest). */
 class HookSettingsTest {
-
-    static final Path C_CLIENT = Path.of("src/main/c/ledger-hook-client.c");
 
     @TempDir
     Path dir;
-
-    static String declared(String key) {
-        return SettingsFile.find(HookSettings.KEYS, key).defaultValue();
-    }
-
-    static String cDefine(String c, String name) {
-        Matcher m = Pattern.compile("#define " + name + " \"([^\"]*)\"").matcher(c);
-        assertTrue(m.find(), name + " in " + C_CLIENT);
-        return m.group(1);
-    }
-
-    static String cStatic(String c, String variable) {
-        Matcher m = Pattern.compile("static \\w+ " + variable + " = ([^;]+);").matcher(c);
-        assertTrue(m.find(), variable + " in " + C_CLIENT);
-        return m.group(1).strip();
-    }
-
-    @Test
-    void theCClientsDefaultsAreTheDeclaredOnes() throws Exception {
-        String c = Files.readString(C_CLIENT);
-        assertEquals(HookSettings.DEFAULT_CONFIG, cDefine(c, "DEFAULT_CONFIG"));
-        assertEquals(declared("agent_socket"), cDefine(c, "DEFAULT_SOCKET"));
-        assertEquals(declared("spool"), cDefine(c, "DEFAULT_SPOOL"));
-        assertEquals(declared("jvm_hook"), cDefine(c, "DEFAULT_JVM_HOOK"));
-        assertEquals(declared("agent_timeout"), cStatic(c, "agent_timeout"));
-        assertEquals(Double.parseDouble(declared("submit_timeout")) * 1000, Double.parseDouble(cStatic(c, "submit_timeout_ms")));
-        assertEquals(declared("submit_when_unavailable").equals("refuse") ? "1" : "0", cStatic(c, "submit_refuses"));
-        for (String key : HookSettings.CLIENT_KEYS) {
-            assertTrue(c.contains("strcmp(key, \"" + key + "\")"), "the C client reads " + key);
-        }
-    }
 
     @Test
     void theHelpShowsEveryKeyAtItsDefault() {
@@ -98,7 +63,7 @@ class HookSettingsTest {
         assertNull(bare.mungeSocket());
         assertNull(bare.tlsCa());
         assertFalse(bare.sign());
-        assertEquals(Path.of(declared("spool")), bare.spool());
+        assertEquals(Path.of(SettingsFile.find(HookSettings.KEYS, "spool").defaultValue()), bare.spool());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, bare::service);
         assertTrue(e.getMessage().startsWith("no ledger service"), e.getMessage());
     }
