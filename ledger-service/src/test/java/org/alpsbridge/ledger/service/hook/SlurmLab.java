@@ -456,8 +456,9 @@ final class SlurmLab implements AutoCloseable {
     record HookCall(String jobId, java.time.LocalDateTime started, long micros, int exit) {
     }
 
+    /** 22.05 says "(PrologSlurmctld) for JobId=N", 26.05 "(name=PrologSlurmctld, JobId=N, ...)". */
     private static final Pattern SCRIPT_LINE = Pattern.compile("^\\[([0-9T:.-]+)\\] (?:slurmscriptd: )?(?:error: )?"
-            + "(?:SCRIPT: Handling SLURMSCRIPTD_REQUEST_(RUN_SCRIPT|SCRIPT_COMPLETE) \\((\\w+)Slurmctld\\) for JobId=([0-9]+)"
+            + "(?:SCRIPT: Handling SLURMSCRIPTD_REQUEST_(RUN_SCRIPT|SCRIPT_COMPLETE) \\((?:name=)?(\\w+)Slurmctld(?:\\) for|,) JobId=([0-9]+)"
             + "|_run_script: JobId=([0-9]+) (\\w+)Slurmctld (?:exit status ([0-9]+):([0-9]+)|killed by signal ([0-9]+)))");
 
     /**
