@@ -1,6 +1,6 @@
 --[[
 job_submit.lua: the alpsbridge ledger's check at submission, for slurmctld's job_submit/lua plugin
-(tested with Debian's Slurm 22.05 and its Lua 5.1; Slurm 26.05.3's job_submit_lua.c exposes the same fields).
+(tested with Debian's Slurm 22.05 and its Lua 5.1, and with Slurm 26.05.3 and Lua 5.4).
 
 For every sbatch, srun and salloc, slurmctld calls slurm_job_submit below, under its locks, before the job is
 queued. It hands the job (project = account, user, partition, the CPUs asked for, the time limit) to
