@@ -5,6 +5,7 @@ import org.alpsbridge.basil.cli.BasilCommand;
 import org.alpsbridge.ledger.cli.LedgerCommand;
 import org.alpsbridge.ledger.service.cli.ServeCommand;
 import org.alpsbridge.proxy.cli.ProxyCommand;
+import org.alpsbridge.proxy.cli.ProxyServeCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -39,6 +40,7 @@ public final class Main {
         CommandLine cmd = new CommandLine(new Main());
         // Descriptions are written as lines of up to 120 characters; picocli's 80 would re-wrap them mid-line.
         ServeCommand.install(cmd.getSubcommands().get("ledger"));
+        ProxyServeCommand.listSettings(cmd.getSubcommands().get("proxy").getSubcommands().get("serve"));
         cmd.setUsageHelpWidth(120);
         summarizeCommandLists(cmd);
         cmd.setExecutionExceptionHandler((ex, line, parsed) -> {

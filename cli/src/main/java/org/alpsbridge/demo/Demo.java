@@ -33,6 +33,7 @@ import org.alpsbridge.proxy.orphans.OrphanWatch;
 import org.alpsbridge.proxy.orphans.ReleaseOutcome;
 import org.alpsbridge.proxy.policy.InventoryPolicy;
 import org.alpsbridge.proxy.policy.PolicySettings;
+import org.alpsbridge.proxy.server.BackendChain;
 import org.alpsbridge.proxy.server.EmulatorBackend;
 import org.alpsbridge.proxy.server.ProxyConfig;
 import org.alpsbridge.proxy.server.ProxyDaemon;
@@ -130,11 +131,6 @@ public final class Demo {
         InventoryPolicy policy = new InventoryPolicy(PolicySettings.DEFAULTS.withRefreshInterval(REFRESH_INTERVAL),
                 alps::userIds, scenario.clock(), stats, Runnable::run);
         Map<Long, Long> firstSeen = new ConcurrentHashMap<>();
-        orphans.refreshBy(policy::refreshNow);
-        policy.onFullInventory((header, nodes, reservations, fetchStarted) -> {
-            orphans.inspect(header, nodes, reservations, fetchStarted);
-            orphans.orphans().forEach(o -> firstSeen.putIfAbsent(o.reservationId(), scenario.second()));
-        });
         Recorder proxied = new Recorder("off-system (through the proxy)");
         Replay.Outcome proxiedOutcome;
         Map<String, Recorder> processes = new LinkedHashMap<>();
@@ -142,20 +138,15 @@ public final class Demo {
         List<ReleaseOutcome> released;
         try (policy;
              Ledger ledger = Ledger.open("sqlite:" + settings.dir().resolve("ledger.db"));
-             ProxyDaemon daemon = ProxyDaemon.builder()
-                     .config(ProxyConfig.defaults().with(Map.of("listen", "127.0.0.1:0", "auth", "none")))
-                     .backend(new EmulatorBackend(settings.machine(), alps))
-                     // The decorator chain, innermost first, as `proxy serve` builds it: backend timing, the
-                     // SUMMARY/INVENTORY policy, the ledger, orphan bookkeeping (above the ledger, so an orphan's
-                     // RELEASE settles its hold), and what the scheduler sees.
-                     .decorate(stats::backendSide)
-                     .decorate(policy::decorate)
-                     .decorate(next -> new LedgerBackend(next, ledger, ledgerSettings(jobs), scenario.clock(), false))
-                     .decorate(orphans::decorate)
-                     .decorate(stats::clientSide)
-                     .admin("stats", (args, caller) -> stats.admin(args))
-                     .admin("orphans", (args, caller) -> orphans.admin(args))
+             // the chain as `proxy serve` builds it; the watch inspects each full inventory before firstSeen reads it
+             ProxyDaemon daemon = new BackendChain(stats, policy,
+                     next -> new LedgerBackend(next, ledger, ledgerSettings(jobs), scenario.clock(), false), orphans)
+                     .into(ProxyDaemon.builder()
+                             .config(ProxyConfig.defaults().with(Map.of("listen", "127.0.0.1:0", "auth", "none")))
+                             .backend(new EmulatorBackend(settings.machine(), alps)))
                      .start()) {
+            policy.onFullInventory((header, nodes, reservations, fetchStarted) ->
+                    orphans.orphans().forEach(o -> firstSeen.putIfAbsent(o.reservationId(), scenario.second())));
             grantBudgets(ledger, jobs);
             String address = daemon.address().toString();
             System.setProperty("apbasil.auth", "none");

@@ -7,6 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.alpsbridge.ledger.service.server.ServiceSettings;
+import org.alpsbridge.proxy.server.ProxyConfig;
+import org.alpsbridge.settings.Setting;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -85,6 +90,21 @@ class InstallFilesTest {
         assertTrue(Files.readString(out.resolve("etc/ledger.conf")).contains("\n#db=\n"));
         String completion = Files.readString(out.resolve("bash-completion/alpsbridge"));
         assertTrue(completion.contains("complete -F") && completion.contains("proxy"), "bash completion");
+    }
+
+    @Test
+    void theDaemonsPagesListEverySettingsKeyAtItsDefault() throws Exception {
+        InstallFiles.write(out, "9.9.9");
+        Map<String, List<Setting>> pages = Map.of("alpsbridge-proxy-serve", ProxyConfig.settings(),
+                "alpsbridge-ledger-serve", ServiceSettings.settings());
+        for (Map.Entry<String, List<Setting>> page : pages.entrySet()) {
+            String text = Files.readString(out.resolve("man/man1/" + page.getKey() + ".1"));
+            for (Setting k : page.getValue()) {
+                String shown = k.defaultValue().isEmpty() ? "(empty)" : k.defaultValue();
+                assertTrue(Pattern.compile("(?m)^  " + Pattern.quote(ManPage.escape(k.name())) + " +"
+                        + Pattern.quote(ManPage.escape(shown)) + "( |$)").matcher(text).find(), page.getKey() + ": " + k.name());
+            }
+        }
     }
 
     @Test

@@ -1,7 +1,9 @@
 package org.alpsbridge.settings;
 
 import java.util.List;
+import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
 
 /**
  * One key of a {@code key=value} settings file, declared once: its name, its type (what values it takes, as the
@@ -29,21 +31,56 @@ public record Setting(String name, String defaultValue, String help, UnaryOperat
 
     /** A number of 0 or more (fractions allowed: seconds). */
     public static Setting nonNegative(String name, String defaultValue, String help) {
+        return expecting(name, defaultValue, help, "a number of 0 or more", v -> Double.parseDouble(v) >= 0);
+    }
+
+    /**
+     * A value {@code takes} accepts (one it cannot parse as a number it does not take): {@code name=v: expected what}
+     * otherwise.
+     */
+    public static Setting expecting(String name, String defaultValue, String help, String what, Predicate<String> takes) {
         return new Setting(name, defaultValue, help, v -> {
             try {
-                if (Double.parseDouble(v) >= 0) {
+                if (takes.test(v)) {
                     return null;
                 }
             } catch (NumberFormatException e) {
                 // said below
             }
-            return name + "=" + v + ": expected a number of 0 or more";
+            return name + "=" + v + ": expected " + what;
         });
     }
 
     /** A value {@code check} takes: it returns the problem in full, or null. */
     public static Setting checked(String name, String defaultValue, String help, UnaryOperator<String> check) {
         return new Setting(name, defaultValue, help, check);
+    }
+
+    /**
+     * A settings class's typed handle on one of its declarations, for code that names a key ({@code Key.WORKERS}):
+     * an enum whose constants each hold their {@link Setting}.
+     */
+    public interface Handle {
+
+        Setting setting();
+
+        default String key() {
+            return setting().name();
+        }
+
+        default String defaultValue() {
+            return setting().defaultValue();
+        }
+
+        /** The declarations of {@code handles} (an enum's {@code values()}), in their order. */
+        static List<Setting> settings(Handle[] handles) {
+            return Stream.of(handles).map(Handle::setting).toList();
+        }
+
+        /** The one of {@code handles} whose key is {@code name}, or null. */
+        static <H extends Handle> H named(H[] handles, String name) {
+            return Stream.of(handles).filter(h -> h.key().equals(name)).findFirst().orElse(null);
+        }
     }
 
     /** The problem with {@code value}, or null. */

@@ -15,7 +15,9 @@ class SettingsFileTest {
             Setting.choice("auth", "munge", "munge or none", "munge", "none"),
             Setting.choice("via", "socket", "how", "socket", "program", "library"),
             Setting.nonNegative("timeout", "300", "seconds"),
-            Setting.checked("even", "2", "an even number", v -> v.matches("[0-9]*[02468]") ? null : "even=" + v + ": odd"));
+            Setting.checked("even", "2", "an even number", v -> v.matches("[0-9]*[02468]") ? null : "even=" + v + ": odd"),
+            Setting.expecting("port", "6830", "a port", "a port number",
+                    v -> Integer.parseInt(v) > 0 && Integer.parseInt(v) < 65536));
 
     private static String refusal(String... lines) {
         return assertThrows(IllegalArgumentException.class, () -> SettingsFile.parse("/etc/x.conf", List.of(lines), KEYS))
@@ -31,21 +33,45 @@ class SettingsFileTest {
     @Test
     void refusesNamingFileLineAndWhatIsWrong() {
         assertEquals("/etc/x.conf:2: expected key=value, got 'name'", refusal("", "name"));
-        assertEquals("/etc/x.conf:1: unknown key 'nmae' (known keys: name, auth, via, timeout, even)", refusal("nmae=x"));
+        assertEquals("/etc/x.conf:1: unknown key 'nmae' (known keys: name, auth, via, timeout, even, port)",
+                refusal("nmae=x"));
         assertEquals("/etc/x.conf:1: auth=yes: expected munge or none", refusal("auth=yes"));
         assertEquals("/etc/x.conf:1: via=pipe: expected socket, program or library", refusal("via=pipe"));
         assertEquals("/etc/x.conf:3: timeout=-1: expected a number of 0 or more", refusal("", "", "timeout=-1"));
         assertEquals("/etc/x.conf:1: timeout=soon: expected a number of 0 or more", refusal("timeout=soon"));
         assertEquals("/etc/x.conf:1: even=3: odd", refusal("even=3"));
+        assertEquals("/etc/x.conf:1: port=0: expected a port number", refusal("port=0"));
+        assertEquals("/etc/x.conf:1: port=http: expected a port number", refusal("port=http"), "not a number: refused");
+        assertEquals("/etc/x.conf:2: auth=yes: expected munge or none", refusal("", "auth=yes", "name"),
+                "of several wrong lines, the first");
+    }
+
+    @Test
+    void aListIsItsCommaSeparatedEntriesStrippedWithoutEmptyOnes() {
+        assertEquals(List.of("a:1", "unix:/run/b"), SettingsFile.list(" a:1 ,, unix:/run/b ,"));
+        assertEquals(List.of(), SettingsFile.list(" , "));
     }
 
     @Test
     void theTemplateShowsEveryKeyCommentedOutAtItsDefaultAndReadsBackEmpty() {
         String template = SettingsFile.template("# x\n", KEYS);
         assertEquals("# x\n\n# a name\n#name=\n\n# munge or none\n#auth=munge\n\n# how\n#via=socket\n\n# seconds\n"
-                + "#timeout=300\n\n# an even number\n#even=2\n", template);
+                + "#timeout=300\n\n# an even number\n#even=2\n\n# a port\n#port=6830\n", template);
         assertEquals(Map.of(), SettingsFile.parse("t", List.of(template.split("\n")), KEYS));
-        assertEquals(5, SettingsFile.parse("t", List.of(template.replaceAll("(?m)^#([a-z]+=)", "$1").split("\n")), KEYS)
+        assertEquals(6, SettingsFile.parse("t", List.of(template.replaceAll("(?m)^#([a-z]+=)", "$1").split("\n")), KEYS)
                 .size());
+    }
+
+    @Test
+    void theHelpTableShowsEveryKeyWithItsDefaultAndWrapsTheMeaningUnderItsColumn() {
+        String meaning = "word ".repeat(30).strip();
+        List<String> table = SettingsFile.table(List.of(Setting.text("short", "", "a name"),
+                Setting.text("long", "exec:/opt/cray/alps/default/bin/apbasil", meaning)));
+        String indent = " ".repeat(2 + 20 + 1 + 15 + 1);
+        assertEquals(List.of("  short                (empty)         a name",
+                "  long                 exec:/opt/cray/alps/default/bin/apbasil",
+                indent + "word ".repeat(16).strip(), indent + "word ".repeat(14).strip()), table);
+        assertEquals(List.of("  a_name_longer_than_twenty 1               one"),
+                SettingsFile.table(List.of(Setting.text("a_name_longer_than_twenty", "1", "one"))));
     }
 }

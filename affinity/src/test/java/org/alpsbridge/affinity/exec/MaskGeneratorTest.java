@@ -9,12 +9,17 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+import org.alpsbridge.affinity.cli.AffinityCommand;
 import org.alpsbridge.affinity.cli.AffinityCommandTest;
 import org.alpsbridge.affinity.cli.AffinityCommandTest.Run;
 import org.alpsbridge.affinity.format.CpuLists;
 import org.alpsbridge.affinity.topology.Topology;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
 /**
  * {@code raa-exec affinity} is a drop-in mask generator for the SPANK plugin: for the options the plugin sends it
@@ -99,6 +104,69 @@ class MaskGeneratorTest {
             } catch (AssertionError e) {
                 throw new AssertionError("seed " + seed + " (replay with -Daffinity.seed=" + seed + "): " + e.getMessage(), e);
             }
+        }
+    }
+
+    /** The options of {@code alpsbridge affinity} a plugin may send, each in a vector raa-exec must answer alike. */
+    private static Map<String, List<String>> sent(String allCpus) {
+        return Map.ofEntries(
+                Map.entry("--topology", List.of("--topology", "sysfs", "-n", "1")),
+                Map.entry("-n", List.of("-n", "1", "--format", "tasks")),
+                Map.entry("--ntasks", List.of("--ntasks", "1", "--format", "tasks")),
+                Map.entry("-c", List.of("-n", "1", "-c", "1", "--format", "tasks")),
+                Map.entry("--cpus-per-task", List.of("-n", "1", "--cpus-per-task", "1", "--format", "tasks")),
+                Map.entry("--allowed", List.of("-n", "1", "--allowed", allCpus, "--format", "tasks")),
+                Map.entry("--policy", List.of("-n", "1", "--policy", "alps-cpu", "--format", "tasks")),
+                Map.entry("--format", List.of("-n", "1", "--format", "hex")),
+                Map.entry("-v", List.of("-n", "1", "-v")),
+                Map.entry("--verbose", List.of("-n", "1", "--verbose", "--format", "list")));
+    }
+
+    /** Options raa-exec leaves to the command, as a plugin never sends them: refused (exit 2), never misread. */
+    private static final Map<String, List<String>> NOT_ON_THE_FAST_PATH = Map.ofEntries(
+            Map.entry("--layout", List.of("--layout", "2x8x2", "-n", "1")),
+            Map.entry("--numbering", List.of("--numbering", "interleaved", "-n", "1")),
+            Map.entry("--nid", List.of("--nid", "1", "-n", "1")),
+            Map.entry("-j", List.of("-j", "1", "-n", "1")),
+            Map.entry("--nppcu", List.of("--nppcu", "1", "-n", "1")),
+            Map.entry("-S", List.of("-S", "1", "-n", "1")),
+            Map.entry("--pes-per-numa", List.of("--pes-per-numa", "1", "-n", "1")),
+            Map.entry("--start", List.of("--start", "1", "-n", "1")),
+            Map.entry("--reverse", List.of("--reverse", "-n", "1")),
+            Map.entry("--show-topology", List.of("--show-topology", "-n", "1")),
+            Map.entry("-V", List.of("-V", "-n", "1")),
+            Map.entry("--version", List.of("--version", "-n", "1")));
+
+    /**
+     * Ties the twins together: every option name the picocli command declares is either answered by raa-exec as
+     * the command answers it, or refused by it as one it leaves to the command, or asks for help; a new option of
+     * the command fails here until it is put in one of those tables.
+     */
+    @Test
+    void everyOptionTheCommandDeclaresIsAnsweredAlikeOrRefused() throws Exception {
+        Map<String, List<String>> sent = sent(CpuLists.linux(Topology.sysfs().cpus()));
+        Set<String> declared = new TreeSet<>();
+        new CommandLine(new AffinityCommand()).getCommandSpec().options()
+                .forEach(o -> declared.addAll(List.of(o.names())));
+        Set<String> tabled = new TreeSet<>(sent.keySet());
+        tabled.addAll(NOT_ON_THE_FAST_PATH.keySet());
+        tabled.addAll(List.of("-h", "--help"));
+        assertEquals(declared, tabled, "each option of 'alpsbridge affinity' has its row here");
+
+        sent.forEach((name, args) -> {
+            assertTrue(args.contains(name), name + " is in its own vector");
+            assertSameAnswer(args.toArray(String[]::new));
+        });
+        NOT_ON_THE_FAST_PATH.forEach((name, args) -> {
+            Run r = generator(args.toArray(String[]::new));
+            assertEquals(2, r.exit(), name + ": " + r.err());
+            assertTrue(r.err().startsWith("affinity: Unknown option: '" + name + "'"), r.err());
+        });
+        for (String help : List.of("-h", "--help")) {
+            assertEquals(0, AffinityCommandTest.run(help).exit());
+            Run r = generator(help);
+            assertEquals(0, r.exit());
+            assertTrue(r.out().startsWith("Usage: raa-exec affinity"), r.out());
         }
     }
 

@@ -3,34 +3,27 @@ package org.alpsbridge.proxy.cli;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BiConsumer;
-import java.util.stream.Collectors;
 import org.alpsbridge.proxy.backend.Backend;
 import org.alpsbridge.proxy.backend.BackendException;
 import org.alpsbridge.proxy.backend.Call;
-import org.alpsbridge.proxy.ha.Availability;
+import org.alpsbridge.proxy.ledger.LedgerOptions;
 import org.alpsbridge.proxy.orphans.JobSource;
 import org.alpsbridge.proxy.orphans.OrphanWatch;
 import org.alpsbridge.proxy.policy.InventoryPolicy;
 import org.alpsbridge.proxy.policy.PolicySettings;
 import org.alpsbridge.proxy.policy.UserIds;
+import org.alpsbridge.proxy.server.BackendChain;
 import org.alpsbridge.proxy.server.EmulatorBackend;
 import org.alpsbridge.proxy.server.ProxyDaemon;
 import org.alpsbridge.proxy.stats.MetricsServer;
 import org.alpsbridge.proxy.stats.Stats;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Option;
 
 /**
  * The {@code proxy serve} options of the SUMMARY/INVENTORY policy, the orphan watch and the timing (a picocli
- * mixin), and the one place they are put into the daemon. Defaults are documented in the module README.
+ * mixin); {@link BackendChain} puts them into the daemon. Defaults are documented in the module README.
  */
 final class PolicyOptions {
-
-    private static final Logger log = LoggerFactory.getLogger(PolicyOptions.class);
 
     @Option(names = "--policy", defaultValue = "on", paramLabel = "on|off",
             description = "Answer INVENTORY from the SUMMARY-checked cache (default ${DEFAULT-VALUE}); off passes every call through.")
@@ -78,21 +71,11 @@ final class PolicyOptions {
             description = "Limit for the job list command and each apkill (default ${DEFAULT-VALUE}).")
     long commandSeconds;
 
-    /** The daemon's figures, once {@link #decorate} made them (the ledger hook adds its own to the scrape). */
-    private Stats stats;
-
-    Stats stats() {
-        return stats;
-    }
-
     /**
-     * Adds timing, the policy and the orphan watch to the daemon, and the {@code stats} and {@code orphans}
-     * commands; {@code inside} adds its decorators just above the policy: inside the client-side timing (so what
-     * they refuse is timed and counted) and below the orphan watch (so an orphan's RELEASE passes through them,
-     * e.g. the ledger settles its hold at once).
+     * Builds the policy, the orphan watch and the timing, has {@code ledger} make its layer (if any), and puts them
+     * into the daemon in the order {@link BackendChain} owns; the metrics endpoint stops with the chain.
      */
-    void decorate(ProxyDaemon.Builder daemon, Backend backend, BiConsumer<ProxyDaemon.Builder, InventoryPolicy> inside)
-            throws InterruptedException {
+    void decorate(ProxyDaemon.Builder daemon, Backend backend, LedgerOptions ledger) throws InterruptedException {
         if (jobsCommand != null && jobsFile != null) {
             throw new IllegalArgumentException("--orphan-jobs and --orphan-jobs-file exclude each other");
         }
@@ -102,7 +85,7 @@ final class PolicyOptions {
         if (!userIds.equals("nss") && !userIds.equals("learn")) {
             throw new IllegalArgumentException("--user-ids must be nss or learn, not " + userIds);
         }
-        stats = new Stats();
+        Stats stats = new Stats();
         PolicySettings settings = new PolicySettings(Duration.ofSeconds(refreshSeconds), Duration.ofSeconds(summarySeconds),
                 Duration.ofSeconds(fallbackSeconds), patch, policy.equals("on"));
         InventoryPolicy inventory = new InventoryPolicy(settings, userIds(backend), stats);
@@ -110,61 +93,11 @@ final class PolicyOptions {
         JobSource jobs = jobsCommand != null ? JobSource.command(jobsCommand, commandTimeout)
                 : jobsFile != null ? JobSource.file(jobsFile) : null;
         OrphanWatch orphans = new OrphanWatch(jobs, apkill, commandTimeout, stats);
-        inventory.onFullInventory(orphans::inspect);
-        orphans.refreshBy(inventory::refreshNow);
         MetricsServer endpoint = metrics == null ? null
                 : MetricsServer.start(address(metrics), stats::prometheus);
-        daemon.decorate(stats::backendSide)
-                .decorate(inventory::decorate);
-        inside.accept(daemon, inventory);
-        AtomicReference<Availability> pair = new AtomicReference<>();
-        daemon.onAvailability(ha -> {
-            pair.set(ha);
-            ha.report(stats);
-            takeOverWith(ha, inventory, orphans);
-        });
-        daemon.decorate(orphans::decorate)
-                .decorate(next -> closing(stats.clientSide(next), endpoint))
-                .admin("stats", (args, caller) -> withRole(stats.admin(args), args, pair.get()))
-                .admin("orphans", (args, caller) -> orphans.admin(args));
+        new BackendChain(stats, inventory, ledger.layer(inventory, stats, orphans), orphans).into(daemon)
+                .decorate(next -> closing(next, endpoint));
         inventory.start();
-    }
-
-    /**
-     * A pair of proxies: at every change of role the orphan watch forgets what it knew (while standby it sees
-     * nothing the active proxy forwards); on becoming active, before serving, the inventory cache of an earlier
-     * active spell is fetched afresh, and the first full inventory's verdict on what the other proxy left is
-     * logged.
-     */
-    private static void takeOverWith(Availability ha, InventoryPolicy inventory, OrphanWatch orphans) {
-        AtomicBoolean firstSinceTakeover = new AtomicBoolean();
-        inventory.onFullInventory((header, nodes, reservations, fetchStarted) -> {
-            if (firstSinceTakeover.compareAndSet(true, false)) {
-                log.warn("availability: first full inventory since taking over (epoch {}): {} reservations, {} orphans{}",
-                        ha.epoch(), reservations.size(), orphans.orphans().size(), orphans.orphans().stream()
-                                .map(o -> "; reservation " + o.reservationId() + " (batch id " + o.batchId() + "): " + o.why())
-                                .collect(Collectors.joining()));
-            }
-        });
-        orphans.standby(true); // every proxy of a pair starts as standby, until it holds the lease
-        ha.onRoleChange((active, epoch) -> {
-            orphans.standby(!active);
-            if (active) {
-                firstSinceTakeover.set(true);
-                inventory.refreshNow();
-            }
-        });
-    }
-
-    /** The stats table starts with the proxy's role when it is one of a pair. */
-    private static byte[] withRole(byte[] table, java.util.Map<String, String> args, Availability ha) {
-        if (ha == null || !args.getOrDefault("format", "table").equals("table")) {
-            return table;
-        }
-        byte[] role = (ha.status() + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        byte[] out = java.util.Arrays.copyOf(role, role.length + table.length);
-        System.arraycopy(table, 0, out, role.length, table.length);
-        return out;
     }
 
     /** An emulator has no password database of its own: it is asked directly, as ALPS would ask its host's. */

@@ -11,6 +11,8 @@ import org.alpsbridge.proxy.backend.Backend;
 import org.alpsbridge.proxy.server.Backends;
 import org.alpsbridge.proxy.server.ProxyConfig;
 import org.alpsbridge.proxy.server.ProxyDaemon;
+import org.alpsbridge.settings.SettingsFile;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -20,7 +22,7 @@ import picocli.CommandLine.Option;
         description = {
             "Runs the apbasil proxy daemon on the service node: answers BASIL requests from bin/apbasil",
             "clients through the real apbasil (exec:) or the in-process ALPS emulator (emulator:).",
-            "Settings come from --config (key=value, like cray.conf; keys in the module README);",
+            "Settings come from --config (key=value, like cray.conf; every key is listed below);",
             "flags override the file. SIGTERM or Ctrl-C stops it after requests in flight finish."},
         footer = {"", "Examples:",
             "  alpsbridge proxy serve --listen 0.0.0.0:6830 --backend exec:/opt/cray/alps/default/bin/apbasil",
@@ -52,6 +54,15 @@ public final class ProxyServeCommand implements Callable<Integer> {
 
     @picocli.CommandLine.Mixin
     org.alpsbridge.proxy.ledger.LedgerOptions ledger = new org.alpsbridge.proxy.ledger.LedgerOptions();
+
+    /** Lists every settings key with its default and meaning in {@code serve}'s help (and so its manual page). */
+    public static void listSettings(CommandLine serve) {
+        List<String> footer = new ArrayList<>(List.of("", "Settings file keys (--config FILE, key=value, '#' comments;"
+                + " --set KEY=VALUE; every key optional, shown with its default):"));
+        footer.addAll(SettingsFile.table(ProxyConfig.settings()));
+        footer.addAll(List.of(serve.getCommandSpec().usageMessage().footer()));
+        serve.getCommandSpec().usageMessage().footer(footer.toArray(String[]::new));
+    }
 
     @Override
     public Integer call() throws Exception {
@@ -90,9 +101,7 @@ public final class ProxyServeCommand implements Callable<Integer> {
         cfg = cfg.with(flags);
         Backend chosen = cray != null ? cray : Backends.of(cfg.backend(), cfg);
         ProxyDaemon.Builder builder = ProxyDaemon.builder().config(cfg).backend(chosen);
-        // The decorator chain, innermost first: backend timing, the SUMMARY/INVENTORY policy, the ledger, the
-        // orphan watch, client timing; then the stats and orphans operator commands.
-        policy.decorate(builder, chosen, (d, inventory) -> ledger.decorate(d, inventory, policy.stats()));
+        policy.decorate(builder, chosen, ledger);
         return builder.start();
     }
 }

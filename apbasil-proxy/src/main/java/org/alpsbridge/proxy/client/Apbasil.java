@@ -13,12 +13,15 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocketFactory;
 import javax.net.ssl.TrustManagerFactory;
 import org.alpsbridge.address.ProxyAddress;
 import org.alpsbridge.munge.Munge;
 import org.alpsbridge.munge.MungeException;
+import org.alpsbridge.retry.Attempts;
+import org.alpsbridge.retry.Backoff;
 import org.alpsbridge.proxy.wire.Exchange;
 import org.alpsbridge.proxy.wire.Reply;
 
@@ -36,7 +39,8 @@ import org.alpsbridge.proxy.wire.Reply;
  */
 public final class Apbasil {
 
-    private static final long FIRST_BACKOFF_MILLIS = 100;
+    /** Rounds over the proxy list: 100 ms, then doubling, for {@code retries} more rounds within the call's timeout. */
+    private static final Backoff ROUNDS = Backoff.doubling(100, Long.MAX_VALUE);
 
     private Apbasil() {
     }
@@ -111,9 +115,9 @@ public final class Apbasil {
         Duration connectTimeout = settings.connectTimeout();
         SSLSocketFactory tls = allUnix(proxies) ? null : tls(settings.tlsCa());
         Munge munge = settings.mungeAuth() ? munge(settings) : null;
-        int retries = settings.retries();
-        long backoff = FIRST_BACKOFF_MILLIS;
-        for (int attempt = 0; ; attempt++) {
+        Attempts rounds = ROUNDS.attempts(settings.retries() + 1)
+                .within(Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()))).start();
+        while (true) {
             StringBuilder round = new StringBuilder();
             ApbasilException last = null;
             boolean sent = false;
@@ -143,12 +147,9 @@ public final class Apbasil {
             }
             ApbasilException failed = proxies.size() == 1 ? last
                     : new ApbasilException("no apbasil proxy answered: " + round.substring(2), sent, true, last);
-            boolean timeLeft = deadline - System.nanoTime() > backoff * 1_000_000L;
-            if (attempt >= retries || !timeLeft) {
+            if (!rounds.pauseForNext()) {
                 throw failed;
             }
-            sleep(backoff);
-            backoff *= 2;
         }
     }
 
@@ -287,13 +288,5 @@ public final class Apbasil {
     static String newExchangeId() {
         return Long.toHexString(System.currentTimeMillis()) + "-" + Long.toHexString(System.nanoTime()) + "-"
                 + Long.toHexString(ThreadLocalRandom.current().nextLong());
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

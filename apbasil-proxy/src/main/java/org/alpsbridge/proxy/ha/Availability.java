@@ -54,6 +54,19 @@ public final class Availability implements AutoCloseable {
         }
     }
 
+    /** What a RESERVE is for, kept with it so that a survivor can find its reservation if it is interrupted. */
+    public record ReserveOf(String batchId, String user) {
+    }
+
+    /**
+     * A RESERVE found interrupted that no active proxy has settled yet: ALPS may hold a reservation it made that no
+     * scheduler was told of.
+     *
+     * @param proxy the address of the proxy that ran it, or null when unknown
+     */
+    public record LeftReserve(int uid, String exchangeId, String batchId, String user, Instant started, String proxy) {
+    }
+
     /** Told when this proxy becomes active (before it serves) or standby (after it stopped serving). */
     @FunctionalInterface
     public interface RoleListener {
@@ -62,6 +75,7 @@ public final class Availability implements AutoCloseable {
 
     private final Settings settings;
     private final Connections db;
+    private final EngineAnswers engine;
     private final String instance;
     private final List<RoleListener> listeners = new CopyOnWriteArrayList<>();
     private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -86,11 +100,12 @@ public final class Availability implements AutoCloseable {
     private Availability(Settings settings) {
         this.settings = settings;
         this.db = new Connections(settings.db(), settings.lease());
+        this.engine = new EngineAnswers(db);
         this.instance = (settings.name() == null ? "" : settings.name()) + " " + UUID.randomUUID();
     }
 
     /**
-     * Connects to the pair's database and creates its two tables if missing; serves nothing yet.
+     * Connects to the pair's database and creates its tables if missing; serves nothing yet.
      *
      * @throws IOException naming {@code ha_db} and why it cannot be used
      */
@@ -176,13 +191,23 @@ public final class Availability implements AutoCloseable {
      */
     public Recorded begin(int uid, String exchangeId, String methodKey, byte[] digest)
             throws NotActiveException, SQLException {
+        return begin(uid, exchangeId, methodKey, digest, null);
+    }
+
+    /**
+     * As {@link #begin(int, String, String, byte[])}, for a RESERVE with what it is for.
+     *
+     * @param reserve the RESERVE's batch id and user, or null
+     */
+    public Recorded begin(int uid, String exchangeId, String methodKey, byte[] digest, ReserveOf reserve)
+            throws NotActiveException, SQLException {
         if (!active()) {
             throw new NotActiveException(notActiveReason());
         }
         long mine = epoch;
         Recorded r;
         try {
-            r = journal.begin(mine, uid, exchangeId, methodKey, digest);
+            r = journal.begin(mine, uid, exchangeId, methodKey, digest, reserve, address);
         } catch (NotActiveException e) {
             countFenced();
             throw new NotActiveException(notActiveReason());
@@ -240,6 +265,35 @@ public final class Availability implements AutoCloseable {
     /** Exchanges the pair found interrupted within the retention, oldest first. */
     public List<Interrupted> interrupted() throws SQLException {
         return journal == null ? List.of() : journal.interrupted();
+    }
+
+    /** The last QUERY(ENGINE) answer ALPS gave to {@code request} through either proxy of the pair, or null. */
+    public byte[] engineAnswer(String request) throws SQLException {
+        return engine.get(request);
+    }
+
+    /** Keeps ALPS's answer to a QUERY(ENGINE) request for the pair (see {@link #engineAnswer}). */
+    public void rememberEngineAnswer(String request, byte[] answer) throws SQLException {
+        engine.put(request, answer);
+    }
+
+    /** Interrupted RESERVEs of the pair whose reservations no active proxy has settled yet, oldest first. */
+    public List<LeftReserve> unsettledReserves() throws SQLException {
+        return journal == null ? List.of() : journal.unsettledReserves();
+    }
+
+    /** The recorded answers of the pair's RESERVEs for {@code batchId}: what schedulers were told. */
+    public List<byte[]> reserveAnswers(String batchId) throws SQLException {
+        return journal == null ? List.of() : journal.reserveAnswers(batchId);
+    }
+
+    /**
+     * Records what became of an interrupted RESERVE's reservation, so no later takeover settles it again.
+     *
+     * @return false when this proxy's lease has ended (nothing written: the active proxy settles it)
+     */
+    public boolean settle(LeftReserve left, String outcome) throws SQLException {
+        return active() && journal.settle(epoch, left.uid(), left.exchangeId(), outcome);
     }
 
     /** Drops finished exchanges older than {@code keep}; only the active proxy does it. */

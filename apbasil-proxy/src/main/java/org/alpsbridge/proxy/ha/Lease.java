@@ -48,6 +48,8 @@ final class Lease {
                         + " expires timestamptz NOT NULL)");
                 s.execute("INSERT INTO " + TABLE + " VALUES (1, '', '', 0, '-infinity') ON CONFLICT DO NOTHING");
                 s.execute(SharedJournal.CREATE);
+                s.execute(SharedJournal.ADD_COLUMNS);
+                s.execute(EngineAnswers.CREATE);
             }
             return null;
         });

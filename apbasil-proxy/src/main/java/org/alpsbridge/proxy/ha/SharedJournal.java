@@ -23,6 +23,15 @@ final class SharedJournal {
             + " failure_transient boolean NOT NULL DEFAULT false, interrupted boolean NOT NULL DEFAULT false,"
             + " PRIMARY KEY (uid, exchange_id))";
 
+    /**
+     * Added after the first release (a pair's database may predate them): what a RESERVE was for and which proxy
+     * ran it, so that a survivor can find the reservation of one interrupted between forward and answer, and
+     * what became of that reservation once a survivor settled it.
+     */
+    static final String ADD_COLUMNS = "ALTER TABLE " + TABLE + " ADD COLUMN IF NOT EXISTS batch_id text,"
+            + " ADD COLUMN IF NOT EXISTS user_name text, ADD COLUMN IF NOT EXISTS proxy text,"
+            + " ADD COLUMN IF NOT EXISTS settled text";
+
     private static final String LEASE_HELD = "EXISTS (SELECT 1 FROM " + Lease.TABLE
             + " WHERE id = 1 AND instance = ? AND epoch = ? AND expires > now())";
 
@@ -42,19 +51,23 @@ final class SharedJournal {
      * @return null when it is new (run it), else what the journal holds for it
      * @throws NotActiveException when {@code epoch} is no longer this proxy's lease
      */
-    Availability.Recorded begin(long epoch, int uid, String exchangeId, String methodKey, byte[] digest)
-            throws SQLException, NotActiveException {
+    Availability.Recorded begin(long epoch, int uid, String exchangeId, String methodKey, byte[] digest,
+            Availability.ReserveOf reserve, String proxy) throws SQLException, NotActiveException {
         Object out = db.transaction(c -> {
             if (!lease.holdFor(c, epoch)) {
                 return null;
             }
             try (PreparedStatement i = c.prepareStatement("INSERT INTO " + TABLE
-                    + " (uid, exchange_id, method, digest, epoch) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")) {
+                    + " (uid, exchange_id, method, digest, epoch, batch_id, user_name, proxy)"
+                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")) {
                 i.setInt(1, uid);
                 i.setString(2, exchangeId);
                 i.setString(3, methodKey);
                 i.setBytes(4, digest);
                 i.setLong(5, epoch);
+                i.setString(6, reserve == null ? null : reserve.batchId());
+                i.setString(7, reserve == null ? null : reserve.user());
+                i.setString(8, proxy);
                 if (i.executeUpdate() == 1) {
                     return Boolean.TRUE;
                 }
@@ -159,6 +172,58 @@ final class SharedJournal {
                 }
             }
             return found;
+        });
+    }
+
+    /**
+     * RESERVEs found interrupted (by any takeover) that named a batch id and that no active proxy has settled yet:
+     * a reservation each may have left in ALPS that no scheduler was told of. Oldest first.
+     */
+    List<Availability.LeftReserve> unsettledReserves() throws SQLException {
+        return db.transaction(c -> {
+            List<Availability.LeftReserve> found = new ArrayList<>();
+            try (PreparedStatement q = c.prepareStatement("SELECT uid, exchange_id, batch_id, user_name, started, proxy"
+                    + " FROM " + TABLE + " WHERE interrupted AND method = 'RESERVE' AND batch_id IS NOT NULL"
+                    + " AND settled IS NULL ORDER BY started");
+                 ResultSet r = q.executeQuery()) {
+                while (r.next()) {
+                    found.add(new Availability.LeftReserve(r.getInt(1), r.getString(2), r.getString(3), r.getString(4),
+                            r.getTimestamp(5).toInstant(), r.getString(6)));
+                }
+            }
+            return found;
+        });
+    }
+
+    /** The answers of the RESERVEs of {@code batchId} the pair recorded: what schedulers were told. */
+    List<byte[]> reserveAnswers(String batchId) throws SQLException {
+        return db.transaction(c -> {
+            List<byte[]> found = new ArrayList<>();
+            try (PreparedStatement q = c.prepareStatement("SELECT answer FROM " + TABLE
+                    + " WHERE method = 'RESERVE' AND batch_id = ? AND answer IS NOT NULL")) {
+                q.setString(1, batchId);
+                try (ResultSet r = q.executeQuery()) {
+                    while (r.next()) {
+                        found.add(r.getBytes(1));
+                    }
+                }
+            }
+            return found;
+        });
+    }
+
+    /** Records what became of an interrupted RESERVE's reservation; false when this proxy's lease has ended. */
+    boolean settle(long epoch, int uid, String exchangeId, String outcome) throws SQLException {
+        return db.transaction(c -> {
+            try (PreparedStatement u = c.prepareStatement("UPDATE " + TABLE + " SET settled = ?"
+                    + " WHERE uid = ? AND exchange_id = ? AND " + LEASE_HELD)) {
+                u.setString(1, outcome);
+                u.setInt(2, uid);
+                u.setString(3, exchangeId);
+                u.setString(4, instance);
+                u.setLong(5, epoch);
+                return u.executeUpdate() == 1;
+            }
         });
     }
 

@@ -1,5 +1,7 @@
 package org.alpsbridge.proxy.ledger;
 
+import org.alpsbridge.retry.Attempts;
+import org.alpsbridge.retry.Backoff;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -13,7 +15,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.UUID;
-import java.util.function.UnaryOperator;
 import org.alpsbridge.basil.codec.BasilCodec;
 import org.alpsbridge.basil.codec.BasilException;
 import org.alpsbridge.basil.codec.Failures;
@@ -142,6 +143,9 @@ public final class LedgerBackend implements Backend {
         return t;
     });
 
+    /** Reservations of interrupted RESERVEs being released, with the key of the hold to void once they are. */
+    private final Map<Long, String> interrupted = new ConcurrentHashMap<>();
+
     private record Denial(String message, Instant until) {
     }
 
@@ -154,11 +158,6 @@ public final class LedgerBackend implements Backend {
         this.settings = settings;
         this.clock = clock;
         this.ownsLedger = ownsLedger;
-    }
-
-    /** For {@code ProxyDaemon.builder().decorate(...)}; the caller keeps and closes the ledger. */
-    public static UnaryOperator<Backend> decorator(Ledger ledger, Settings settings) {
-        return next -> new LedgerBackend(next, ledger, settings, Clock.systemUTC(), false);
     }
 
     @Override
@@ -291,10 +290,19 @@ public final class LedgerBackend implements Backend {
     private byte[] afterSuccess(Call call, boolean confirm) throws BackendException {
         byte[] response = next.call(call);
         try {
-            if (!codec.readResponse(response).responseData().isSuccess()) {
+            ResponseData data = codec.readResponse(response).responseData();
+            Long resId = codec.readRequest(call.request()).reservationId();
+            String left = confirm || resId == null ? null : interrupted.get(resId);
+            if (left != null && (data.isSuccess() || data.messageText().contains("No entry for resId"))) {
+                interrupted.remove(resId);
+                Outcome o = recorded(() -> ledger.voidHold(left, INTERRUPTED));
+                log.info("hold {} of reservation {} (an interrupted RESERVE's) voided: {} {}", left, resId,
+                        o.decision(), o.state());
+                return response;
+            }
+            if (!data.isSuccess()) {
                 return response; // ALPS did not do it: nothing to record; the sweeper handles what is left
             }
-            Long resId = codec.readRequest(call.request()).reservationId();
             if (resId == null || resId <= 0) {
                 return response;
             }
@@ -315,6 +323,7 @@ public final class LedgerBackend implements Backend {
 
     /** How long a CONFIRM or RELEASE ALPS already did is retried while the ledger answers unavailable. */
     static final long RECORD_SECONDS = 60;
+    private static final Backoff RECORD = Backoff.constant(1_000).within(RECORD_SECONDS * 1_000);
 
     /**
      * ALPS has already acted, so a CONFIRM or RELEASE (or the bind of a hold to ALPS's reservation id, or the
@@ -324,24 +333,44 @@ public final class LedgerBackend implements Backend {
      * repeat apply once. The caller waits meanwhile: a slow answer beats a charge lost.
      */
     private static Outcome recorded(java.util.function.Supplier<Outcome> event) {
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(RECORD_SECONDS);
-        for (int attempt = 1; ; attempt++) {
+        Attempts attempts = RECORD.start();
+        while (true) {
             try {
                 return event.get();
             } catch (LedgerUnavailableException e) {
-                if (System.nanoTime() > deadline) {
-                    throw e;
-                }
-                log.warn("ledger unavailable (attempt {}), trying again in 1 s: {}", attempt, e.getMessage());
-                try {
-                    Thread.sleep(1_000);
-                } catch (InterruptedException interrupted) {
-                    Thread.currentThread().interrupt();
+                log.warn("ledger unavailable (attempt {}), trying again in 1 s: {}", attempts.attempt(), e.getMessage());
+                if (!attempts.pauseForNext()) {
                     throw e;
                 }
             }
         }
     }
+
+    /**
+     * A RESERVE interrupted on another proxy of a pair (forwarded or not, never answered): its caller asks again
+     * under a new exchange, so the hold it took, keyed by its exchange id, is never used. With {@code resId} (the
+     * reservation it made, about to be released by the orphan watch) the hold is bound to it, so the ledger shows
+     * what it was for, and voided whole once ALPS has taken the RELEASE or no longer has it (a RELEASE settled by the
+     * clock would leave it SETTLED at no charge); without (none found in ALPS) it is voided now. Nothing to do when
+     * the RESERVE never got a hold (the ledger off when it ran, or it stopped before the ledger).
+     */
+    public void adoptInterrupted(String batchId, String exchangeId, Long resId) {
+        String key = Ledger.key(settings.cluster(), batchId, "~" + exchangeId);
+        try {
+            Outcome o = recorded(() -> resId == null ? ledger.voidHold(key, INTERRUPTED) : ledger.bind(key, resId));
+            if (!o.ok()) {
+                log.warn("hold {} of an interrupted RESERVE: {} {}", key, o.decision(), o.message());
+            } else if (resId != null) {
+                interrupted.put(resId, key);
+            } else {
+                log.info("hold {} of an interrupted RESERVE that left no reservation voided: {}", key, o.state());
+            }
+        } catch (LedgerException e) {
+            log.info("no hold {} of an interrupted RESERVE ({}): nothing to void", key, e.getMessage());
+        }
+    }
+
+    private static final String INTERRUPTED = "INTERRUPTED_RESERVE";
 
     private void voidQuietly(String key, String reason) {
         try {

@@ -5,11 +5,13 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.metrics.LedgerMetrics;
 import org.alpsbridge.ledger.timelimit.TimeLimits;
+import org.alpsbridge.proxy.backend.Backend;
+import org.alpsbridge.proxy.orphans.OrphanWatch;
 import org.alpsbridge.proxy.policy.InventoryPolicy;
-import org.alpsbridge.proxy.server.ProxyDaemon;
 import org.alpsbridge.proxy.stats.Stats;
 import picocli.CommandLine.Option;
 
@@ -104,26 +106,15 @@ public final class LedgerOptions {
         return command.strip().equals("none") ? List.of() : List.of(command.strip().split("\\s+"));
     }
 
-    /** Adds the ledger decorator (outermost, so a denial never reaches the policy or ALPS) when --ledger is set. */
-    public void decorate(ProxyDaemon.Builder daemon) {
-        decorate(daemon, null);
-    }
-
     /**
-     * As {@link #decorate(ProxyDaemon.Builder)}, and sweeps the ledger's orphans on each full inventory
-     * {@code inventory} fetches (none when it is null).
+     * The ledger layer of the backend chain ({@code server.BackendChain} places it), or null without --ledger. It
+     * sweeps the ledger's orphans on each full inventory {@code inventory} fetches, and shows the ledger's call
+     * latency and refusals ({@code alpsbridge_proxy_ledger_*}) on the scrape endpoint of {@code stats}, and lets
+     * {@code orphans} void the hold of a reservation an interrupted RESERVE left ({@link OrphanWatch#keepHoldsWith}).
      */
-    public void decorate(ProxyDaemon.Builder daemon, InventoryPolicy inventory) {
-        decorate(daemon, inventory, null);
-    }
-
-    /**
-     * As {@link #decorate(ProxyDaemon.Builder, InventoryPolicy)}, and shows the ledger's call latency and
-     * refusals ({@code alpsbridge_proxy_ledger_*}) on the scrape endpoint of {@code stats} (none when null).
-     */
-    public void decorate(ProxyDaemon.Builder daemon, InventoryPolicy inventory, Stats stats) {
+    public UnaryOperator<Backend> layer(InventoryPolicy inventory, Stats stats, OrphanWatch orphans) {
         if (url == null || url.isBlank()) {
-            return;
+            return null;
         }
         if (sweepSeconds < 0 || unconfirmedGraceSeconds < 0 || confirmedGraceSeconds < 0) {
             throw new IllegalArgumentException("--ledger-sweep-interval and the --ledger-*-grace options must not be negative");
@@ -147,18 +138,16 @@ public final class LedgerOptions {
                 LedgerBackend.WhenUnavailable.valueOf(whenUnavailable.toUpperCase(java.util.Locale.ROOT)))
                 .withDenials(JobAccounts.named(jobAccounts, table), Duration.ofSeconds(denialMemorySeconds),
                         onDenyCommand());
-        Ledger ledger = Ledger.open(url);
-        if (stats != null) {
-            LedgerMetrics metrics = new LedgerMetrics("alpsbridge_proxy_ledger");
-            ledger = metrics.wrap(ledger);
-            stats.exposition(metrics::prometheus);
-        }
-        Ledger held = ledger;
-        daemon.decorate(next -> new LedgerBackend(next, held, settings, java.time.Clock.systemUTC(), true));
-        if (inventory != null) {
-            inventory.onFullInventory(new LedgerSweeper(held, settings.cluster(),
-                    Duration.ofSeconds(unconfirmedGraceSeconds), Duration.ofSeconds(confirmedGraceSeconds),
-                    Duration.ofSeconds(sweepSeconds), java.time.Clock.systemUTC()));
-        }
+        LedgerMetrics metrics = new LedgerMetrics("alpsbridge_proxy_ledger");
+        Ledger held = metrics.wrap(Ledger.open(url));
+        stats.exposition(metrics::prometheus);
+        inventory.onFullInventory(new LedgerSweeper(held, settings.cluster(),
+                Duration.ofSeconds(unconfirmedGraceSeconds), Duration.ofSeconds(confirmedGraceSeconds),
+                Duration.ofSeconds(sweepSeconds), java.time.Clock.systemUTC()));
+        return next -> {
+            LedgerBackend charging = new LedgerBackend(next, held, settings, java.time.Clock.systemUTC(), true);
+            orphans.keepHoldsWith(charging::adoptInterrupted);
+            return charging;
+        };
     }
 }

@@ -35,6 +35,8 @@ final class Detector {
     static final long DRAIN_GRACE_NANOS = 500_000_000_000L;
 
     private final Map<Long, Long> knownSince = new HashMap<>();
+    /** Reservations this proxy's own RESERVEs were answered with, since this detector began. */
+    private final Map<Long, Long> reservedHere = new HashMap<>();
     private final Map<Long, Long> releasedAt = new HashMap<>();
     private final Map<Long, Long> releaseFailedAt = new HashMap<>();
     private final Map<Long, Integer> releasesInFlight = new HashMap<>();
@@ -62,6 +64,7 @@ final class Detector {
         reservesInFlight.remove(ticket);
         if (reservationId != null) {
             knownSince.put(reservationId, now);
+            reservedHere.put(reservationId, now);
             deferred.remove(reservationId);
         }
         List<Orphan> found = new ArrayList<>();
@@ -74,6 +77,16 @@ final class Detector {
             }
         }
         return found;
+    }
+
+    /** True while a RESERVE is on its way through this proxy: a reservation no answer named yet may be its. */
+    boolean reserveInFlight() {
+        return !reservesInFlight.isEmpty();
+    }
+
+    /** True when one of this proxy's own RESERVEs was answered with {@code reservationId}. */
+    boolean reservedHere(long reservationId) {
+        return reservedHere.containsKey(reservationId);
     }
 
     void releaseStarted(long reservationId) {
@@ -147,7 +160,7 @@ final class Detector {
         return orphans;
     }
 
-    private static Orphan orphan(Seen r, long inventoryTime, EnumSet<Reason> reasons) {
+    static Orphan orphan(Seen r, long inventoryTime, EnumSet<Reason> reasons) {
         return new Orphan(r.id(), r.user(), r.account(), r.batchId(), r.nids(), Math.max(0, inventoryTime - r.timeStamp()),
                 new ArrayList<>(reasons), r.apids());
     }
@@ -155,6 +168,7 @@ final class Detector {
     /** Drops what an inventory fetched after the fact proves gone, so memory stays bounded. */
     private void forgetGone(Set<Long> present, long fetchStarted) {
         knownSince.entrySet().removeIf(e -> !present.contains(e.getKey()) && fetchStarted - e.getValue() > 0);
+        reservedHere.entrySet().removeIf(e -> !present.contains(e.getKey()) && fetchStarted - e.getValue() > 0);
         releasedAt.entrySet().removeIf(e -> !present.contains(e.getKey()) && fetchStarted - e.getValue() > 0);
         releaseFailedAt.entrySet().removeIf(e -> !present.contains(e.getKey()) && fetchStarted - e.getValue() > 0);
     }

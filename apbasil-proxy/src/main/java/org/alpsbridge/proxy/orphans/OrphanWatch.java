@@ -6,7 +6,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.sql.SQLException;
 import java.util.Collection;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,6 +32,7 @@ import org.alpsbridge.proxy.backend.Backend;
 import org.alpsbridge.proxy.backend.BackendException;
 import org.alpsbridge.proxy.backend.Call;
 import org.alpsbridge.proxy.backend.Caller;
+import org.alpsbridge.proxy.ha.Availability;
 import org.alpsbridge.proxy.stats.Counter;
 import org.alpsbridge.json.JsonText;
 import org.alpsbridge.proxy.stats.Stats;
@@ -56,6 +59,13 @@ public final class OrphanWatch {
     private final Counter found;
     private final Counter releases;
     private final Counter detectionSeconds;
+    private final Counter leftBehind;
+    private volatile Availability pair;
+    private volatile LeftHolds holds = (batchId, exchangeId, reservationId) -> { };
+    /** Since this proxy became active: the pair's journal may hold interrupted RESERVEs not settled yet. */
+    private boolean lookForLeft;
+    /** Interrupted RESERVEs already logged as having no reservation (yet) in this role. */
+    private final Set<String> reportedMissing = new java.util.HashSet<>();
     private Backend chain;
     private volatile Runnable refresher;
     private Map<Long, Orphan> current = Map.of();
@@ -78,7 +88,38 @@ public final class OrphanWatch {
         this.releases = stats.counter("orphans_released", "Orphan reservations released, by outcome.", "outcome");
         this.detectionSeconds = stats.counter("orphans_detection_seconds",
                 "Sum of the ages (ALPS clock) at which orphans made behind the proxy's back were found.", null);
+        this.leftBehind = stats.counter("orphans_interrupted_reserves", "RESERVEs another proxy of the pair forwarded"
+                + " and never answered, as this proxy settled them: released (the reservation they left), release-failed"
+                + " (tried again at the next full inventory), not-found (no reservation of theirs in ALPS yet).",
+                "outcome");
         stats.gauge("orphans", "Orphan reservations in the last full inventory.", () -> orphans().size());
+    }
+
+    /**
+     * Told of an interrupted RESERVE: with the reservation it made, just before the watch releases it (the ledger
+     * binds its hold to it and voids the hold once the RELEASE went through), or with null when ALPS shows none
+     * (the hold is voided at once: its caller asks again under a new RESERVE either way).
+     */
+    @FunctionalInterface
+    public interface LeftHolds {
+        void adoptInterrupted(String batchId, String exchangeId, Long reservationId);
+    }
+
+    /**
+     * A pair of proxies: once active, every full inventory this watch judges is searched for the reservations of
+     * RESERVEs the pair's journal found interrupted (forwarded to ALPS by a proxy that stopped before it answered):
+     * one of the same batch id and user, made no earlier than a minute before that RESERVE began, that no RESERVE
+     * answer recorded by the pair or given by this proxy names. Such a reservation was never told to any scheduler
+     * (it got a TRANSIENT failure and asks again under a new RESERVE), so it is released at once, even while its job
+     * waits, and the ledger's hold for it (see {@link #keepHoldsWith}) is voided by that RELEASE.
+     */
+    public void settleInterruptedReserves(Availability pair) {
+        this.pair = pair;
+    }
+
+    /** How the ledger's hold of an interrupted RESERVE is found before its reservation is released. */
+    public void keepHoldsWith(LeftHolds holds) {
+        this.holds = holds;
     }
 
     /** Wraps the chain below this point: RESERVE and RELEASE results are noted on the way back. */
@@ -142,17 +183,136 @@ public final class OrphanWatch {
             current = now;
             last = new Inspection(Instant.now(), inventoryTime, header.protocol(), reservations.size(), jobError);
         }
+        settleLeftBehind(seen);
+    }
+
+    /** How much earlier than its RESERVE began (the database's clock) ALPS's clock may stamp a reservation. */
+    private static final long CLOCK_SKEW_SECONDS = 60;
+
+    /** See {@link #settleInterruptedReserves}. Runs after the judging of {@code seen}, outside the lock. */
+    private void settleLeftBehind(List<Seen> seen) {
+        Availability ha = pair;
+        Backend through;
+        String protocol;
+        long inventoryTime;
+        Set<Long> mine = new java.util.HashSet<>();
+        synchronized (this) {
+            if (ha == null || standby || !lookForLeft || chain == null) {
+                return;
+            }
+            if (detector.reserveInFlight()) {
+                return; // its reservation may be in this inventory, not yet named by its answer: the next one decides
+            }
+            seen.forEach(r -> {
+                if (detector.reservedHere(r.id())) {
+                    mine.add(r.id());
+                }
+            });
+            through = chain;
+            protocol = last == null || last.protocol() == null || last.protocol().isEmpty() ? "1.0" : last.protocol();
+            inventoryTime = last == null ? 0 : last.inventoryTime();
+        }
+        List<Availability.LeftReserve> left;
+        try {
+            left = ha.unsettledReserves();
+        } catch (SQLException e) {
+            log.warn("orphans: cannot read the pair's interrupted RESERVEs, looked for again at the next inventory: {}",
+                    e.getMessage());
+            return;
+        }
+        if (left.isEmpty()) {
+            synchronized (this) {
+                lookForLeft = false;
+            }
+            return;
+        }
+        Set<Long> done = new java.util.HashSet<>();
+        for (Availability.LeftReserve l : left) {
+            Set<Long> told = new java.util.HashSet<>(mine);
+            try {
+                for (byte[] answer : ha.reserveAnswers(l.batchId())) {
+                    Long id = reservedId(answer);
+                    if (id != null) {
+                        told.add(id);
+                    }
+                }
+            } catch (SQLException e) {
+                log.warn("orphans: cannot read the pair's RESERVE answers of batch {}, looked for again at the next"
+                        + " inventory: {}", l.batchId(), e.getMessage());
+                return;
+            }
+            List<Seen> made = seen.stream().filter(r -> l.batchId().equals(r.batchId())
+                    && (l.user() == null || l.user().equals(r.user())) && !told.contains(r.id())
+                    && (r.timeStamp() == 0 || r.timeStamp() >= l.started().getEpochSecond() - CLOCK_SKEW_SECONDS))
+                    .toList();
+            String from = (l.proxy() == null ? "a proxy of the pair" : "the apbasil proxy " + l.proxy())
+                    + "'s interrupted RESERVE of batch " + l.batchId() + " (exchange " + l.exchangeId() + ", user "
+                    + l.user() + ", begun " + l.started() + ")";
+            if (made.isEmpty()) {
+                if (reportedMissing.add(l.exchangeId())) {
+                    holds.adoptInterrupted(l.batchId(), l.exchangeId(), null);
+                    leftBehind.increment("not-found");
+                    log.info("orphans: no reservation in ALPS from {} (it may not have reached ALPS); looked for again"
+                            + " at each full inventory while the pair remembers it", from);
+                }
+                continue;
+            }
+            List<String> outcome = new ArrayList<>();
+            boolean allReleased = true;
+            for (Seen r : made) {
+                if (!done.add(r.id())) {
+                    outcome.add("reservation " + r.id() + " released above");
+                    continue;
+                }
+                holds.adoptInterrupted(l.batchId(), l.exchangeId(), r.id());
+                Orphan o = Detector.orphan(r, inventoryTime, EnumSet.of(Reason.INTERRUPTED_RESERVE));
+                ReleaseOutcome result = releaseOne(through, protocol, o);
+                if (result.released()) {
+                    leftBehind.increment("released");
+                    outcome.add("released reservation " + r.id());
+                    log.warn("orphans: released reservation {} (user {}, nodes {}) left by {}: no scheduler was told"
+                            + " of it", r.id(), r.user(), r.nids(), from);
+                    synchronized (this) {
+                        if (current.containsKey(r.id())) {
+                            Map<Long, Orphan> now = new LinkedHashMap<>(current);
+                            now.remove(r.id());
+                            current = now;
+                        }
+                    }
+                } else {
+                    allReleased = false;
+                    leftBehind.increment("release-failed");
+                    log.warn("orphans: reservation {} left by {} could not be released ({}); tried again at the next"
+                            + " full inventory", r.id(), from, result.message());
+                    synchronized (this) {
+                        Map<Long, Orphan> now = new LinkedHashMap<>(current);
+                        now.put(r.id(), o);
+                        current = now;
+                    }
+                }
+            }
+            if (allReleased) {
+                try {
+                    ha.settle(l, String.join(", ", outcome));
+                } catch (SQLException e) {
+                    log.warn("orphans: could not record that {} is settled ({}); the next takeover finds its"
+                            + " reservation gone", from, e.getMessage());
+                }
+            }
+        }
     }
 
     /**
      * For the standby of a pair of proxies ({@code ha_db}): while standby, inventories are not judged (the
      * active proxy's RESERVEs are not seen here); at every change of role what was known is forgotten, so the
      * first full inventory after a takeover adopts every reservation in it and judges it by its batch job only,
-     * as after a start: what the other proxy left (a RESERVE interrupted between forward and answer) is an
-     * orphan unless a live job owns it.
+     * as after a start, and looks for what RESERVEs interrupted on the other proxy left
+     * ({@link #settleInterruptedReserves}).
      */
     public synchronized void standby(boolean standby) {
         this.standby = standby;
+        this.lookForLeft = !standby;
+        reportedMissing.clear();
         detector = new Detector();
         current = Map.of();
         last = null;
@@ -305,6 +465,18 @@ public final class OrphanWatch {
         return t.toString();
     }
 
+    /** The reservation a RESERVE answer names; null for a failure or an unreadable answer. */
+    private Long reservedId(byte[] response) {
+        try {
+            BasilResponse r = codec.readResponse(response);
+            return r.responseData().isSuccess() && r.responseData().method() == Method.RESERVE
+                    ? r.responseData().content(Reserved.class).map(Reserved::reservationId).orElse(null)
+                    : null;
+        } catch (BasilException e) {
+            return null;
+        }
+    }
+
     private final class Watched implements Backend {
         private final Backend inner;
 
@@ -373,17 +545,6 @@ public final class OrphanWatch {
                 synchronized (OrphanWatch.this) {
                     detector.releaseEnded(id, ok, claims, System.nanoTime());
                 }
-            }
-        }
-
-        private Long reservedId(byte[] response) {
-            try {
-                BasilResponse r = codec.readResponse(response);
-                return r.responseData().isSuccess() && r.responseData().method() == Method.RESERVE
-                        ? r.responseData().content(Reserved.class).map(Reserved::reservationId).orElse(null)
-                        : null;
-            } catch (BasilException e) {
-                return null;
             }
         }
 

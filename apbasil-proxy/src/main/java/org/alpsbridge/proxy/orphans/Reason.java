@@ -8,6 +8,11 @@ public enum Reason {
     RELEASE_FAILED("its RELEASE failed"),
     /** The scheduler released it through the proxy, ALPS said SUCCESS, and it is still there. */
     RELEASED_STILL_PRESENT("released, still present"),
+    /**
+     * Made by a RESERVE that the other proxy of a pair forwarded and never answered (it stopped): the scheduler got
+     * no answer and will ask again under a new RESERVE, so nobody will ever use or release this one.
+     */
+    INTERRUPTED_RESERVE("made by a RESERVE interrupted on a proxy that stopped; no scheduler was told of it"),
     /** Its batch id is not in the scheduler's job list. */
     JOB_GONE("its batch job is gone");
 

@@ -45,21 +45,7 @@ import org.slf4j.LoggerFactory;
  * <p>The cache of one protocol version is current when: SUMMARY's {@code schedchangecount} equals the
  * cached inventory's (no node changed state or role), every RESERVE and RELEASE the proxy forwarded since
  * has been applied to it, and it is younger than the refresh interval. A full INVENTORY is fetched
- * instead, with the reason counted in {@code alpsbridge_proxy_policy_refreshes_total{reason=...}}:
- * {@code start} (nothing cached yet, e.g. after a restart), {@code summary-changed},
- * {@code summary-failed}, {@code interval}, {@code fallback-interval} (a backend without SUMMARY),
- * {@code unknown-outcome} (a reservation change that failed to answer, or answered garbage),
- * {@code release-failed} (any refusal but "No entry for resId N", which proves the reservation gone: a cache
- * showing it drops it, and nothing is fetched), {@code release-unclear} (a RELEASE answer without {@code claims}),
- * {@code drain-unknown} (a reservation released with claims outstanding, whose end the cheap checks below could not
- * learn because the backend refuses QUERY(STATUS)), {@code operator}
- * ({@link #refreshNow()}),
- * {@code reserve-unpatched} (a RESERVE whose effect the cache could not work out: e.g. the first reservation of a
- * user whose uid and gid neither an inventory nor the {@link UserIds} lookup has given), {@code unseen-reservation}
- * (a RESERVE answer whose reservation id skips ids the cache never saw: reservations were made behind the
- * proxy's back, so the application ids they took, and with them this reservation's pseudo-application id,
- * are unknown), {@code switch},
- * {@code fetch-failed} (the previous fetch failed).
+ * instead, with the {@link RefreshReason} counted in {@code alpsbridge_proxy_policy_refreshes_total{reason=...}}.
  *
  * <p>A RELEASE answered {@code claims} &gt; 0 leaves the reservation in ALPS, and in the cache, until its last claim
  * (an aprun application, the job's container) ends; ALPS then removes it unannounced. While such reservations drain,
@@ -104,6 +90,9 @@ public final class InventoryPolicy implements AutoCloseable {
     private final Counter unseen;
     private final Counter answered;
     private ScheduledExecutorService timer;
+    /** Caches fetched before this (the policy's clock) are not answered from: see {@link #distrustCache}. */
+    private volatile long distrustedBeforeMillis = Long.MIN_VALUE;
+    private volatile RefreshReason distrustReason = RefreshReason.OPERATOR;
     private Backend inner;
     private UserIds userIds;
     /** Lookups since the last refresh, unknown users included (as null), so each costs one lookup per interval. */
@@ -116,7 +105,7 @@ public final class InventoryPolicy implements AutoCloseable {
     /** What the policy knows about one protocol version's inventory. */
     private static final class Entry {
         CachedInventory cache;
-        String staleBecause;
+        RefreshReason staleBecause;
         long summaryCheckedMillis = Long.MIN_VALUE;
         long lastFetchMillis;
         boolean noSummary;
@@ -168,6 +157,22 @@ public final class InventoryPolicy implements AutoCloseable {
         return new Policy(below);
     }
 
+    /** Where a pair of proxies keeps what ALPS answered to QUERY(ENGINE), by request; see {@link #shareEngineAnswers}. */
+    public interface SharedAnswers {
+        /** The answer kept for {@code request}, or null. */
+        byte[] get(String request) throws Exception;
+
+        void put(String request, byte[] answer) throws Exception;
+    }
+
+    /**
+     * Keeps ALPS's QUERY(ENGINE) answers in {@code pair} too, and gives the one kept there while ALPS cannot answer
+     * a request this proxy never asked it (it was the standby).
+     */
+    public void shareEngineAnswers(SharedAnswers pair) {
+        engine.share(pair);
+    }
+
     /** Adds a receiver of every full inventory fetched from the backend. */
     public void onFullInventory(FullInventoryListener listener) {
         listeners.add(listener);
@@ -199,7 +204,7 @@ public final class InventoryPolicy implements AutoCloseable {
     public void refreshDue() {
         long interval = settings.refreshInterval().toMillis();
         long now = clock.millis();
-        refreshWhere(e -> now - e.cache.fetchedAtMillis + e.lastFetchMillis + timerPeriodMillis() >= interval, "interval");
+        refreshWhere(e -> now - e.cache.fetchedAtMillis + e.lastFetchMillis + timerPeriodMillis() >= interval, RefreshReason.INTERVAL);
     }
 
     /**
@@ -209,7 +214,7 @@ public final class InventoryPolicy implements AutoCloseable {
      * @return how many inventories were fetched; 0 when the scheduler asked for none yet or the fetch failed
      */
     public int refreshNow() {
-        int fetched = refreshWhere(e -> true, "operator");
+        int fetched = refreshWhere(e -> true, RefreshReason.OPERATOR);
         try {
             CompletableFuture.runAsync(() -> { }, notifier).get(settings.refreshInterval().toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException ex) {
@@ -220,7 +225,7 @@ public final class InventoryPolicy implements AutoCloseable {
         return fetched;
     }
 
-    private int refreshWhere(Predicate<Entry> due, String reason) {
+    private int refreshWhere(Predicate<Entry> due, RefreshReason reason) {
         int fetched = 0;
         lock.lock();
         try {
@@ -233,11 +238,36 @@ public final class InventoryPolicy implements AutoCloseable {
                 }
             }
         } catch (BasilException | BackendException | RuntimeException ex) {
-            log.warn("policy: {} refresh failed: {}", reason, ex.getMessage());
+            log.warn("policy: {} refresh failed: {}", reason.label(), ex.getMessage());
         } finally {
             lock.unlock();
         }
         return fetched;
+    }
+
+    /**
+     * Answers nothing from what is cached now (the next INVENTORY of each protocol version is a full fetch) and
+     * fetches every cached version again in the background; returns at once, without waiting for ALPS or for a
+     * request in progress. What a proxy of a pair that served before does when it becomes active again: its cache
+     * is older than the other proxy's RESERVEs, and ALPS may be unreachable at that moment, which must not hold up
+     * the takeover.
+     * Those fetches count as {@code takeover}.
+     */
+    public void distrustCache() {
+        RefreshReason reason = RefreshReason.TAKEOVER;
+        distrustReason = reason;
+        long mark = clock.millis() + 1; // a fetch started within this millisecond may predate the call: refetched too
+        distrustedBeforeMillis = mark;
+        Runnable refetch = () -> refreshWhere(e -> e.cache.fetchedAtMillis < mark, reason);
+        ScheduledExecutorService t;
+        synchronized (this) {
+            t = timer;
+        }
+        if (t != null) {
+            t.execute(refetch);
+        } else {
+            daemon(refetch, "policy-refetch").start();
+        }
     }
 
     @Override
@@ -287,7 +317,7 @@ public final class InventoryPolicy implements AutoCloseable {
         lock.lock();
         try {
             Entry e = entries.computeIfAbsent(protocol, p -> new Entry());
-            String reason = staleness(e, protocol);
+            RefreshReason reason = staleness(e, protocol);
             if (reason == null && !releasing.isEmpty()) {
                 reason = drain(protocol);
             }
@@ -304,9 +334,12 @@ public final class InventoryPolicy implements AutoCloseable {
     }
 
     /** Why the cache cannot answer now, or null when it can. */
-    private String staleness(Entry e, String protocol) {
+    private RefreshReason staleness(Entry e, String protocol) {
         if (e.cache == null) {
-            return e.staleBecause == null ? "start" : e.staleBecause;
+            return e.staleBecause == null ? RefreshReason.START : e.staleBecause;
+        }
+        if (e.cache.fetchedAtMillis < distrustedBeforeMillis) {
+            return distrustReason;
         }
         if (e.staleBecause != null) {
             return e.staleBecause;
@@ -314,10 +347,10 @@ public final class InventoryPolicy implements AutoCloseable {
         long now = clock.millis();
         long age = now - e.cache.fetchedAtMillis;
         if (age >= settings.refreshInterval().toMillis()) {
-            return "interval";
+            return RefreshReason.INTERVAL;
         }
         if (e.noSummary || !Protocols.atLeast(protocol, "1.3")) {
-            return age >= settings.fallbackInterval().toMillis() ? "fallback-interval" : null;
+            return age >= settings.fallbackInterval().toMillis() ? RefreshReason.FALLBACK_INTERVAL : null;
         }
         if (e.summaryCheckedMillis != Long.MIN_VALUE && now - e.summaryCheckedMillis < settings.summaryInterval().toMillis()) {
             return null;
@@ -325,7 +358,7 @@ public final class InventoryPolicy implements AutoCloseable {
         return summaryVerdict(e, protocol, now);
     }
 
-    private String summaryVerdict(Entry e, String protocol, long now) {
+    private RefreshReason summaryVerdict(Entry e, String protocol, long now) {
         ResponseData answer;
         try {
             byte[] request = codec.write(BasilRequest.query(protocol, "SUMMARY"));
@@ -333,23 +366,23 @@ public final class InventoryPolicy implements AutoCloseable {
                     null))).responseData();
         } catch (BasilException | BackendException ex) {
             log.info("policy: SUMMARY failed, fetching INVENTORY: {}", ex.getMessage());
-            return "summary-failed";
+            return RefreshReason.SUMMARY_FAILED;
         }
         if (!answer.isSuccess()) {
             if (answer.errorClass() == ErrorClass.PERMANENT) {
                 log.warn("policy: the backend refuses SUMMARY ({}); INVENTORY is fetched at most every {} s instead",
                         answer.messageText(), settings.fallbackInterval().toSeconds());
                 e.noSummary = true;
-                return now - e.cache.fetchedAtMillis >= settings.fallbackInterval().toMillis() ? "fallback-interval" : null;
+                return now - e.cache.fetchedAtMillis >= settings.fallbackInterval().toMillis() ? RefreshReason.FALLBACK_INTERVAL : null;
             }
-            return "summary-failed";
+            return RefreshReason.SUMMARY_FAILED;
         }
         Optional<Summary> summary = answer.content(Summary.class);
         if (summary.isEmpty()) {
-            return "summary-failed";
+            return RefreshReason.SUMMARY_FAILED;
         }
         e.summaryCheckedMillis = now;
-        return changed(summary.get(), e.cache) ? "summary-changed" : null;
+        return changed(summary.get(), e.cache) ? RefreshReason.SUMMARY_CHANGED : null;
     }
 
     /**
@@ -359,7 +392,7 @@ public final class InventoryPolicy implements AutoCloseable {
      *
      * @return a refresh reason, or null when the cache may answer
      */
-    private String drain(String protocol) {
+    private RefreshReason drain(String protocol) {
         ResponseData answer;
         try {
             byte[] request = codec.write(BasilRequest.status(protocol, List.copyOf(releasing)));
@@ -373,7 +406,7 @@ public final class InventoryPolicy implements AutoCloseable {
         Optional<ReservationStates> states = answer.isSuccess() ? answer.content(ReservationStates.class) : Optional.empty();
         if (states.isEmpty()) {
             drainChecks.increment("failed");
-            return answer.errorClass() == ErrorClass.PERMANENT ? "drain-unknown" : null;
+            return answer.errorClass() == ErrorClass.PERMANENT ? RefreshReason.DRAIN_UNKNOWN : null;
         }
         for (ReservationStates.State st : states.get().reservations()) {
             if (st.reservationId() != null && "INVALID".equals(st.status()) && releasing.contains(st.reservationId())) {
@@ -419,8 +452,8 @@ public final class InventoryPolicy implements AutoCloseable {
         }
     }
 
-    private byte[] refresh(Entry e, Call call, String reason) throws BackendException {
-        refreshes.increment(reason);
+    private byte[] refresh(Entry e, Call call, RefreshReason reason) throws BackendException {
+        refreshes.increment(reason.label());
         answered.increment("backend");
         long startedNanos = System.nanoTime();
         long startedMillis = clock.millis();
@@ -428,7 +461,7 @@ public final class InventoryPolicy implements AutoCloseable {
         try {
             response = inner.call(new Call(call.request(), call.protocol(), "QUERY", "INVENTORY", call.caller(), call.exchangeId()));
         } catch (BackendException ex) {
-            e.staleBecause = "fetch-failed";
+            e.staleBecause = RefreshReason.FETCH_FAILED;
             throw ex;
         }
         long answeredMillis = clock.millis();
@@ -438,11 +471,11 @@ public final class InventoryPolicy implements AutoCloseable {
             fresh = CachedInventory.read(response, call.protocol(), startedMillis, answeredMillis, startedNanos, e.cache);
         } catch (BasilException ex) {
             log.warn("policy: the backend's INVENTORY is unreadable, nothing cached: {}", ex.getMessage());
-            e.staleBecause = "fetch-failed";
+            e.staleBecause = RefreshReason.FETCH_FAILED;
             return response;
         }
         if (!fresh.header().isSuccess()) {
-            e.staleBecause = "fetch-failed";
+            e.staleBecause = RefreshReason.FETCH_FAILED;
             return response;
         }
         check(e.cache, fresh);
@@ -517,14 +550,14 @@ public final class InventoryPolicy implements AutoCloseable {
             try {
                 response = inner.call(call);
             } catch (BackendException ex) {
-                applyLocked(whole, () -> staleAll("unknown-outcome"));
+                applyLocked(whole, () -> staleAll(RefreshReason.UNKNOWN_OUTCOME));
                 throw ex;
             }
             ResponseData answer;
             try {
                 answer = codec.readResponse(response).responseData();
             } catch (BasilException ex) {
-                applyLocked(whole, () -> staleAll("unknown-outcome"));
+                applyLocked(whole, () -> staleAll(RefreshReason.UNKNOWN_OUTCOME));
                 return response;
             }
             applyLocked(whole, () -> apply(call.method(), request, answer));
@@ -558,7 +591,7 @@ public final class InventoryPolicy implements AutoCloseable {
                 }
                 Optional<Reserved> reserved = answer.content(Reserved.class);
                 if (reserved.isEmpty() || reserved.get().reservationId() == null) {
-                    staleAll("reserve-unpatched");
+                    staleAll(RefreshReason.RESERVE_UNPATCHED);
                     return;
                 }
                 long now = clock.millis();
@@ -574,7 +607,7 @@ public final class InventoryPolicy implements AutoCloseable {
                     }
                     if (!e.cache.isNextReservation(id)) {
                         e.cache.noteUnapplied(id);
-                        e.staleBecause = "unseen-reservation";
+                        e.staleBecause = RefreshReason.UNSEEN_RESERVATION;
                         patches.increment("reserve-unpatched");
                         continue;
                     }
@@ -583,7 +616,7 @@ public final class InventoryPolicy implements AutoCloseable {
                     patches.increment(ok ? "reserve-applied" : "reserve-unpatched");
                     if (!ok) {
                         e.cache.noteUnapplied(id);
-                        e.staleBecause = "reserve-unpatched";
+                        e.staleBecause = RefreshReason.RESERVE_UNPATCHED;
                     }
                 }
             }
@@ -609,12 +642,12 @@ public final class InventoryPolicy implements AutoCloseable {
                         }
                         return;
                     }
-                    staleAll("release-failed");
+                    staleAll(RefreshReason.RELEASE_FAILED);
                     return;
                 }
                 Long claims = answer.content(Released.class).map(Released::claims).orElse(null);
                 if (claims == null || request.reservationId() == null) {
-                    staleAll("release-unclear");
+                    staleAll(RefreshReason.RELEASE_UNCLEAR);
                 } else if (claims == 0) {
                     releasing.remove(request.reservationId());
                     entries.values().stream().filter(e -> e.cache != null).forEach(e -> e.cache.applyRelease(request.reservationId()));
@@ -627,7 +660,7 @@ public final class InventoryPolicy implements AutoCloseable {
                     releasing.add(request.reservationId());
                 }
             }
-            case "SWITCH" -> staleAll("switch");
+            case "SWITCH" -> staleAll(RefreshReason.SWITCH);
             default -> {
                 // CONFIRM binds a process aggregate, which the inventory does not show
             }
@@ -663,7 +696,7 @@ public final class InventoryPolicy implements AutoCloseable {
         return lookups.get(user);
     }
 
-    private void staleAll(String reason) {
+    private void staleAll(RefreshReason reason) {
         for (Entry e : entries.values()) {
             if (e.staleBecause == null) {
                 e.staleBecause = reason;

@@ -12,6 +12,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
+import org.alpsbridge.basil.codec.BasilCodec;
+import org.alpsbridge.basil.codec.BasilException;
+import org.alpsbridge.basil.model.BasilRequest;
 import org.alpsbridge.proxy.backend.BackendException;
 import org.alpsbridge.proxy.backend.Call;
 import org.alpsbridge.proxy.ha.Availability;
@@ -39,6 +42,7 @@ final class ExchangeMemory {
     private record Entry(byte[] digest, CompletableFuture<byte[]> answer, long bornNanos) {
     }
 
+    private static final BasilCodec CODEC = BasilCodec.standard();
     private static final Pattern VALID_ID = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
 
     private final Map<Key, Entry> entries = new ConcurrentHashMap<>();
@@ -118,15 +122,9 @@ final class ExchangeMemory {
                     throw refused;
                 }
             }
+            byte[] answer;
             try {
-                byte[] answer = work.run();
-                mine.answer.complete(answer);
-                if (pair != null) {
-                    pair.finish(key.uid, key.exchangeId, answer);
-                } else if (journal != null) {
-                    journal.finish(key.uid, key.exchangeId, answer);
-                }
-                return answer;
+                answer = work.run();
             } catch (BackendException e) {
                 mine.answer.completeExceptionally(e);
                 if (pair != null) {
@@ -144,6 +142,20 @@ final class ExchangeMemory {
                 }
                 throw e;
             }
+            if (pair != null && !pair.finish(key.uid, key.exchangeId, answer) && "RESERVE".equals(call.method())) {
+                // The pair's memory keeps "outcome unknown" and the active proxy releases what this RESERVE made
+                // as an interrupted one's: a scheduler told of the reservation would hold one about to vanish.
+                BackendException unknown = new BackendException("RESERVE exchange " + key.exchangeId + " ran on this"
+                        + " apbasil proxy after its lease ended; its outcome is recorded as unknown and the reservation"
+                        + " it made, if any, is released by the active proxy: try again", true);
+                mine.answer.completeExceptionally(unknown);
+                throw unknown;
+            }
+            if (pair == null && journal != null) {
+                journal.finish(key.uid, key.exchangeId, answer);
+            }
+            mine.answer.complete(answer);
+            return answer;
         }
         if (!Arrays.equals(first.digest, digest)) {
             throw new BackendException("exchange id " + call.exchangeId()
@@ -174,7 +186,7 @@ final class ExchangeMemory {
      */
     private Availability.Recorded beginShared(Key key, Entry mine, Call call, byte[] digest) throws BackendException {
         try {
-            return pair.begin(key.uid, key.exchangeId, call.methodKey(), digest);
+            return pair.begin(key.uid, key.exchangeId, call.methodKey(), digest, reserveOf(call));
         } catch (NotActiveException e) {
             entries.remove(key, mine);
             BackendException refused = new BackendException(e.getMessage(), true, e);
@@ -186,6 +198,19 @@ final class ExchangeMemory {
                     + " database (ha_db), so it is not run: " + e.getMessage(), true, e);
             mine.answer.completeExceptionally(refused);
             throw refused;
+        }
+    }
+
+    /** A RESERVE's batch id and user, kept by the pair so a survivor can find what an interrupted one made. */
+    private static Availability.ReserveOf reserveOf(Call call) {
+        if (!"RESERVE".equals(call.method())) {
+            return null;
+        }
+        try {
+            BasilRequest r = CODEC.readRequest(call.request());
+            return r.batchId() == null ? null : new Availability.ReserveOf(r.batchId(), r.user());
+        } catch (BasilException e) {
+            return null; // ALPS refuses it too
         }
     }
 

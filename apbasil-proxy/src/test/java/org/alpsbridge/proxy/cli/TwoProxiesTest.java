@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +22,9 @@ import org.alpsbridge.basil.model.BasilRequest;
 import org.alpsbridge.basil.model.Reserved;
 import org.alpsbridge.basil.model.ReserveParam;
 import org.alpsbridge.basil.model.ResponseData;
+import org.alpsbridge.ledger.Ledger;
+import org.alpsbridge.ledger.Resource;
+import org.alpsbridge.ledger.State;
 import org.alpsbridge.ledger.store.PostgresServer;
 import org.alpsbridge.proxy.backend.Backend;
 import org.alpsbridge.proxy.backend.BackendException;
@@ -74,10 +78,12 @@ class TwoProxiesTest {
         return start(backend, LEASE);
     }
 
-    private ProxyDaemon start(Backend backend, String lease) throws Exception {
+    private ProxyDaemon start(Backend backend, String lease, String... more) throws Exception {
         ProxyServeCommand cmd = new ProxyServeCommand();
-        new CommandLine(cmd).parseArgs("--listen", "127.0.0.1:0", "--auth", "none", "--user-ids", "learn",
-                "--orphan-jobs-file", jobs.toString(), "--set", "ha_db=" + db, "--set", "ha_lease=" + lease);
+        List<String> args = new ArrayList<>(List.of("--listen", "127.0.0.1:0", "--auth", "none", "--user-ids", "learn",
+                "--orphan-jobs-file", jobs.toString(), "--set", "ha_db=" + db, "--set", "ha_lease=" + lease));
+        args.addAll(List.of(more));
+        new CommandLine(cmd).parseArgs(args.toArray(String[]::new));
         ProxyDaemon d = cmd.start(backend);
         daemons.add(d);
         return d;
@@ -104,7 +110,7 @@ class TwoProxiesTest {
     }
 
     private static byte[] reserve(String batchId) throws Exception {
-        return CODEC.write(BasilRequest.reserve("1.3", "alice", batchId, null,
+        return CODEC.write(BasilRequest.reserve("1.3", "alice", batchId, "chem_acct",
                 List.of(ReserveParam.builder().width(2).build())));
     }
 
@@ -172,12 +178,14 @@ class TwoProxiesTest {
         assertTrue(stats.contains("ha_takeovers{expired}"), stats);
     }
 
-    @Test
-    void aReserveInterruptedBetweenForwardAndAnswerIsAnsweredOutcomeUnknownAndItsReservationIsAnOrphan()
-            throws Exception {
-        CountDownLatch forwarded = new CountDownLatch(1);
+    /**
+     * A backend in front of the shared Cray that answers a RESERVE's caller never: ALPS has reserved when
+     * {@code forwarded} opens, then the call hangs as the proxy dies around it (its forward done, its journaling and
+     * answer not).
+     */
+    private Backend dyingAfterAlpsReserved(CountDownLatch forwarded) {
         Backend shared = new EmulatorBackend("xc30:16", cray);
-        ProxyDaemon dying = start(new Backend() {
+        return new Backend() {
             @Override
             public byte[] call(Call call) throws BackendException {
                 byte[] answer = shared.call(call);
@@ -197,8 +205,48 @@ class TwoProxiesTest {
             public String describe() {
                 return shared.describe();
             }
-        });
-        ProxyDaemon survivor = start();
+        };
+    }
+
+    /** Both proxies charge one ledger on the pair's PostgreSQL (another database of the same server). */
+    private String ledgerWithProject() {
+        String url = PostgresServer.get().newDatabase();
+        try (Ledger setup = Ledger.open(url)) {
+            setup.addProject("chem", 5001, "chem_acct");
+            setup.grant("chem", Resource.CPU, 1_000_000_000L, Instant.now().minusSeconds(86_400),
+                    Instant.now().plusSeconds(86_400 * 30), "r", null);
+        }
+        return url;
+    }
+
+    private static String[] charging(String ledger) {
+        return new String[] {"--ledger", ledger, "--ledger-job-accounts", "none", "--ledger-on-deny", "none",
+            "--ledger-time-limits", "none"};
+    }
+
+    /**
+     * Waits for the orphan watch, which judges a full inventory after it was answered, to have counted
+     * {@code line} among the daemon's metrics; returns them.
+     */
+    private static String awaitMetric(ProxyDaemon daemon, String line) throws Exception {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        String metrics = admin(daemon, "stats", Map.of("format", "prometheus"));
+        while (!metrics.contains(line) && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+            metrics = admin(daemon, "stats", Map.of("format", "prometheus"));
+        }
+        assertTrue(metrics.contains(line), metrics);
+        return metrics;
+    }
+
+    @Test
+    void theSurvivorReleasesWhatAReserveInterruptedBetweenForwardAndAnswerMadeAndVoidsItsHoldWhileTheJobWaits()
+            throws Exception {
+        Files.writeString(jobs, "7\n"); // job 7 still pending in the scheduler: only the journal tells it is no one's
+        String ledger = ledgerWithProject();
+        CountDownLatch forwarded = new CountDownLatch(1);
+        ProxyDaemon dying = start(dyingAfterAlpsReserved(forwarded), LEASE, charging(ledger));
+        ProxyDaemon survivor = start(new EmulatorBackend("xc30:16", cray), LEASE, charging(ledger));
         CompletableFuture<Reply> lost = CompletableFuture.supplyAsync(() -> {
             try {
                 return send(dying, "job-7-reserve", reserve("7"));
@@ -210,7 +258,7 @@ class TwoProxiesTest {
         long killed = System.nanoTime();
         dying.halt();
         assertEquals(null, lost.get(30, TimeUnit.SECONDS), "the caller got no answer from the dead proxy");
-        long made = cray.control().reservationIds()[0];
+        long left = cray.control().reservationIds()[0];
         System.out.println("kill to first successful call through the survivor: " + firstSuccess(survivor, killed)
                 + " ms (ha_lease=" + LEASE + " s, a RESERVE in flight)");
 
@@ -220,13 +268,135 @@ class TwoProxiesTest {
                 + dying.address().text() + " when it stopped; its outcome is unknown"), retried.messageText());
         assertEquals(1, cray.control().reservationIds().length, "not run again");
         assertTrue(admin(survivor, "interrupted", Map.of()).contains("RESERVE exchange job-7-reserve"));
-        assertTrue(admin(survivor, "stats", Map.of()).contains("ha_interrupted_exchanges"));
 
-        // The survivor's first full inventory judges what the dead one left by its batch job only.
+        // Slurm asks again for job 7 under a new exchange, before the survivor's first full inventory: the same
+        // batch id and user, but answered, so it is the job's and is kept.
+        ResponseData again = data(send(survivor, "job-7-reserve-2", reserve("7")));
+        assertTrue(again.isSuccess(), again.messageText());
+        long kept = again.content(Reserved.class).orElseThrow().reservationId();
         assertTrue(data(send(survivor, "", CODEC.write(BasilRequest.query("1.3", "INVENTORY")))).isSuccess());
-        String orphans = admin(survivor, "orphans", Map.of("format", "json"));
-        assertTrue(orphans.contains("{\"reservationId\":" + made + ",") && orphans.contains("\"batchId\":\"7\"")
-                && orphans.contains("job-gone"), orphans);
+        awaitMetric(survivor, "\nalpsbridge_proxy_orphans_interrupted_reserves_total{outcome=\"released\"} 1\n");
+        assertArrayEquals(new long[] {kept}, cray.control().reservationIds(), "the interrupted RESERVE's " + left
+                + " released, the retry's kept");
+        try (Ledger check = Ledger.open(ledger)) {
+            List<org.alpsbridge.ledger.Reservation> holds = check.reservations("default", "7");
+            assertEquals(2, holds.size(), holds.toString());
+            var interrupted = holds.stream().filter(r -> r.key().endsWith("~job-7-reserve")).findFirst().orElseThrow();
+            assertEquals(State.VOIDED, interrupted.state(), interrupted.toString());
+            assertEquals(left, interrupted.resId(), "bound to what the interrupted RESERVE made, then voided");
+            var running = holds.stream().filter(r -> r.key().endsWith("~job-7-reserve-2")).findFirst().orElseThrow();
+            assertEquals(State.HELD, running.state(), running.toString());
+            assertEquals(kept, running.resId());
+            assertEquals(List.of(), check.check());
+        }
+
+        // Settled once: a later inventory (and the next takeover) keeps the job's reservation.
+        assertTrue(admin(survivor, "orphans", Map.of("refresh", "true", "format", "json")).contains("\"orphans\":[]"));
+        assertArrayEquals(new long[] {kept}, cray.control().reservationIds());
+        assertTrue(admin(survivor, "stats", Map.of("format", "prometheus"))
+                .contains("alpsbridge_proxy_orphans_interrupted_reserves_total{outcome=\"released\"} 1"));
+    }
+
+    /** The shared Cray behind a switch: while {@code down} is set every call fails as an unreachable ALPS does. */
+    private Backend reachableWhile(java.util.concurrent.atomic.AtomicBoolean down, Backend cray) {
+        return new Backend() {
+            @Override
+            public byte[] call(Call call) throws BackendException {
+                if (down.get()) {
+                    try {
+                        Thread.sleep(100); // apbasil trying to reach the SDB
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    throw new BackendException("apbasil: cannot reach ALPS (apsys): Connection timed out", true);
+                }
+                return cray.call(call);
+            }
+
+            @Override
+            public String describe() {
+                return cray.describe();
+            }
+        };
+    }
+
+    @Test
+    void theCrayUnreachableWhileTheActiveProxyDiesIsAnsweredTransientUntilItComesBackThenTheSurvivorSettlesAndServes()
+            throws Exception {
+        Files.writeString(jobs, "7\n9\n");
+        String ledger = ledgerWithProject();
+        java.util.concurrent.atomic.AtomicBoolean down = new java.util.concurrent.atomic.AtomicBoolean();
+        CountDownLatch forwarded = new CountDownLatch(1);
+        ProxyDaemon dying = start(reachableWhile(down, dyingAfterAlpsReserved(forwarded)), LEASE, charging(ledger));
+        ProxyDaemon survivor = start(reachableWhile(down, new EmulatorBackend("xc30:16", cray)), LEASE,
+                charging(ledger));
+        byte[] engineBefore = send(dying, "", engine()).payload(); // what ALPS is, asked through the active proxy
+        CompletableFuture.runAsync(() -> {
+            try {
+                send(dying, "job-7-reserve", reserve("7"));
+            } catch (Exception e) {
+                // the dying proxy never answers
+            }
+        });
+        assertTrue(forwarded.await(30, TimeUnit.SECONDS));
+        down.set(true); // ALPS becomes unreachable as the active proxy dies with a RESERVE between forward and answer
+        long killed = System.nanoTime();
+        dying.halt();
+        long left = cray.control().reservationIds()[0];
+
+        // What slurmctld keeps asking meanwhile: the inventory, and job 9's RESERVE (a new exchange each pass).
+        long outage = Duration.ofSeconds(Long.parseLong(LEASE) * 2L).toNanos(); // "a minute", shortened: past the takeover
+        long tookOver = -1;
+        int transients = 0;
+        for (int pass = 0; System.nanoTime() - killed < outage; pass++) {
+            for (Reply r : List.of(send(survivor, "", CODEC.write(BasilRequest.query("1.3", "INVENTORY"))),
+                    send(survivor, "job-9-pass-" + pass, reserve("9")))) {
+                if (r.status() == Reply.Status.NOT_ACTIVE) {
+                    assertEquals(-1, tookOver, "standby again after taking over: " + r.reason());
+                    continue;
+                }
+                ResponseData answer = data(r);
+                assertFalse(answer.isSuccess(), "ALPS is unreachable: no answer but a failure");
+                assertEquals(org.alpsbridge.basil.model.ErrorClass.TRANSIENT, answer.errorClass(), answer.messageText());
+                transients++;
+                if (tookOver < 0) {
+                    tookOver = System.nanoTime();
+                }
+            }
+            Thread.sleep(100);
+        }
+        assertTrue(tookOver > 0, "the survivor took over during the outage");
+        // slurmstepd asks ENGINE at every job's start and end and fatal()s without an answer: the survivor, which
+        // never asked ALPS, gives the pair's last one
+        assertArrayEquals(engineBefore, send(survivor, "", engine()).payload());
+        assertArrayEquals(new long[] {left}, cray.control().reservationIds(), "nothing reserved or released meanwhile");
+
+        down.set(false);
+        long back = System.nanoTime();
+        ResponseData first = data(send(survivor, "", CODEC.write(BasilRequest.query("1.3", "INVENTORY"))));
+        assertTrue(first.isSuccess(), first.messageText()); // the survivor's first full fetch
+        long fetched = System.nanoTime();
+        awaitMetric(survivor, "\nalpsbridge_proxy_orphans_interrupted_reserves_total{outcome=\"released\"} 1\n");
+        long settled = System.nanoTime();
+        assertEquals(0, cray.control().reservationIds().length, "the interrupted RESERVE's reservation released");
+        ResponseData served = data(send(survivor, "job-9-pass-after", reserve("9")));
+        assertTrue(served.isSuccess(), served.messageText());
+        long normal = System.nanoTime();
+        System.out.printf("Cray unreachable during a failover (ha_lease=%s s, outage %d ms): kill to the survivor's"
+                + " first TRANSIENT answer %d ms (%d TRANSIENT answers, no other); ALPS back to its first full fetch"
+                + " %d ms, to the interrupted RESERVE's reservation released %d ms, to job 9 reserved %d ms%n", LEASE,
+                TimeUnit.NANOSECONDS.toMillis(back - killed), TimeUnit.NANOSECONDS.toMillis(tookOver - killed),
+                transients, TimeUnit.NANOSECONDS.toMillis(fetched - back), TimeUnit.NANOSECONDS.toMillis(settled - back),
+                TimeUnit.NANOSECONDS.toMillis(normal - back));
+        try (Ledger check = Ledger.open(ledger)) {
+            assertEquals(List.of(), check.check());
+            List<org.alpsbridge.ledger.Reservation> job9 = check.reservations("default", "9");
+            assertEquals(1, job9.stream().filter(r -> r.state() == State.HELD).count(), "one hold for job 9's run: "
+                    + job9);
+            assertTrue(job9.stream().filter(r -> r.state() != State.HELD)
+                    .allMatch(r -> r.state() == State.VOIDED && "ALPS_UNREACHABLE".equals(r.reason())), job9.toString());
+            assertEquals(State.VOIDED, check.reservations("default", "7").get(0).state());
+        }
     }
 
     @Test

@@ -4,11 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.alpsbridge.address.ProxyAddress;
+import org.alpsbridge.settings.Setting;
+import org.alpsbridge.settings.SettingsDocs;
 import org.junit.jupiter.api.Test;
 
 /** The shipped /etc/alpsbridge/apbasil.conf documents every key the client reads, at its real default. */
@@ -27,6 +32,50 @@ class ClientSettingsTest {
         assertEquals(ClientSettings.KEYS.size(), uncommented.size());
         assertEquals("127.0.0.1:6830", uncommented.get("proxy"));
         assertEquals("munge", uncommented.get("auth"));
+    }
+
+    @Test
+    void theManualPageAndTheReadmeDocumentEveryKeyAtItsDefaultAndNothingElse() throws Exception {
+        Map<String, String> declared = SettingsDocs.declared(ClientSettings.KEYS);
+        assertEquals(declared, SettingsDocs.manPage(Path.of("../dist/src/man/apbasil.1")), "apbasil(1)");
+        assertEquals(declared, SettingsDocs.readmeTable(Path.of("README.md"), "Each setting is looked up as"),
+                "README.md");
+    }
+
+    @Test
+    void theNativeClientReadsTheDeclaredKeysAtTheDeclaredDefaultsFromTheSameFile() throws Exception {
+        String settings = Files.readString(Path.of("src/main/c/settings.c"));
+        assertEquals(ClientSettings.KEYS.stream().map(Setting::name).toList(), cArray(settings, "setting_names"));
+        assertEquals(ClientSettings.KEYS.stream().map(Setting::defaultValue).toList(),
+                cArray(settings, "setting_defaults"), "NULL shown as empty");
+        assertEquals(ClientSettings.DEFAULT_CONFIG, SettingsDocs.cDefine(settings, "DEFAULT_CONFIG"));
+        assertTrue(Files.readString(Path.of("src/main/c/Makefile"))
+                .contains("\nCONFIG ?= " + ClientSettings.DEFAULT_CONFIG + "\n"), "the Makefile builds the same file in");
+        // --help names each key as its environment variable, with the declared default where there is one
+        String usage = Files.readString(Path.of("src/main/c/apbasil.c"));
+        usage = usage.substring(usage.indexOf("static int usage(void)"));
+        usage = usage.substring(0, usage.indexOf("stdout);"));
+        for (Setting k : ClientSettings.KEYS) {
+            String env = "APBASIL_" + k.name().toUpperCase(java.util.Locale.ROOT);
+            Matcher help = Pattern.compile("\"  " + env + " +([^\"]*)").matcher(usage);
+            assertTrue(help.find(), env + " in --help");
+            Matcher shown = Pattern.compile("\\(default ([^;)]+)").matcher(help.group(1));
+            if (shown.find() && !k.defaultValue().isEmpty()) {
+                assertEquals(k.defaultValue(), shown.group(1), env + " in --help");
+            }
+        }
+    }
+
+    /** The strings of a C array initializer {@code NAME[...] = {"a", NULL, ...};}, NULL read as "". */
+    private static List<String> cArray(String source, String name) {
+        String init = source.substring(source.indexOf(name + "[KEY_COUNT] = {"));
+        init = init.substring(init.indexOf('{') + 1, init.indexOf("};"));
+        List<String> out = new java.util.ArrayList<>();
+        Matcher item = Pattern.compile("\"([^\"]*)\"|NULL").matcher(init);
+        while (item.find()) {
+            out.add(item.group(1) == null ? "" : item.group(1));
+        }
+        return out;
     }
 
     @Test

@@ -101,6 +101,30 @@ class AvailabilityTest {
         }
     }
 
+    @Test
+    void anInterruptedReserveIsListedWithItsBatchUserAndProxyUntilTheActiveProxySettlesIt() throws Exception {
+        String db = PostgresServer.get().newDatabase();
+        try (Availability a = start(db, "a.example:6830", Duration.ofSeconds(30));
+             Availability b = start(db, "b.example:6830", Duration.ofSeconds(1))) {
+            Availability.ReserveOf job7 = new Availability.ReserveOf("7", "alice");
+            assertNull(a.begin(1000, "job-7-done", "RESERVE", DIGEST, job7));
+            assertTrue(a.finish(1000, "job-7-done", "<answer/>".getBytes(StandardCharsets.UTF_8)));
+            assertNull(a.begin(1000, "job-7-retry", "RESERVE", DIGEST, job7));
+            assertNull(a.begin(1000, "release-1", "RELEASE", DIGEST));
+            expireLease(db); // a dies with the retry and the RELEASE under way
+            awaitActive(b);
+
+            java.util.List<Availability.LeftReserve> left = b.unsettledReserves();
+            assertEquals(1, left.size(), left.toString()); // RESERVEs only: a RELEASE leaves no reservation
+            assertEquals(new Availability.LeftReserve(1000, "job-7-retry", "7", "alice", left.get(0).started(),
+                    "a.example:6830"), left.get(0));
+            assertEquals(1, b.reserveAnswers("7").size(), "what the scheduler was told for job 7");
+            assertFalse(a.settle(left.get(0), "released reservation 5"), "only the active proxy settles");
+            assertTrue(b.settle(left.get(0), "released reservation 5"));
+            assertEquals(java.util.List.of(), b.unsettledReserves());
+        }
+    }
+
     private static int rows(String db) throws Exception {
         try (Connection c = DriverManager.getConnection(db); Statement s = c.createStatement();
              ResultSet r = s.executeQuery("SELECT count(*) FROM " + SharedJournal.TABLE)) {

@@ -92,6 +92,50 @@ class InventoryPolicyTest {
     }
 
     @Test
+    void aDistrustedCacheIsNeverAnsweredAndItsRefetchDoesNotHoldUpTheCallerWhileAlpsHangs() throws Exception {
+        java.util.concurrent.CountDownLatch answers = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch asked = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean down = new java.util.concurrent.atomic.AtomicBoolean();
+        InventoryPolicy policy = new InventoryPolicy(PolicySettings.DEFAULTS, UserIds.NONE, clock, stats, Runnable::run);
+        Backend b = policy.decorate(new Backend() {
+            @Override
+            public byte[] call(Call call) throws org.alpsbridge.proxy.backend.BackendException {
+                if (down.get()) {
+                    asked.countDown();
+                    try {
+                        answers.await(); // an unreachable ALPS: apbasil hangs until its timeout
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    throw new org.alpsbridge.proxy.backend.BackendException("cannot reach ALPS", true);
+                }
+                return alps.call(call);
+            }
+
+            @Override
+            public String describe() {
+                return "alps";
+            }
+        });
+        b.call(query("1.3", "INVENTORY"));
+        down.set(true);
+        // a takeover: returns at once although the refetch it starts hangs on ALPS
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(30),
+                () -> policy.distrustCache());
+        assertTrue(asked.await(30, java.util.concurrent.TimeUnit.SECONDS), "the refetch asks ALPS");
+        answers.countDown(); // the timeout: the background refetch fails
+        down.set(false);
+        clock.advance(Duration.ofSeconds(1));
+        alps.nodes.set(2, FakeAlps.node(2, "DOWN")); // changed while this proxy was standby
+        assertArrayEquals(alps.inventory("1.3"), b.call(query("1.3", "INVENTORY")), "a full fetch, not the old cache");
+        assertEquals(2, alps.calls("QUERY/INVENTORY"));
+        assertEquals(0, alps.calls("QUERY/SUMMARY"), "no SUMMARY can vouch for a distrusted cache");
+        assertTrue(stats.snapshot().counters().get("policy_refreshes").values().get("takeover") >= 1);
+        b.call(query("1.3", "INVENTORY"));
+        assertEquals(2, alps.calls("QUERY/INVENTORY"), "the fresh fetch is trusted again");
+    }
+
+    @Test
     void theCachedAnswerCarriesTheTimeTheBackendWouldHaveWritten() throws Exception {
         Backend b = chain(PolicySettings.DEFAULTS);
         b.call(query("1.3", "INVENTORY"));

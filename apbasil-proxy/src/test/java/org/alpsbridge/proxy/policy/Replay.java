@@ -32,6 +32,7 @@ import org.alpsbridge.proxy.backend.Caller;
 import org.alpsbridge.proxy.orphans.JobSource;
 import org.alpsbridge.proxy.orphans.Orphan;
 import org.alpsbridge.proxy.orphans.OrphanWatch;
+import org.alpsbridge.proxy.server.BackendChain;
 import org.alpsbridge.proxy.stats.Stats;
 
 /**
@@ -124,7 +125,6 @@ final class Replay {
                 return Set.copyOf(liveJobs);
             }
         }, java.nio.file.Path.of("/nonexistent/apkill"), Duration.ofSeconds(5), stats);
-        policy.onFullInventory(watch::inspect);
         Backend emu = new Backend() {
             @Override
             public byte[] call(Call call) {
@@ -141,7 +141,7 @@ final class Replay {
                 return "emulator:" + settings.machine();
             }
         };
-        this.chain = stats.clientSide(watch.decorate(policy.decorate(stats.backendSide(emu))));
+        this.chain = new BackendChain(stats, policy, null, watch).over(emu);
     }
 
     Result run() throws Exception {

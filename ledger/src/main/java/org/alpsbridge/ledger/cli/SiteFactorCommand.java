@@ -43,6 +43,12 @@ final class SiteFactorCommand extends LedgerTask {
     String at;
     @Option(names = "--json", description = "Print JSON.")
     boolean json;
+    @Option(names = "--slurm-file", paramLabel = "FILE",
+            description = {"Write FILE for slurmctld's site_factor/ledger plugin instead of printing: one line",
+                    "'ACCOUNT SCALED' per Slurm account whose project has an active CPU allocation (the largest",
+                    "factor where it has several), replaced whole (written aside, then renamed), so the plugin",
+                    "never reads half a file. Run it from a timer; the plugin rereads the file when it changes."})
+    java.nio.file.Path slurmFile;
 
     @Override
     int run(Ledger ledger) {
@@ -52,6 +58,9 @@ final class SiteFactorCommand extends LedgerTask {
             default -> throw new org.alpsbridge.ledger.LedgerException("--rule must be sigmoid or power, got " + rule);
         };
         Instant when = time(at);
+        if (slurmFile != null) {
+            return writeSlurmFile(ledger, factor, when);
+        }
         List<Object> rows = new ArrayList<>();
         for (Balance b : ledger.balances(null)) {
             if (!b.activeAt(when)) {
@@ -78,6 +87,40 @@ final class SiteFactorCommand extends LedgerTask {
         if (json) {
             out().println(Json.write(rows));
         }
+        return 0;
+    }
+
+    /** The CPU factor per Slurm account, as the plugin reads it; atomically replaced. */
+    private int writeSlurmFile(Ledger ledger, SiteFactor factor, Instant when) {
+        Map<String, String> accounts = new java.util.HashMap<>();
+        for (org.alpsbridge.ledger.Project p : ledger.projects()) {
+            if (p.active() && p.account() != null) {
+                accounts.put(p.name(), p.account());
+            }
+        }
+        Map<String, Long> scaled = new java.util.TreeMap<>();
+        for (Balance b : ledger.balances(null)) {
+            String account = accounts.get(b.project());
+            if (account == null || b.resource() != org.alpsbridge.ledger.Resource.CPU || !b.activeAt(when)) {
+                continue;
+            }
+            SiteFactor.Value v = factor.of(b.available(), b.granted(), Duration.between(b.from(), when).toSeconds(),
+                    Duration.between(b.from(), b.to()).toSeconds());
+            scaled.merge(account, v.scaled(), Math::max);
+        }
+        StringBuilder text = new StringBuilder("# alpsbridge ledger site-factor at " + when
+                + ": ACCOUNT SCALED (0.." + weight + "), read by slurmctld's site_factor/ledger\n");
+        scaled.forEach((account, value) -> text.append(account).append(' ').append(value).append('\n'));
+        java.nio.file.Path aside = slurmFile.resolveSibling("." + slurmFile.getFileName() + ".tmp");
+        try {
+            java.nio.file.Files.writeString(aside, text);
+            java.nio.file.Files.move(aside, slurmFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        } catch (java.io.IOException e) {
+            throw new org.alpsbridge.ledger.LedgerException("site-factor: cannot write " + slurmFile + ": "
+                    + e.getMessage() + " (the directory must exist and be writable)");
+        }
+        out().printf("site-factor: %d account(s) written to %s%n", scaled.size(), slurmFile);
         return 0;
     }
 }

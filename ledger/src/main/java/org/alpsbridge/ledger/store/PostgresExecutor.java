@@ -1,5 +1,7 @@
 package org.alpsbridge.ledger.store;
 
+import org.alpsbridge.retry.Attempts;
+import org.alpsbridge.retry.Backoff;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -82,7 +84,8 @@ final class PostgresExecutor implements Executor {
      * standby to be promoted.
      */
     private final long reconnectSeconds = Long.getLong("alpsbridge.ledger.pgReconnectSeconds", 30);
-    private static final long RECONNECT_PAUSE_MS = 200;
+    /** A lost server (or its standby taking over) is tried every 200 ms. */
+    private static final Backoff RECONNECT = Backoff.constant(200);
 
     private final String url;
     private final BlockingQueue<Connection> idleWriters = new ArrayBlockingQueue<>(WRITERS);
@@ -180,7 +183,7 @@ final class PostgresExecutor implements Executor {
 
     /** A new connection, waiting up to {@code alpsbridge.ledger.pgReconnectSeconds} for the server (or its standby) to answer. */
     private Connection reconnect(SQLException cause, boolean writer) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(reconnectSeconds);
+        Attempts attempts = RECONNECT.within(TimeUnit.SECONDS.toMillis(reconnectSeconds)).start();
         SQLException last = cause;
         while (!closed) {
             try {
@@ -190,13 +193,7 @@ final class PostgresExecutor implements Executor {
             } catch (SQLException e) {
                 last = e;
             }
-            if (System.nanoTime() > deadline) {
-                break;
-            }
-            try {
-                Thread.sleep(RECONNECT_PAUSE_MS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+            if (!attempts.pauseForNext()) {
                 break;
             }
         }

@@ -1,5 +1,7 @@
 package org.alpsbridge.ledger.store;
 
+import org.alpsbridge.retry.Attempts;
+import org.alpsbridge.retry.Backoff;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -31,6 +33,8 @@ final class SqliteExecutor implements Executor {
     static final int MAX_GROUP = 256;
     /** How long a writer waits for another process's write lock, in ms. */
     static final int BUSY_TIMEOUT_MS = 30_000;
+    /** A group that still finds the database busy after SQLite's own wait is tried 5 times, 50 ms more apart each time. */
+    private static final Backoff BUSY = Backoff.linear(50).attempts(5);
     private static final int SQLITE_BUSY = 5;
     private static final int SQLITE_LOCKED = 6;
 
@@ -148,7 +152,8 @@ final class SqliteExecutor implements Executor {
     private void commitGroup(List<Pending<?>> group) throws InterruptedException {
         Object[] results = new Object[group.size()];
         RuntimeException[] failures = new RuntimeException[group.size()];
-        for (int attempt = 1; ; attempt++) {
+        Attempts attempts = BUSY.start();
+        while (true) {
             try {
                 // transactions are driven by statements, not the driver's auto-commit switch, which
                 // would begin a deferred transaction and open the next one right after each commit
@@ -164,10 +169,11 @@ final class SqliteExecutor implements Executor {
                 break;
             } catch (SQLException e) {
                 rollbackQuietly();
-                if (isBusy(e) && attempt < 5) {
-                    log.warn("ledger {} busy (attempt {}), retrying the group of {}", url, attempt, group.size());
-                    Thread.sleep(50L * attempt);
-                    continue;
+                if (isBusy(e) && attempts.attempt() < BUSY.maxAttempts()) {
+                    log.warn("ledger {} busy (attempt {}), retrying the group of {}", url, attempts.attempt(), group.size());
+                    if (attempts.pauseForNext()) {
+                        continue;
+                    }
                 }
                 LedgerException failure = new LedgerException("ledger write failed on " + url
                         + " (nothing of this event was kept): " + e.getMessage(), e);

@@ -139,6 +139,19 @@ class LedgerCommandTest {
     }
 
     @Test
+    void siteFactorWritesTheSlurmPluginsFileByAccount() throws Exception {
+        java.nio.file.Path file = dir.resolve("site-factors");
+        assertEquals(0, run("site-factor", "--rule", "power", "--slurm-file", file.toString()), err);
+        java.util.List<String> lines = java.nio.file.Files.readAllLines(file);
+        assertTrue(lines.get(0).startsWith("# alpsbridge ledger site-factor at "), lines.toString());
+        assertEquals(2, lines.size(), lines.toString()); // chem's, by its Slurm account; nothing unspent is below 0
+        assertTrue(lines.get(1).matches("chem_acct [0-9]+"), lines.toString());
+        assertTrue(out.contains("account(s) written to " + file), out);
+        assertEquals(1, run("site-factor", "--slurm-file", dir.resolve("missing/dir/f").toString()));
+        assertTrue(err.contains("cannot write") && err.contains("must exist"), err);
+    }
+
+    @Test
     void replayRebuildsTheLedgerInAnEmptyOneAndRefusesToOverwriteIt() {
         assertEquals(0, run("reserve", "--id", "11", "--batch-id", "77", "--project", "chem", "--user", "1001",
                 "--nodes", "2", "--cores-per-node", "10", "--time-limit", "60"), err);

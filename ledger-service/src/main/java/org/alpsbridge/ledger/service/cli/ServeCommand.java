@@ -11,6 +11,7 @@ import org.alpsbridge.ledger.cli.LedgerCommand;
 import org.alpsbridge.ledger.service.server.LedgerServer;
 import org.alpsbridge.ledger.service.server.ServiceSettings;
 import org.alpsbridge.ledger.service.server.ServiceSettings.Key;
+import org.alpsbridge.settings.SettingsFile;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -149,20 +150,7 @@ public final class ServeCommand implements Callable<Integer> {
         CommandLine serve = new CommandLine(new ServeCommand());
         List<String> footer = new ArrayList<>(List.of("", "Settings file keys (--config FILE, key=value, '#' comments;"
                 + " every key optional, shown with its default):"));
-        for (Key k : Key.values()) {
-            String lead = String.format("  %-20s %-15s ", k.key(), k.defaultValue().isEmpty() ? "(empty)"
-                    : k.defaultValue());
-            // wrapped here: picocli would wrap a footer line back to its first column
-            StringBuilder line = new StringBuilder(lead);
-            for (String word : k.meaning().split(" ")) {
-                if (line.length() + word.length() > 118) {
-                    footer.add(line.toString().stripTrailing());
-                    line = new StringBuilder(" ".repeat(lead.length()));
-                }
-                line.append(word).append(' ');
-            }
-            footer.add(line.toString().stripTrailing());
-        }
+        footer.addAll(SettingsFile.table(ServiceSettings.settings()));
         footer.addAll(List.of(serve.getCommandSpec().usageMessage().footer()));
         serve.getCommandSpec().usageMessage().footer(footer.toArray(String[]::new));
         ledger.addSubcommand("serve", serve);

@@ -7,6 +7,8 @@ import java.util.Optional;
 import org.alpsbridge.ledger.ReleaseRequest;
 import org.alpsbridge.ledger.service.api.Route;
 import org.alpsbridge.ledger.timelimit.SlurmTime;
+import org.alpsbridge.retry.Attempts;
+import org.alpsbridge.retry.Backoff;
 
 /**
  * One call's work on one run of a job, shared by the JVM hook ({@link SlurmHook}, a process per call) and the
@@ -26,7 +28,10 @@ record Hook(SlurmJob job, JobRecords records, Slurm slurm, ServiceCall service, 
     static final int NO_JOB = SlurmHook.NO_JOB;
 
     /** Retry an unavailable service until it answers (the agent's spooled settlements). */
-    static final long FOREVER = Long.MAX_VALUE;
+    static final long FOREVER = Backoff.FOREVER;
+
+    /** An unavailable service is asked again after 200 ms, doubling to 5 s, for up to the retry time. */
+    private static final Backoff SERVICE_BACKOFF = Backoff.doubling(200, 5_000);
 
     /** Where the hook reads a job's time limit, time used, reason, restart count and state. */
     interface JobRecords {
@@ -178,26 +183,17 @@ record Hook(SlurmJob job, JobRecords records, Slurm slurm, ServiceCall service, 
      */
     private Map<String, String> retrying(Route route, String query, String json)
             throws ServiceCall.Unavailable, ServiceCall.Refused {
-        long deadline = retryMillis == FOREVER ? FOREVER : System.currentTimeMillis() + retryMillis;
-        long pause = 200;
+        Attempts attempts = SERVICE_BACKOFF.within(retryMillis).start();
         while (true) {
             try {
                 return json == null ? service.get(route, query) : service.post(route, json);
             } catch (ServiceCall.Unavailable e) {
-                if (System.currentTimeMillis() + pause > deadline) {
+                if (!attempts.pauseForNext()) {
                     throw e;
                 }
-                try {
-                    Thread.sleep(pause);
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    throw e;
-                }
-                pause = Math.min(pause * 2, 5_000);
             }
         }
     }
-
     private void deny(String what, String why) {
         log.say(what + ": DENIED: " + why + "; slurmctld cancels the job");
         try {

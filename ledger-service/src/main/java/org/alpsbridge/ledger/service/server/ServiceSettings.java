@@ -4,111 +4,86 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 import org.alpsbridge.address.ProxyAddress;
+import org.alpsbridge.settings.Setting;
+import org.alpsbridge.settings.SettingsFile;
 
 /**
  * The ledger service's settings: {@code key=value} lines ({@code #} starts a comment, keys
- * case-insensitive), each key with a default, so that an empty file is a working service. A bad key or
- * value is refused with the file, the line and what is expected; a typo never silently becomes a default
- * (least of all a role). Immutable; {@link #with} makes changed copies (command-line options win over the
- * file).
+ * case-insensitive) read by the one reader, {@link SettingsFile}, each key declared once in {@link Key} with a
+ * default, so that an empty file is a working service. A bad key or value is refused with the file, the line and
+ * what is expected; a typo never silently becomes a default (least of all a role). Immutable; {@link #with}
+ * makes changed copies (command-line options win over the file).
  */
 public final class ServiceSettings {
 
-    /** Every key: its name, default and meaning ({@code alpsbridge ledger serve --help} and ledger/README.md). */
-    public enum Key {
-        LISTEN("listen", "127.0.0.1:7070", "where to listen: HOST:PORT or unix:/PATH, comma-separated",
-                v -> split(v).forEach(ProxyAddress::parse)),
-        DB("db", "", "the ledger served: sqlite:PATH or jdbc:postgresql://HOST:PORT/DB?user=U&password=P", v -> { }),
-        AUTH("auth", "munge", "munge (every request carries a MUNGE credential) or none (loopback labs only:"
-                + " every caller is a superuser)", v -> {
-                    if (!v.equals("munge") && !v.equals("none")) {
-                        throw new IllegalArgumentException("expected munge or none");
-                    }
-                }),
-        MUNGE_SOCKET("munge_socket", "", "munged's socket; empty = libmunge's default", v -> { }),
-        TLS_CERT("tls_cert", "", "PEM certificate (chain) of the service; with tls_key, TCP addresses speak HTTPS"
-                + " (unix sockets stay plain)", v -> { }),
-        TLS_KEY("tls_key", "", "PEM (PKCS#8) private key of tls_cert", v -> { }),
-        SUPERUSER_UIDS("superuser_uids", "0", "uids that are superusers (everything, may act for another user)",
-                ServiceSettings::ids),
-        SUPERUSER_GIDS("superuser_gids", "", "gids whose members are superusers", ServiceSettings::ids),
-        ADMIN_UIDS("admin_uids", "", "uids that are admins (read everything, send job events for any user)", ServiceSettings::ids),
-        ADMIN_GIDS("admin_gids", "", "gids whose members are admins", ServiceSettings::ids),
-        CHARGER_UIDS("charger_uids", "", "uids that are chargers (send job events for any user, read like standard"
-                + " users, move no credit: the least privilege of the Slurm hooks' SlurmUser)", ServiceSettings::ids),
-        CHARGER_GIDS("charger_gids", "", "gids whose members are chargers", ServiceSettings::ids),
-        STANDARD_JOB_EVENTS("standard_job_events", "false", "whether standard users may send RESERVE, CONFIRM,"
-                + " RELEASE of their own jobs (true|false)", v -> {
-                    if (!v.equals("true") && !v.equals("false")) {
-                        throw new IllegalArgumentException("expected true or false");
-                    }
-                }),
-        WORKERS("workers", "16", "threads that run ledger calls (each request holds one until its answer)",
-                v -> positive(v, 1024)),
-        MAX_BODY_BYTES("max_body_bytes", "1048576", "largest request body accepted", v -> positive(v, 1 << 30)),
-        GROUP_CACHE_SECONDS("group_cache_seconds", "60", "how long a user's name and groups (from id(1), so"
-                + " NSS/LDAP groups count) are remembered", v -> positive(v, 86_400)),
-        CONSOLE("console", "true", "serve the web console at / (true|false); sign in with alpsbridge ledger"
-                + " web-login", v -> {
-                    if (!v.equals("true") && !v.equals("false")) {
-                        throw new IllegalArgumentException("expected true or false");
-                    }
-                }),
-        CONSOLE_URL("console_url", "", "the console's address as browsers reach it (a reverse proxy's), put in"
+    /** Every key: a typed handle on its declaration ({@code alpsbridge ledger serve --help} and ledger/README.md). */
+    public enum Key implements Setting.Handle {
+        LISTEN(declare("listen", "127.0.0.1:7070", "where to listen: HOST:PORT or unix:/PATH, comma-separated",
+                v -> SettingsFile.list(v).forEach(ProxyAddress::parse))),
+        DB(declare("db", "", "the ledger served: sqlite:PATH or jdbc:postgresql://HOST:PORT/DB?user=U&password=P", v -> { })),
+        AUTH(declare("auth", "munge", "munge (every request carries a MUNGE credential) or none (loopback labs only:"
+                + " every caller is a superuser)", v -> oneOf(v, "munge", "none"))),
+        MUNGE_SOCKET(declare("munge_socket", "", "munged's socket; empty = libmunge's default", v -> { })),
+        TLS_CERT(declare("tls_cert", "", "PEM certificate (chain) of the service; with tls_key, TCP addresses speak HTTPS"
+                + " (unix sockets stay plain)", v -> { })),
+        TLS_KEY(declare("tls_key", "", "PEM (PKCS#8) private key of tls_cert", v -> { })),
+        SUPERUSER_UIDS(declare("superuser_uids", "0", "uids that are superusers (everything, may act for another user)",
+                ServiceSettings::ids)),
+        SUPERUSER_GIDS(declare("superuser_gids", "", "gids whose members are superusers", ServiceSettings::ids)),
+        ADMIN_UIDS(declare("admin_uids", "", "uids that are admins (read everything, send job events for any user)",
+                ServiceSettings::ids)),
+        ADMIN_GIDS(declare("admin_gids", "", "gids whose members are admins", ServiceSettings::ids)),
+        CHARGER_UIDS(declare("charger_uids", "", "uids that are chargers (send job events for any user, read like standard"
+                + " users, move no credit: the least privilege of the Slurm hooks' SlurmUser)", ServiceSettings::ids)),
+        CHARGER_GIDS(declare("charger_gids", "", "gids whose members are chargers", ServiceSettings::ids)),
+        STANDARD_JOB_EVENTS(declare("standard_job_events", "false", "whether standard users may send RESERVE, CONFIRM,"
+                + " RELEASE of their own jobs (true|false)", v -> oneOf(v, "true", "false"))),
+        WORKERS(declare("workers", "16", "threads that run ledger calls (each request holds one until its answer)",
+                v -> positive(v, 1024))),
+        MAX_BODY_BYTES(declare("max_body_bytes", "1048576", "largest request body accepted", v -> positive(v, 1 << 30))),
+        GROUP_CACHE_SECONDS(declare("group_cache_seconds", "60", "how long a user's name and groups (from id(1), so"
+                + " NSS/LDAP groups count) are remembered", v -> positive(v, 86_400))),
+        CONSOLE(declare("console", "true", "serve the web console at / (true|false); sign in with alpsbridge ledger"
+                + " web-login", v -> oneOf(v, "true", "false"))),
+        CONSOLE_URL(declare("console_url", "", "the console's address as browsers reach it (a reverse proxy's), put in"
                 + " sign-in links; empty = the address web-login reached the service on", v -> {
                     if (!v.isEmpty() && !v.matches("https?://[^\\s]+")) {
                         throw new IllegalArgumentException("expected http://HOST[:PORT][/PATH] or https://...");
                     }
-                }),
-        CONSOLE_LINK_SECONDS("console_link_seconds", "60", "how long a sign-in link may wait before it is used"
-                + " (it works once)", v -> positive(v, 3_600)),
-        CONSOLE_SESSION_SECONDS("console_session_seconds", "28800", "a console session ends this long after"
-                + " sign-in, used or not", v -> positive(v, 7 * 86_400)),
-        CONSOLE_IDLE_SECONDS("console_idle_seconds", "1800", "a console session ends after this long without"
-                + " a request", v -> positive(v, 7 * 86_400));
+                })),
+        CONSOLE_LINK_SECONDS(declare("console_link_seconds", "60", "how long a sign-in link may wait before it is used"
+                + " (it works once)", v -> positive(v, 3_600))),
+        CONSOLE_SESSION_SECONDS(declare("console_session_seconds", "28800", "a console session ends this long after"
+                + " sign-in, used or not", v -> positive(v, 7 * 86_400))),
+        CONSOLE_IDLE_SECONDS(declare("console_idle_seconds", "1800", "a console session ends after this long without"
+                + " a request", v -> positive(v, 7 * 86_400)));
 
-        private final String name;
-        private final String defaultValue;
-        private final String meaning;
-        private final Consumer<String> check;
+        private final Setting setting;
 
-        Key(String name, String defaultValue, String meaning, Consumer<String> check) {
-            this.name = name;
-            this.defaultValue = defaultValue;
-            this.meaning = meaning;
-            this.check = check;
+        Key(Setting setting) {
+            this.setting = setting;
         }
 
-        public String key() {
-            return name;
-        }
-
-        public String defaultValue() {
-            return defaultValue;
-        }
-
-        public String meaning() {
-            return meaning;
+        @Override
+        public Setting setting() {
+            return setting;
         }
 
         static Key named(String name) {
-            for (Key k : values()) {
-                if (k.name.equals(name)) {
-                    return k;
-                }
-            }
-            return null;
+            return Setting.Handle.named(values(), name);
         }
+    }
+
+    /** The declarations, in order (a method: a field made from {@code Key} could be read before {@code Key} is made). */
+    public static List<Setting> settings() {
+        return Setting.Handle.settings(Key.values());
     }
 
     private final Map<Key, String> values;
@@ -135,44 +110,36 @@ public final class ServiceSettings {
 
     static ServiceSettings parse(String source, String text) {
         Map<Key, String> values = new EnumMap<>(Key.class);
-        String[] lines = text.split("\n", -1);
-        for (int i = 0; i < lines.length; i++) {
-            String where = source + ":" + (i + 1) + ": ";
-            String content = lines[i].replaceFirst("#.*", "").strip();
-            if (content.isEmpty()) {
-                continue;
-            }
-            int eq = content.indexOf('=');
-            if (eq <= 0) {
-                throw new IllegalArgumentException(where + "expected key=value, got '" + lines[i].strip() + "'");
-            }
-            String name = content.substring(0, eq).strip().toLowerCase(Locale.ROOT);
-            Key key = Key.named(name);
-            if (key == null) {
-                throw new IllegalArgumentException(where + "unknown key '" + name + "' (known keys: "
-                        + String.join(", ", Arrays.stream(Key.values()).map(Key::key).toList()) + ")");
-            }
-            values.put(key, checked(where, key, content.substring(eq + 1).strip()));
-        }
+        SettingsFile.parse(source, List.of(text.split("\n", -1)), settings())
+                .forEach((k, v) -> values.put(Key.named(k), v));
         return new ServiceSettings(values);
     }
 
     /** A copy with {@code key} set; the value is checked like one read from a file. */
     public ServiceSettings with(Key key, String value) {
+        String problem = key.setting.problem(value);
+        if (problem != null) {
+            throw new IllegalArgumentException("--" + key.key().replace('_', '-') + ": " + problem);
+        }
         Map<Key, String> copy = new EnumMap<>(Key.class);
         copy.putAll(values);
-        copy.put(key, checked("--" + key.key().replace('_', '-') + ": ", key, value));
+        copy.put(key, value);
         return new ServiceSettings(copy);
     }
 
-    private static String checked(String where, Key key, String value) {
-        try {
-            key.check.accept(value);
-        } catch (RuntimeException e) {
-            throw new IllegalArgumentException(where + key.key() + "=" + value + ": " + e.getMessage()
-                    + " (" + key.meaning() + ")");
-        }
-        return value;
+    /**
+     * A key whose values {@code check} takes (it throws what is expected otherwise), refused as
+     * {@code KEY=VALUE: what is expected (the key's meaning)}.
+     */
+    private static Setting declare(String name, String defaultValue, String meaning, Consumer<String> check) {
+        return Setting.checked(name, defaultValue, meaning, v -> {
+            try {
+                check.accept(v);
+                return null;
+            } catch (RuntimeException e) {
+                return name + "=" + v + ": " + e.getMessage() + " (" + meaning + ")";
+            }
+        });
     }
 
     public String get(Key key) {
@@ -180,7 +147,7 @@ public final class ServiceSettings {
     }
 
     public List<String> listen() {
-        return split(get(Key.LISTEN));
+        return SettingsFile.list(get(Key.LISTEN));
     }
 
     public boolean mungeAuth() {
@@ -215,29 +182,14 @@ public final class ServiceSettings {
 
     /** The file as a site would start it: every key commented out at its default, with its meaning. */
     public static String template() {
-        StringBuilder out = new StringBuilder("# alpsbridge ledger serve --config FILE: key=value, '#' starts a"
+        return SettingsFile.template("# alpsbridge ledger serve --config FILE: key=value, '#' starts a"
                 + " comment, unknown keys are refused.\n# Every key is shown at its default. Command-line options"
-                + " override the file.\n");
-        for (Key k : Key.values()) {
-            out.append("\n# ").append(k.meaning()).append("\n#").append(k.key()).append('=')
-                    .append(k.defaultValue()).append('\n');
-        }
-        return out.toString();
-    }
-
-    private static List<String> split(String v) {
-        List<String> out = new ArrayList<>();
-        for (String part : v.split(",")) {
-            if (!part.isBlank()) {
-                out.add(part.strip());
-            }
-        }
-        return out;
+                + " override the file.\n", settings());
     }
 
     private static Set<Integer> ids(String v) {
         Set<Integer> out = new LinkedHashSet<>();
-        for (String part : split(v)) {
+        for (String part : SettingsFile.list(v)) {
             try {
                 int id = Integer.parseInt(part);
                 if (id < 0) {
@@ -249,6 +201,12 @@ public final class ServiceSettings {
             }
         }
         return out;
+    }
+
+    private static void oneOf(String v, String a, String b) {
+        if (!v.equals(a) && !v.equals(b)) {
+            throw new IllegalArgumentException("expected " + a + " or " + b);
+        }
     }
 
     private static void positive(String v, int max) {

@@ -52,6 +52,41 @@ final class HookClient {
         return client;
     }
 
+    /**
+     * slurmctld's plugins ({@code src/main/c/prep_ledger.c}, {@code site_factor_ledger.c}) built into {@code out}
+     * against the configured source of the installed Slurm ({@code .ci/slurm-plugin-source} prepares it, cached),
+     * the PrEp plugin reading {@code config}: a plugin runs only in the Slurm version it was compiled with.
+     */
+    static Path buildPlugins(Path out, Path config) throws Exception {
+        Path module = Path.of(System.getProperty("user.dir"));
+        SlurmLab.Result source = SlurmLab.run(List.of("bash", module.resolve("../.ci/slurm-plugin-source").normalize().toString()),
+                Duration.ofMinutes(10));
+        if (source.exit() == 2) {
+            SlurmLab.unavailable("no Slurm from Debian's packages to build the PrEp plugin against: " + source.err());
+        }
+        if (source.exit() != 0) {
+            throw new AssertionError("the Slurm source for the PrEp plugin could not be prepared: " + source.err());
+        }
+        SlurmLab.Result r = SlurmLab.run(List.of("make", "-s", "-C", module.resolve("src/main/c").toString(), "plugins",
+                "OUT=" + out, "JVM_HOOK=" + jvmHook(), "CONFIG=" + config, "SLURM_SRC=" + source.out().strip()),
+                Duration.ofMinutes(2));
+        if (r.exit() != 0) {
+            throw new AssertionError("make of slurmctld's plugins failed: " + r.out() + r.err());
+        }
+        return out;
+    }
+
+    /** Where the installed Slurm keeps its own plugins (Debian: /usr/lib/x86_64-linux-gnu/slurm-wlm). */
+    static String slurmPluginDir() throws java.io.IOException, InterruptedException {
+        SlurmLab.Result r = SlurmLab.run(List.of("sh", "-c", "dirname \"$(dpkg -L slurm-wlm-basic-plugins 2>/dev/null"
+                + " | grep '/prep_script.so$' | head -1)\""), Duration.ofSeconds(30));
+        String dir = r.out().strip();
+        if (r.exit() != 0 || dir.isEmpty() || dir.equals(".")) {
+            throw new AssertionError("cannot find the installed Slurm's plugin directory (prep_script.so): " + r.err());
+        }
+        return dir;
+    }
+
     /** The JVM hook of this source tree ({@code bin/ledger-hook}), the client's fallback. */
     static Path jvmHook() {
         return Path.of(System.getProperty("user.dir")).resolve("../bin/ledger-hook").normalize();

@@ -30,7 +30,9 @@ import org.junit.jupiter.api.Test;
  * nothing is held, every run is settled once, each charge is SPEC's formula on Slurm's own elapsed time, and
  * {@code ledger check} is clean. The hooks are deployed as a site deploys them: the C client and the agent
  * (killed -9 once with settlements spooled, which are settled after its restart, once). They run as root with
- * the least role that charges ({@code charger}).
+ * the least role that charges ({@code charger}). The same scenario runs twice: with the script hooks
+ * (PrologSlurmctld/EpilogSlurmctld) and with the PrEp plugin {@code prep/ledger} inside slurmctld, which must
+ * charge exactly as they do; each also restarts slurmctld while prologs wait for a stopped agent.
  */
 class SlurmHookSlurmTest {
 
@@ -41,8 +43,17 @@ class SlurmHookSlurmTest {
 
     @Test
     void slurmChargesThroughTheHooks() throws Exception {
+        scenario(SlurmLab.Hooks.AGENT);
+    }
+
+    @Test
+    void slurmChargesThroughThePrepPluginAsThroughTheHooks() throws Exception {
+        scenario(SlurmLab.Hooks.PREP);
+    }
+
+    private static void scenario(SlurmLab.Hooks hooks) throws Exception {
         long started = System.nanoTime();
-        try (SlurmLab lab = SlurmLab.start(null, 16, SlurmLab.Hooks.AGENT, "superuser_uids=4242\ncharger_uids=0",
+        try (SlurmLab lab = SlurmLab.start(null, 16, hooks, "superuser_uids=4242\ncharger_uids=0",
                 "prolog_retry_for=40")) {
             Map<String, Integer> cpus = new HashMap<>();
             try (Ledger ledger = Ledger.open(lab.db)) {
@@ -101,6 +112,17 @@ class SlurmHookSlurmTest {
             lab.restartSlurmctld();
             lab.awaitQuietAndSettled(Duration.ofSeconds(90));
 
+            // --- slurmctld restarted while two prologs wait for the agent (stopped): run again at start-up,
+            // held once each
+            lab.pauseAgent(true);
+            String p1 = submit(lab, cpus, 1, "-A", "chem", "-t", "2", "--wrap", "sleep 2");
+            String p2 = submit(lab, cpus, 2, "-A", "phys", "-t", "2", "--wrap", "sleep 3");
+            lab.awaitState(p1, "CONFIGURING", Duration.ofSeconds(60));
+            lab.awaitState(p2, "CONFIGURING", Duration.ofSeconds(60));
+            lab.restartSlurmctld();
+            lab.pauseAgent(false);
+            lab.awaitQuietAndSettled(Duration.ofSeconds(120));
+
             // --- the service killed -9 and restarted, then stopped and started, with jobs in flight
             String s1 = submit(lab, cpus, 2, "-A", "chem", "-t", "3", "--wrap", "sleep 6");
             String s2 = submit(lab, cpus, 1, "-A", "phys", "-t", "3", "--wrap", "sleep 4");
@@ -133,7 +155,7 @@ class SlurmHookSlurmTest {
                     lab.tail("agent.log"));
 
             // --- the ledger agrees with Slurm
-            List<String> settled = List.of(a1, a2, a3, b1, c1, r1, r2, s1, s2, s3, s4, k1, k2);
+            List<String> settled = List.of(a1, a2, a3, b1, c1, r1, r2, p1, p2, s1, s2, s3, s4, k1, k2);
             try (Ledger ledger = Ledger.open(lab.db)) {
                 assertEquals(List.of(), ledger.check(), "ledger check");
                 assertEquals(List.of(), ledger.holds(null), "nothing left held");
@@ -169,7 +191,7 @@ class SlurmHookSlurmTest {
             assertTrue(log.contains("ledger prolog: job " + b2 + " run 1: DENIED: "), "the denial in slurmctld's log");
             assertTrue(log.contains("ledger epilog: job " + s2 + " run 1: settled "), "a settlement in slurmctld's log");
         } finally {
-            System.out.printf("SlurmHookSlurmTest: %.1f s%n", (System.nanoTime() - started) / 1e9);
+            System.out.printf("SlurmHookSlurmTest (%s): %.1f s%n", hooks, (System.nanoTime() - started) / 1e9);
         }
     }
 

@@ -40,7 +40,9 @@ final class SlurmLab implements AutoCloseable {
         /** The C client and the agent (a process of its own), as a site deploys them. */
         AGENT,
         /** The C client without an agent: it falls back to the JVM hook. */
-        CLIENT_ONLY
+        CLIENT_ONLY,
+        /** The PrEp plugin {@code prep/ledger} inside slurmctld, with the agent: no PrologSlurmctld or EpilogSlurmctld. */
+        PREP
     }
 
     final Path dir;
@@ -113,8 +115,12 @@ final class SlurmLab implements AutoCloseable {
         Path dir = Files.createTempDirectory("alpsbridge-hooks-");
         String host = run(List.of("hostname", "-s"), Duration.ofSeconds(10)).out.strip();
         // with the agent, slurmctld runs the client itself, as at a site, so it is built with this lab's settings
-        Path client = hooks == Hooks.AGENT ? HookClient.build(dir.resolve("client"), dir.resolve("ledger-hook.conf"))
+        Path client = hooks == Hooks.AGENT || hooks == Hooks.PREP
+                ? HookClient.build(dir.resolve("client"), dir.resolve("ledger-hook.conf"))
                 : hooks == Hooks.CLIENT_ONLY ? HookClient.build() : null;
+        if (hooks == Hooks.PREP) {
+            HookClient.buildPlugins(dir.resolve("plugins"), dir.resolve("ledger-hook.conf"));
+        }
         SlurmLab lab = new SlurmLab(dir, munged, host, db != null ? db : "sqlite:" + dir.resolve("ledger.db"), cpus, hooks);
         lab.hookJar = hookJar;
         lab.jobSubmit = jobSubmit;
@@ -190,6 +196,12 @@ final class SlurmLab implements AutoCloseable {
     /** The service stopped (SIGSTOP: it accepts connections and never answers, as a hung one) or resumed (SIGCONT). */
     void pauseService(boolean pause) throws IOException, InterruptedException {
         Assertions.assertEquals(0, run(List.of("kill", pause ? "-STOP" : "-CONT", Long.toString(service.pid())),
+                Duration.ofSeconds(10)).exit);
+    }
+
+    /** The agent stopped (SIGSTOP: calls connect and wait, as to a hung agent) or resumed (SIGCONT). */
+    void pauseAgent(boolean pause) throws IOException, InterruptedException {
+        Assertions.assertEquals(0, run(List.of("kill", pause ? "-STOP" : "-CONT", Long.toString(agent.pid())),
                 Duration.ofSeconds(10)).exit);
     }
 
@@ -299,8 +311,10 @@ final class SlurmLab implements AutoCloseable {
                 // slurmctld waited for each hook call, in its own words (hookCalls); in every lab alike
                 "DebugFlags=Script",
                 "SlurmctldDebug=verbose",
-                hooks != Hooks.NONE ? "PrologSlurmctld=" + prolog : "",
-                hooks != Hooks.NONE ? "EpilogSlurmctld=" + epilog : "",
+                hooks != Hooks.NONE && hooks != Hooks.PREP ? "PrologSlurmctld=" + prolog : "",
+                hooks != Hooks.NONE && hooks != Hooks.PREP ? "EpilogSlurmctld=" + epilog : "",
+                hooks == Hooks.PREP ? "PrEpPlugins=prep/ledger\nPluginDir=" + HookClient.slurmPluginDir() + ":"
+                        + dir.resolve("plugins") : "",
                 jobSubmit ? "JobSubmitPlugins=lua" : "",
                 "NodeName=" + host + " NodeAddr=127.0.0.1 CPUs=" + cpus + " State=UNKNOWN",
                 "PartitionName=debug Nodes=" + host + " Default=YES MaxTime=INFINITE State=UP",
@@ -312,7 +326,7 @@ final class SlurmLab implements AutoCloseable {
         if (jobSubmit) {
             jobSubmitScript(SubmitScript.LEDGER);
         }
-        if (hooks == Hooks.AGENT) {
+        if (hooks == Hooks.AGENT || hooks == Hooks.PREP) {
             startAgent(); // before slurmctld's first prolog; after slurm.conf, where it finds slurmctld's log file
         }
         startDaemon("slurmctld");
@@ -363,6 +377,11 @@ final class SlurmLab implements AutoCloseable {
             Thread.sleep(20);
         }
         daemons.add(Long.parseLong(Files.readString(pidFile).strip()));
+    }
+
+    /** Lines added to slurm.conf; slurmctld reads them at its next start ({@link #restartSlurmctld}). */
+    void appendSlurmConf(String lines) throws IOException {
+        Files.writeString(dir.resolve("slurm.conf"), lines + "\n", java.nio.file.StandardOpenOption.APPEND);
     }
 
     /** Stops slurmctld (SIGTERM, it saves its state) and starts it again; running jobs carry on. */
@@ -452,8 +471,11 @@ final class SlurmLab implements AutoCloseable {
         return run(pb, Duration.ofSeconds(60));
     }
 
-    /** One PrologSlurmctld or EpilogSlurmctld call as slurmctld tells it: started, waited for, its exit status. */
-    record HookCall(String jobId, java.time.LocalDateTime started, long micros, int exit) {
+    /**
+     * One PrologSlurmctld or EpilogSlurmctld call as slurmctld tells it: started, waited for, its exit status; with
+     * the PrEp plugin also what slurmctld's own thread spent on it ({@code threadMicros}; -1 for the scripts).
+     */
+    record HookCall(String jobId, java.time.LocalDateTime started, long micros, int exit, long threadMicros) {
     }
 
     /** 22.05 says "(PrologSlurmctld) for JobId=N", 26.05 "(name=PrologSlurmctld, JobId=N, ...)". */
@@ -461,12 +483,29 @@ final class SlurmLab implements AutoCloseable {
             + "(?:SCRIPT: Handling SLURMSCRIPTD_REQUEST_(RUN_SCRIPT|SCRIPT_COMPLETE) \\((?:name=)?(\\w+)Slurmctld(?:\\) for|,) JobId=([0-9]+)"
             + "|_run_script: JobId=([0-9]+) (\\w+)Slurmctld (?:exit status ([0-9]+):([0-9]+)|killed by signal ([0-9]+)))");
 
+    /** The PrEp plugin's line of each call it completed: the whole wait, from slurmctld's call to the callback. */
+    private static final Pattern PREP_LINE = Pattern.compile("^\\[([0-9T:.-]+)\\] (?:verbose: )?prep/ledger: (\\w+) "
+            + "JobId=([0-9]+) exit ([0-9]+) after ([0-9]+) us \\(([0-9]+) us on slurmctld's thread\\)");
+
     /**
      * The calls of the prolog or the epilog ({@code mode}) that slurmctld has seen end, in order, from
      * slurmscriptd's lines in slurmctld's log ({@code DebugFlags=Script}): from slurmscriptd taking the call to
-     * slurmctld handling its end, i.e. what slurmctld waited for (a process started, the hook, its exit).
+     * slurmctld handling its end, i.e. what slurmctld waited for (a process started, the hook, its exit); with the
+     * PrEp plugin ({@link Hooks#PREP}), from its own line of each call.
      */
     List<HookCall> hookCalls(String mode) throws IOException {
+        if (hooks == Hooks.PREP) {
+            List<HookCall> calls = new ArrayList<>();
+            for (String line : Files.readAllLines(dir.resolve("slurmctld.log"), StandardCharsets.UTF_8)) {
+                Matcher m = PREP_LINE.matcher(line);
+                if (m.find() && m.group(2).equals(mode)) {
+                    long micros = Long.parseLong(m.group(5));
+                    calls.add(new HookCall(m.group(3), java.time.LocalDateTime.parse(m.group(1)).minusNanos(micros * 1000),
+                            micros, Integer.parseInt(m.group(4)), Long.parseLong(m.group(6))));
+                }
+            }
+            return calls;
+        }
         String script = mode.equals("prolog") ? "Prolog" : "Epilog";
         Map<String, java.util.ArrayDeque<java.time.LocalDateTime>> started = new java.util.HashMap<>();
         Map<String, Integer> failed = new java.util.HashMap<>();
@@ -489,7 +528,7 @@ final class SlurmLab implements AutoCloseable {
                     java.time.LocalDateTime from = q == null || q.isEmpty() ? at : q.poll();
                     Integer exit = failed.remove(job);
                     calls.add(new HookCall(job, from, java.time.Duration.between(from, at).toNanos() / 1000,
-                            exit == null ? 0 : exit));
+                            exit == null ? 0 : exit, -1));
                 }
             } else if (m.group(6).equals(script)) {
                 failed.put(m.group(5), m.group(7) != null ? Integer.parseInt(m.group(7)) : 128 + Integer.parseInt(m.group(9)));

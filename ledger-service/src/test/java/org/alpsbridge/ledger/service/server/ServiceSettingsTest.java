@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.Set;
+import org.alpsbridge.settings.SettingsDocs;
 import org.junit.jupiter.api.Test;
 
 /** The service's settings file: every key has a default, and nothing wrong is taken silently. */
@@ -69,6 +70,12 @@ class ServiceSettingsTest {
             assertTrue(template.contains("#" + k.key() + "=" + k.defaultValue() + "\n"), k.key());
         }
         assertEquals(ServiceSettings.defaults().listen(), ServiceSettings.parse("t", template).listen());
+    }
+
+    @Test
+    void theLedgerReadmeDocumentsEveryKeyAtItsDefaultAndNothingElse() throws Exception {
+        assertEquals(SettingsDocs.declared(ServiceSettings.settings()), SettingsDocs.readmeTable(
+                java.nio.file.Path.of("../ledger/README.md"), "`serve` options:"));
     }
 
     @Test
