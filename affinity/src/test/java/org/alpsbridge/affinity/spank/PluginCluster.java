@@ -18,6 +18,7 @@ import org.alpsbridge.affinity.agent.AffinityAgent;
 import org.alpsbridge.affinity.cli.AffinityCommand;
 import org.alpsbridge.affinity.format.CpuLists;
 import org.alpsbridge.affinity.spank.SlurmCluster.Result;
+import org.alpsbridge.slurm.SlurmPrefix;
 import picocli.CommandLine;
 
 /**
@@ -51,13 +52,16 @@ final class PluginCluster implements AutoCloseable {
 
     private static PluginCluster start(String taskPlugin, int[] nodeCpus) throws IOException, InterruptedException {
         Path module = Path.of("").toAbsolutePath();
-        if (!Files.exists(Path.of("/usr/include/slurm/spank.h")) || SlurmCluster.program("make") == null) {
-            SlurmCluster.unavailable("no <slurm/spank.h> or make (Debian packages libslurm-dev, make) to build the SPANK plugin");
+        Path spankH = SlurmPrefix.includeDir().resolve("slurm/spank.h");
+        if (!Files.exists(spankH) || SlurmCluster.program("make") == null) {
+            SlurmCluster.unavailable("no " + spankH + " or make (Debian packages libslurm-dev, make) to build the SPANK plugin");
         }
         SlurmCluster slurm = nodeCpus == null ? SlurmCluster.start(taskPlugin) : SlurmCluster.startNodes(taskPlugin, nodeCpus);
         try {
             Path out = slurm.dir().resolve("spank");
-            Result built = SlurmCluster.run(List.of("make", "-C", module.resolve("spank").toString(), "OUT=" + out), Map.of(), Duration.ofMinutes(2));
+            // against the headers of the Slurm that runs it: one source for 22.05 and 26.05
+            Result built = SlurmCluster.run(List.of("make", "-C", module.resolve("spank").toString(), "OUT=" + out,
+                    "SPANK_H=" + spankH, "CPPFLAGS=-I" + SlurmPrefix.includeDir()), Map.of(), Duration.ofMinutes(2));
             assertEquals(0, built.exit(), "building the plugin failed: " + built.out() + built.err());
             Path generator = script(slurm, "generator.sh", "exec '" + Path.of(System.getProperty("java.home"), "bin", "java")
                     + "' -XX:TieredStopAtLevel=1 -cp '" + System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"))

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.alpsbridge.slurm.SlurmPrefix;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 
@@ -52,6 +53,7 @@ final class SlurmCluster implements AutoCloseable {
     Map<String, String> environment() {
         Map<String, String> env = new HashMap<>();
         env.put("SLURM_CONF", dir.resolve("slurm.conf").toString());
+        env.putAll(SlurmPrefix.environment());
         return env;
     }
 
@@ -68,7 +70,12 @@ final class SlurmCluster implements AutoCloseable {
         Assumptions.abort(reason);
     }
 
+    /** The selected Slurm's program ({@link SlurmPrefix}), else one on PATH or in the system's directories. */
     static Path program(String name) {
+        Path own = SlurmPrefix.program(name);
+        if (own != null) {
+            return own;
+        }
         for (String d : (System.getenv().getOrDefault("PATH", "") + ":/usr/sbin:/usr/bin:/sbin").split(":")) {
             if (!d.isEmpty() && Files.isExecutable(Path.of(d, name))) {
                 return Path.of(d, name);
@@ -146,7 +153,7 @@ final class SlurmCluster implements AutoCloseable {
                     }
                 }
                 c.awaitIdle();
-                System.out.println("SlurmCluster: " + taskPlugin + ", cgroup " + cgroupVersion() + ", up on ports " + block + "-" + (block + 24) + " in " + c.dir + (busy.isEmpty() ? "" : "; passed over" + busy));
+                System.out.println("SlurmCluster: " + SlurmPrefix.describe() + ", " + taskPlugin + ", cgroup " + cgroupVersion() + ", up on ports " + block + "-" + (block + 24) + " in " + c.dir + (busy.isEmpty() ? "" : "; passed over" + busy));
                 return c;
             } catch (IOException e) {
                 c.close();
@@ -428,7 +435,7 @@ final class SlurmCluster implements AutoCloseable {
 
     /** Runs a program with extra environment, collecting both streams; kills it when it outlives the limit. */
     static Result run(List<String> argv, Map<String, String> env, Duration limit) throws IOException, InterruptedException {
-        ProcessBuilder pb = new ProcessBuilder(argv);
+        ProcessBuilder pb = new ProcessBuilder(SlurmPrefix.resolve(argv));
         pb.environment().putAll(env);
         pb.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         Process p = pb.start();

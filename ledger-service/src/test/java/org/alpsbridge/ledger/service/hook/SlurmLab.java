@@ -17,10 +17,12 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.alpsbridge.munge.MungeDaemon;
 import org.junit.jupiter.api.Assertions;
+import org.alpsbridge.slurm.SlurmPrefix;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * A real Slurm 22.05 (Debian's slurmctld and slurmd) and a ledger service in a process of its own, on
+ * A real Slurm (Debian's 22.05, or the one {@code -Dalpsbridge.slurm.prefix} names: {@link SlurmPrefix}) and a
+ * ledger service in a process of its own, on
  * loopback, for the hooks' tests: a private munged shared by both, free ports chosen at start (no fixed
  * block: other builds run Slurms of their own at the same time), everything in a temporary directory,
  * stopped by pid. One node with {@code cpus} CPUs ({@code SlurmdParameters=config_overrides}: more than the
@@ -108,6 +110,7 @@ final class SlurmLab implements AutoCloseable {
                 unavailable(p + " is not installed (Debian packages slurmctld, slurmd, slurm-client; see .ci/install-deps)");
             }
         }
+        System.out.println("SlurmLab: " + SlurmPrefix.describe());
         if (!"root".equals(System.getProperty("user.name"))) {
             unavailable("slurmd must run as root to launch jobs; this test runs as " + System.getProperty("user.name"));
         }
@@ -160,8 +163,9 @@ final class SlurmLab implements AutoCloseable {
 
     /** Starts the hook agent in a process of its own, as root (the lab's SlurmUser), and waits until it listens. */
     void startAgent() throws IOException, InterruptedException {
-        agent = startJava("the hook agent", dir.resolve("agent.log"),
-                Map.of("ALPSBRIDGE_LEDGER_HOOK_CONFIG", dir.resolve("ledger-hook.conf").toString()), HookAgent.class.getName());
+        Map<String, String> env = new java.util.HashMap<>(SlurmPrefix.environment()); // it runs squeue and scontrol
+        env.put("ALPSBRIDGE_LEDGER_HOOK_CONFIG", dir.resolve("ledger-hook.conf").toString());
+        agent = startJava("the hook agent", dir.resolve("agent.log"), env, HookAgent.class.getName());
     }
 
     /** A JVM on the test class path, its output appended to {@code log}, once it has printed READY there. */
@@ -368,7 +372,9 @@ final class SlurmLab implements AutoCloseable {
 
     private void startDaemon(String name) throws IOException, InterruptedException {
         Files.deleteIfExists(dir.resolve(name + ".pid"));
-        Result r = run(List.of(program(name).toString(), "-f", dir.resolve("slurm.conf").toString()), Duration.ofSeconds(30));
+        ProcessBuilder pb = new ProcessBuilder(program(name).toString(), "-f", dir.resolve("slurm.conf").toString());
+        pb.environment().putAll(SlurmPrefix.environment()); // the JVM hook, a fallback of the client, runs squeue
+        Result r = run(pb, Duration.ofSeconds(30));
         if (r.exit != 0) {
             unavailable(name + " did not start (exit " + r.exit + "): " + r.err + " " + tail(name + ".log"));
         }
@@ -466,8 +472,9 @@ final class SlurmLab implements AutoCloseable {
     }
 
     Result slurm(String... argv) throws IOException, InterruptedException {
-        ProcessBuilder pb = new ProcessBuilder(argv);
+        ProcessBuilder pb = new ProcessBuilder(SlurmPrefix.resolve(List.of(argv)));
         pb.environment().put("SLURM_CONF", dir.resolve("slurm.conf").toString());
+        pb.environment().putAll(SlurmPrefix.environment());
         return run(pb, Duration.ofSeconds(60));
     }
 
@@ -597,7 +604,12 @@ final class SlurmLab implements AutoCloseable {
         }
     }
 
+    /** The selected Slurm's program ({@link SlurmPrefix}), else one on PATH or in the system's directories. */
     static Path program(String name) {
+        Path own = SlurmPrefix.program(name);
+        if (own != null) {
+            return own;
+        }
         for (String d : (System.getenv().getOrDefault("PATH", "") + ":/usr/sbin:/usr/bin:/sbin").split(":")) {
             if (!d.isEmpty() && Files.isExecutable(Path.of(d, name))) {
                 return Path.of(d, name);
