@@ -18,14 +18,16 @@ install -d "$tree/usr/bin" "$tree/usr/share/alpsbridge" "$tree/usr/lib/alpsbridg
   "$tree/usr/share/bash-completion/completions" "$tree/etc/alpsbridge" "$tree/etc/default" \
   "$tree/lib/systemd/system" "$tree/usr/share/doc/alpsbridge" "$tree/usr/share/lintian/overrides"
 
-install -m 0755 "$src/bin/alpsbridge" "$src/bin/raa-exec" "$tree/usr/bin/"
+# The launchers are the checkout's own bin/ scripts: each finds its layout (installed: share/alpsbridge/ beside
+# its bin/ or lib/alpsbridge/; else the checkout), so one source carries their java options and class paths.
+install -m 0755 "$root/bin/alpsbridge" "$root/bin/raa-exec" "$tree/usr/bin/"
 # The Java drop-in client: the reference, and the fallback where the native one (/usr/bin/apbasil, package
 # alpsbridge-apbasil, apbasil.sh) is not installed.
-install -m 0755 "$src/bin/apbasil" "$tree/usr/lib/alpsbridge/apbasil-jvm"
+install -m 0755 "$root/bin/apbasil" "$tree/usr/lib/alpsbridge/apbasil-jvm"
 # The JVM Slurm hook, where the hooks' C client looks for its fallback when no hook agent listens. The client
 # itself (/usr/bin/ledger-prolog, ledger-epilog) is compiled: it is the alpsbridge-ledger-hooks package's
 # (hooks.sh), not this architecture-independent one's.
-install -m 0755 "$src/bin/ledger-hook" "$tree/usr/lib/alpsbridge/ledger-hook-jvm"
+install -m 0755 "$root/bin/ledger-hook" "$tree/usr/lib/alpsbridge/ledger-hook-jvm"
 install -m 0755 "$src/lib/make-archives" "$tree/usr/lib/alpsbridge/"
 install -m 0644 "$jar" "$tree/usr/share/alpsbridge/alpsbridge.jar"
 install -m 0644 "$root"/affinity/target/affinity-*[0-9T].jar "$tree/usr/share/alpsbridge/affinity.jar"

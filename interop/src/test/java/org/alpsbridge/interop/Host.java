@@ -2,7 +2,6 @@ package org.alpsbridge.interop;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,8 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
+import org.alpsbridge.slurm.harness.Programs;
 
 /** Running programs on this host for the harness: commands with a time limit, free ports, waiting, skipping. */
 final class Host {
@@ -63,8 +61,8 @@ final class Host {
 
     /** A TCP port free on loopback now (the caller binds it soon after; collisions are unlikely, not impossible). */
     static int freePort() {
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
+        try {
+            return Programs.freePort();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -100,14 +98,7 @@ final class Host {
 
     /** Stops a daemon by its pid (never by name): TERM, then KILL after 10 s. */
     static void stop(long pid) {
-        ProcessHandle.of(pid).ifPresent(p -> {
-            p.destroy();
-            try {
-                p.onExit().get(10, TimeUnit.SECONDS);
-            } catch (Exception e) {
-                p.destroyForcibly();
-            }
-        });
+        Programs.stop(pid, Duration.ofSeconds(10));
     }
 
     static long pidFrom(Path pidFile) {
@@ -120,11 +111,7 @@ final class Host {
 
     /** Skips the calling test with the reason printed, or fails it when ALPSBRIDGE_REQUIRE_SERVICES=1. */
     static void skip(String reason) {
-        if ("1".equals(System.getenv("ALPSBRIDGE_REQUIRE_SERVICES"))) {
-            Assertions.fail(reason + ", but ALPSBRIDGE_REQUIRE_SERVICES=1");
-        }
-        System.out.println("SKIP: " + reason);
-        Assumptions.abort(reason);
+        Programs.unavailable(reason);
     }
 
     /** The repository's root (the module runs in interop/). */
@@ -137,9 +124,5 @@ final class Host {
         List<String> out = new ArrayList<>();
         text.lines().map(String::strip).filter(l -> !l.isEmpty()).forEach(out::add);
         return out;
-    }
-
-    static String hostname() {
-        return run(Map.of(), "hostname", "-s").ok().out().strip();
     }
 }

@@ -30,19 +30,19 @@ class SlurmInteropTest {
     static final List<String> USERS = List.of("daemon", "bin", "www-data", "backup", "nobody");
 
     private Bridge bridge;
-    private SlurmCluster slurm;
+    private CraySlurm slurm;
     /** The reservation planted behind Slurm's back, once it is: slurmctld logs finding it as an error. */
     private String planted;
 
     @BeforeAll
     void start() throws Exception {
         bridge = new Bridge("slurm", "xc30:16", List.of("--orphan-jobs", "squeue -h -o %A"));
-        slurm = SlurmCluster.startBehind(bridge);
+        slurm = CraySlurm.startBehind(bridge);
     }
 
     @AfterAll
     void stop() throws Exception {
-        SlurmCluster.stop(slurm, bridge);
+        CraySlurm.stop(slurm, bridge);
     }
 
     @Test

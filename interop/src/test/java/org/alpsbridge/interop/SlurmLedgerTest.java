@@ -24,7 +24,7 @@ class SlurmLedgerTest {
     void jobsAreChargedToTheSchedulersAccountElseTheirGroupsProjectAndARefusedJobIsHeldWithItsReason() throws Exception {
         Path prefix = Clients.slurm();
         Bridge bridge = null;
-        SlurmCluster slurm = null;
+        CraySlurm slurm = null;
         try {
             // engine 5.0.x: Slurm speaks BASIL 1.2, whose inventories must carry router_id on every Node
             bridge = new Bridge("slurm-ledger", "xc30:8,engine=5.0.3", List.of());
@@ -38,9 +38,9 @@ class SlurmLedgerTest {
                     "--ledger-job-accounts", "squeue", "--ledger-time-limits", "none",
                     "--ledger-on-deny", "scontrol update JobId={job} Priority=0 Comment={reason}",
                     "--orphan-jobs", "squeue -h -o %A"));
-            bridge.proxyEnvironment(SlurmCluster.environment(prefix, bridge));
+            bridge.proxyEnvironment(CraySlurm.environment(prefix, bridge));
             bridge.startProxy();
-            slurm = SlurmCluster.start(prefix, bridge);
+            slurm = CraySlurm.start(prefix, bridge);
 
             String byGroup = slurm.submit("daemon", "sleep 2", "-N1", "--time=10");
             // submitted held, released once the proxy's background reading of squeue has seen it (a job that starts
@@ -49,7 +49,7 @@ class SlurmLedgerTest {
             Thread.sleep(6_000);
             slurm.cmd("scontrol", "release", byAccount).ok();
             String refused = slurm.submit("bin", "sleep 2", "-N1", "--time=10");
-            SlurmCluster s = slurm;
+            CraySlurm s = slurm;
             assertTrue(Host.await(Duration.ofMinutes(3), () -> s.state(byGroup).equals("GONE")
                     && s.state(byAccount).equals("GONE")), "queue: " + slurm.queue() + "\n" + bridge.log());
 

@@ -54,12 +54,12 @@ class SlurmPolicyBench {
     private static Side run(String name, boolean onSystem, int jobs, long seed) throws Exception {
         Path prefix = Clients.slurm();
         Bridge bridge = new Bridge("slurm-bench-" + name, "xc30:16", List.of());
-        SlurmCluster slurm = null;
+        CraySlurm slurm = null;
         try {
             bridge.startResidentAlps(List.of("emulator_latency_profile=xc30-2256", "emulator_latency_seed=1", "emulator_paggs=host"));
-            bridge.proxyEnvironment(SlurmCluster.environment(prefix, bridge));
+            bridge.proxyEnvironment(CraySlurm.environment(prefix, bridge));
             bridge.startProxy();
-            slurm = SlurmCluster.start(prefix, bridge, bridge.timed(onSystem ? bridge.alpsApbasil() : bridge.apbasil()));
+            slurm = CraySlurm.start(prefix, bridge, bridge.timed(onSystem ? bridge.alpsApbasil() : bridge.apbasil()));
             if (onSystem) {
                 bridge.stopProxy(); // it filled the SDB; its refreshes must not count as Slurm's calls
             }
@@ -68,7 +68,7 @@ class SlurmPolicyBench {
             Map<String, Integer> before = reachedAlps(bridge);
             long t0 = System.nanoTime();
             slurm.submitMixed(jobs, seed, SlurmInteropTest.USERS);
-            SlurmCluster s = slurm;
+            CraySlurm s = slurm;
             assertTrue(Host.await(Duration.ofMinutes(40), () -> s.queue().isEmpty()), name + ": jobs left " + slurm.queue());
             Duration makespan = Duration.ofNanos(System.nanoTime() - t0);
             Map<String, Integer> reached = reachedAlps(bridge);

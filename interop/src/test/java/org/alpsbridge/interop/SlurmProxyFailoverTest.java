@@ -83,11 +83,11 @@ class SlurmProxyFailoverTest {
                 // both proxies charge one ledger (here on the same throwaway PostgreSQL) to each owner's group
                 "--ledger", ledger, "--ledger-job-accounts", "none", "--ledger-on-deny", "none",
                 "--ledger-time-limits", "none"));
-        SlurmCluster slurm = null;
+        CraySlurm slurm = null;
         try {
-            bridge.proxyEnvironment(SlurmCluster.environment(prefix, bridge));
+            bridge.proxyEnvironment(CraySlurm.environment(prefix, bridge));
             bridge.startProxyPair(haDb, lease);
-            slurm = SlurmCluster.start(prefix, bridge);
+            slurm = CraySlurm.start(prefix, bridge);
             Random random = new Random(seed);
             Captured captured = new Captured(bridge.dir().resolve("capture"));
             Map<String, String> outcome = new LinkedHashMap<>();
@@ -114,7 +114,7 @@ class SlurmProxyFailoverTest {
             assertNothingLeftInAlps(bridge);
             assertLedgerClean(ledger, outcome);
         } finally {
-            SlurmCluster.stop(slurm, bridge);
+            CraySlurm.stop(slurm, bridge);
         }
     }
 
@@ -123,7 +123,7 @@ class SlurmProxyFailoverTest {
      * the kill for that long: the survivor must take over all the same and answer TRANSIENT, never anything else,
      * until ALPS is back.
      */
-    private static Round round(int number, Bridge bridge, SlurmCluster slurm, Random random, Captured captured,
+    private static Round round(int number, Bridge bridge, CraySlurm slurm, Random random, Captured captured,
                                int jobs, Map<String, String> outcome, int outage)
             throws IOException, InterruptedException {
         int active = bridge.activePort();

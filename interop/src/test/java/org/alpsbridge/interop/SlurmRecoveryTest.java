@@ -41,7 +41,7 @@ class SlurmRecoveryTest {
     private static final String[] OUTAGE = {"INVENTORY failed", "child process for BASIL", "debug:  TRANSIENT ALPS BACKEND error"};
 
     private Bridge bridge;
-    private SlurmCluster slurm;
+    private CraySlurm slurm;
     /** Where the gates are: readable by the jobs' users (not /tmp's private temporary directories). */
     private Path gates;
 
@@ -50,12 +50,12 @@ class SlurmRecoveryTest {
         gates = Files.createTempDirectory(Path.of("/tmp"), "interop-gates");
         Files.setPosixFilePermissions(gates, PosixFilePermissions.fromString("rwxr-xr-x"));
         bridge = new Bridge("slurm-recovery", "xc30:8", List.of("--orphan-jobs", "squeue -h -o %A"));
-        slurm = SlurmCluster.startBehind(bridge);
+        slurm = CraySlurm.startBehind(bridge);
     }
 
     @AfterAll
     void stop() throws Exception {
-        SlurmCluster.stop(slurm, bridge);
+        CraySlurm.stop(slurm, bridge);
         if (gates != null) {
             Host.run(Map.of(), Duration.ofSeconds(30), List.of("rm", "-rf", gates.toString()));
         }

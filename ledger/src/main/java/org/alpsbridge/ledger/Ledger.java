@@ -52,9 +52,29 @@ public interface Ledger extends AutoCloseable {
      *     {@code alpsbridge ledger check}, which reports the disagreements, opens without
      */
     static Ledger open(String url, boolean verify) {
+        return open(url, verify, java.util.Map.of());
+    }
+
+    /**
+     * As {@link #open(String, boolean)}, with the store's settings from a settings file: the values of
+     * {@code org.alpsbridge.ledger.store.StoreSettings.ALL} by key (PostgreSQL's connections and failover
+     * window); a key not given takes its default.
+     *
+     * @throws LedgerException also for a key not among them, or a value its setting refuses
+     */
+    static Ledger open(String url, boolean verify, java.util.Map<String, String> storeSettings) {
+        return open(url, verify, storeSettings, System.getenv());
+    }
+
+    /**
+     * As {@link #open(String, boolean, java.util.Map)}, with a ledger service's client settings (its MUNGE socket,
+     * its CA) from {@code environment} in place of the process's environment.
+     */
+    static Ledger open(String url, boolean verify, java.util.Map<String, String> storeSettings,
+                       java.util.Map<String, String> environment) {
         for (LedgerOpener opener : ServiceLoader.load(LedgerOpener.class, Ledger.class.getClassLoader())) {
             if (opener.accepts(url)) {
-                return opener.open(url, verify);
+                return opener.open(url, verify, storeSettings, environment);
             }
         }
         throw new LedgerException("no ledger store on the class path opens '" + url + "' (a ledger service URL"

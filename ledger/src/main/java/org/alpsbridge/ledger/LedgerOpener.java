@@ -15,4 +15,22 @@ public interface LedgerOpener {
      * @param verify refuse a ledger whose balances disagree with its journal (see {@link Ledger#open(String, boolean)})
      */
     Ledger open(String url, boolean verify);
+
+    /**
+     * As {@link #open(String, boolean)}, with the values of the store's settings ({@code
+     * org.alpsbridge.ledger.store.StoreSettings.ALL}, by key); an opener whose ledgers have none (a service's
+     * client: the service has its own) leaves them.
+     */
+    default Ledger open(String url, boolean verify, java.util.Map<String, String> storeSettings) {
+        return open(url, verify);
+    }
+
+    /**
+     * As {@link #open(String, boolean, java.util.Map)}, with the client settings of {@code environment} (a ledger
+     * service's: its MUNGE socket, its CA) in place of the process's environment; a store has none.
+     */
+    default Ledger open(String url, boolean verify, java.util.Map<String, String> storeSettings,
+                        java.util.Map<String, String> environment) {
+        return open(url, verify, storeSettings);
+    }
 }

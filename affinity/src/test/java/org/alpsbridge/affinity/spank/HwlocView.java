@@ -10,7 +10,8 @@ import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import org.alpsbridge.affinity.format.CpuLists;
-import org.alpsbridge.affinity.spank.SlurmCluster.Result;
+import org.alpsbridge.slurm.harness.Programs;
+import org.alpsbridge.slurm.harness.Programs.Result;
 
 /** What Debian's {@code hwloc-calc} says about the masks tasks ran with, on this machine's real topology. */
 final class HwlocView {
@@ -20,8 +21,8 @@ final class HwlocView {
 
     /** Skips (or, under ALPSBRIDGE_REQUIRE_SERVICES=1, fails) the calling test where hwloc-calc is missing. */
     static void required() {
-        if (SlurmCluster.program("hwloc-calc") == null) {
-            SlurmCluster.unavailable("hwloc-calc is not installed (Debian package hwloc; see .ci/install-deps)");
+        if (Programs.find("hwloc-calc") == null) {
+            Programs.unavailable("hwloc-calc is not installed (Debian package hwloc; see .ci/install-deps)");
         }
     }
 
@@ -54,9 +55,9 @@ final class HwlocView {
     }
 
     private static String hwloc(String... args) throws Exception {
-        List<String> argv = new ArrayList<>(List.of(SlurmCluster.program("hwloc-calc").toString()));
+        List<String> argv = new ArrayList<>(List.of(Programs.find("hwloc-calc").toString()));
         argv.addAll(List.of(args));
-        Result r = SlurmCluster.run(argv, Map.of(), Duration.ofSeconds(30));
+        Result r = Programs.run(argv, Map.of(), Duration.ofSeconds(30));
         assertEquals(0, r.exit(), String.join(" ", argv) + ": " + r.err());
         return r.out().strip();
     }

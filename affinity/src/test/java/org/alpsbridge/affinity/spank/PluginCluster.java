@@ -17,63 +17,132 @@ import java.util.TreeMap;
 import org.alpsbridge.affinity.agent.AffinityAgent;
 import org.alpsbridge.affinity.cli.AffinityCommand;
 import org.alpsbridge.affinity.format.CpuLists;
-import org.alpsbridge.affinity.spank.SlurmCluster.Result;
-import org.alpsbridge.slurm.SlurmPrefix;
+import org.alpsbridge.slurm.harness.Programs;
+import org.alpsbridge.slurm.harness.SlurmCluster;
+import org.alpsbridge.slurm.harness.SlurmInstallation;
+import org.junit.jupiter.api.Assumptions;
 import picocli.CommandLine;
 
 /**
- * A {@link SlurmCluster} with the reduced-auto-affinity plugin built from {@code affinity/spank} and a mask
- * generator that runs the module's own {@link AffinityCommand}: what the plugin's integration tests share.
+ * A real Slurm (the harness's {@link SlurmCluster}: Debian's 22.05, or the prefix {@code -Dalpsbridge.slurm.prefix}
+ * names) with the reduced-auto-affinity plugin built from {@code affinity/spank}, a {@code plugstack.conf} the tests
+ * rewrite, the task plugin under test (and a cgroup.conf with {@code ConstrainCores=yes} for task/cgroup), and a
+ * mask generator that runs the module's own {@link AffinityCommand}: what the plugin's integration tests share.
  */
 final class PluginCluster implements AutoCloseable {
-
-    private static final Duration STEP_LIMIT = Duration.ofSeconds(120);
 
     final SlurmCluster slurm;
     final Path plugin;
     final Path generator;
+    /** null: one node on loopback. */
+    private final NodeNamespaces namespaces;
     private final List<Path> markers = new ArrayList<>();
 
-    private PluginCluster(SlurmCluster slurm, Path plugin, Path generator) {
+    private PluginCluster(SlurmCluster slurm, NodeNamespaces namespaces, Path plugin, Path generator) {
         this.slurm = slurm;
+        this.namespaces = namespaces;
         this.plugin = plugin;
         this.generator = generator;
     }
 
-    /** Starts Slurm with this task plugin, builds the SPANK plugin into its directory, writes the generator. */
+    /**
+     * Starts Slurm with this {@code TaskPlugin} on one node of the CPUs slurmd detects, builds the SPANK plugin into
+     * its directory, writes the generator; the plugstack starts empty.
+     */
     static PluginCluster start(String taskPlugin) throws IOException, InterruptedException {
         return start(taskPlugin, null);
     }
 
-    /** As {@link #start(String)} on several nodes: {@link SlurmCluster#startNodes}. */
+    /**
+     * As {@link #start(String)} on several nodes: slurmd for node n1, n2, ... (slurm.conf {@code CPUs=} from
+     * {@code nodeCpus}) each in a network namespace of its own ({@link NodeNamespaces}). The nodes share this
+     * machine's CPUs and sysfs; a node configured with fewer CPUs gets fewer cores from Slurm.
+     */
     static PluginCluster startNodes(String taskPlugin, int... nodeCpus) throws IOException, InterruptedException {
         return start(taskPlugin, nodeCpus);
     }
 
     private static PluginCluster start(String taskPlugin, int[] nodeCpus) throws IOException, InterruptedException {
         Path module = Path.of("").toAbsolutePath();
-        Path spankH = SlurmPrefix.includeDir().resolve("slurm/spank.h");
-        if (!Files.exists(spankH) || SlurmCluster.program("make") == null) {
-            SlurmCluster.unavailable("no " + spankH + " or make (Debian packages libslurm-dev, make) to build the SPANK plugin");
+        SlurmInstallation installation = SlurmInstallation.selected();
+        installation.require("srun", "sinfo", "scontrol");
+        Path spankH = installation.includeDir().resolve("slurm/spank.h");
+        if (!Files.exists(spankH) || Programs.find("make") == null) {
+            Programs.unavailable("no " + spankH + " or make to build the SPANK plugin" + (installation.prefix() == null
+                    ? " (Debian packages libslurm-dev, make)" : " (a Slurm installed with its headers)"));
         }
-        SlurmCluster slurm = nodeCpus == null ? SlurmCluster.start(taskPlugin) : SlurmCluster.startNodes(taskPlugin, nodeCpus);
+        if (taskPlugin.contains("task/cgroup")) {
+            String why = cpusetUnusable();
+            // A property of this kernel and its mounts, not a package CI could install: skipped even when required.
+            Assumptions.assumeTrue(why == null, () -> {
+                System.out.println("SKIP: " + taskPlugin + ": " + why);
+                return why;
+            });
+        }
+        SlurmCluster.Spec spec = SlurmCluster.Spec.inTemporaryDirectory(installation, "alpsbridge-slurm-")
+                .clusterName("alpsbridge")
+                .set("TaskPlugin", taskPlugin)
+                .set("SelectType", "select/cons_tres")
+                .set("SelectTypeParameters", "CR_Core")
+                .set("ReturnToService", "2");
+        spec.set("PlugStackConfig", spec.dir().resolve("plugstack.conf").toString());
+        NodeNamespaces namespaces = null;
+        SlurmCluster slurm = null;
         try {
+            List<String> nodes = new ArrayList<>();
+            if (nodeCpus == null) {
+                String host = Programs.hostname();
+                nodes.add(host);
+                spec.line("NodeName=" + host + " NodeAddr=127.0.0.1 CPUs=" + detectedCpus(installation) + " State=UNKNOWN");
+            } else {
+                namespaces = NodeNamespaces.create(nodeCpus.length);
+                spec.controllerAddress(namespaces.controllerAddress());
+                for (int i = 0; i < nodeCpus.length; i++) {
+                    String node = namespaces.nodes().get(i);
+                    nodes.add(node);
+                    spec.line("NodeName=" + node + " NodeAddr=" + namespaces.address(node) + " CPUs=" + nodeCpus[i] + " State=UNKNOWN");
+                    spec.slurmd(node, namespaces.launcher(node));
+                }
+            }
+            spec.line("PartitionName=debug Nodes=" + String.join(",", nodes) + " Default=YES MaxTime=INFINITE State=UP");
+            slurm = SlurmCluster.configure(spec);
+            // Read by task/cgroup only, from slurm.conf's directory. IgnoreSystemd: no systemd to ask for a scope
+            // here (cgroup/v2 only; cgroup/v1 makes its own hierarchy anyway).
+            Files.writeString(slurm.file("cgroup.conf"), String.join("\n",
+                    "CgroupPlugin=autodetect",
+                    "ConstrainCores=yes",
+                    "IgnoreSystemd=yes",
+                    ""));
+            Files.writeString(slurm.file("plugstack.conf"), "");
+            try {
+                slurm.start();
+            } catch (SlurmCluster.NotStarted e) {
+                Programs.unavailable(e.getMessage());
+            }
+            System.out.println("PluginCluster: " + taskPlugin + ", cgroup " + cgroupVersion() + ", " + installation + ", up in " + slurm.dir());
             Path out = slurm.dir().resolve("spank");
-            // against the headers of the Slurm that runs it: one source for 22.05 and 26.05
-            Result built = SlurmCluster.run(List.of("make", "-C", module.resolve("spank").toString(), "OUT=" + out,
-                    "SPANK_H=" + spankH, "CPPFLAGS=-I" + SlurmPrefix.includeDir()), Map.of(), Duration.ofMinutes(2));
+            List<String> make = new ArrayList<>(List.of("make", "-C", module.resolve("spank").toString(), "OUT=" + out));
+            if (installation.prefix() != null) { // against that Slurm's headers
+                make.addAll(List.of("SPANK_H=" + spankH, "CPPFLAGS=-I" + installation.includeDir()));
+            }
+            Programs.Result built = Programs.run(make, Map.of(), Duration.ofMinutes(2));
             assertEquals(0, built.exit(), "building the plugin failed: " + built.out() + built.err());
             Path generator = script(slurm, "generator.sh", "exec '" + Path.of(System.getProperty("java.home"), "bin", "java")
                     + "' -XX:TieredStopAtLevel=1 -cp '" + System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"))
                     + "' " + AffinityGenerator.class.getName() + " \"$@\"");
-            return new PluginCluster(slurm, out.resolve("reduced_auto_affinity.so"), generator);
+            return new PluginCluster(slurm, namespaces, out.resolve("reduced_auto_affinity.so"), generator);
         } catch (IOException | RuntimeException | Error e) {
-            slurm.close();
+            if (slurm != null) {
+                slurm.close();
+            }
+            if (namespaces != null) {
+                namespaces.close();
+            }
             throw e;
         }
     }
 
-    static Path script(SlurmCluster slurm, String name, String body) throws IOException {
+    private static Path script(SlurmCluster slurm, String name, String body) throws IOException {
         Path p = slurm.dir().resolve(name);
         Files.writeString(p, "#!/bin/sh\n" + body + "\n");
         Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
@@ -90,7 +159,8 @@ final class PluginCluster implements AutoCloseable {
      * for, an agent on the machine's default socket).
      */
     void plugstack(String args) throws IOException {
-        slurm.plugstack("required " + plugin + " " + args + (args.contains("agent=") ? "" : " agent=none") + "\n");
+        // srun and each new step read plugstack.conf afresh: no reconfigure is needed
+        Files.writeString(slurm.file("plugstack.conf"), "required " + plugin + " " + args + (args.contains("agent=") ? "" : " agent=none") + "\n");
     }
 
     /** plugstack.conf loads the plugin with the test's generator and these further arguments. */
@@ -129,15 +199,7 @@ final class PluginCluster implements AutoCloseable {
      * step's cost.
      */
     void awaitNoJobs() throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (System.nanoTime() < deadline) {
-            Result q = run("squeue", "-h", "-o", "%i"); // pending, running and completing jobs (not completed ones)
-            if (q.exit() == 0 && q.out().isBlank()) {
-                return;
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("jobs still in slurmctld after 60 s: " + run("squeue").out());
+        slurm.awaitNoJobs(Duration.ofSeconds(60), Duration.ofMillis(20));
     }
 
     /** The lines of slurmd's log (slurmstepd writes there too) holding this text. */
@@ -147,22 +209,21 @@ final class PluginCluster implements AutoCloseable {
         }
     }
 
-    Result srun(String... args) throws IOException, InterruptedException {
+    Programs.Result srun(String... args) throws IOException, InterruptedException {
         return run("srun", args);
     }
 
     /** A Slurm client command (srun, sbatch, scontrol, scancel, ...) against this cluster. */
-    Result run(String command, String... args) throws IOException, InterruptedException {
-        List<String> argv = new ArrayList<>(List.of(command));
-        argv.addAll(List.of(args));
-        Map<String, String> env = new TreeMap<>(slurm.environment());
-        env.put("RAA_CACHE", slurm.dir().resolve("raa-cache").toString());
-        return SlurmCluster.run(argv, env, STEP_LIMIT);
+    Programs.Result run(String command, String... args) throws IOException, InterruptedException {
+        return slurm.run(Map.of("RAA_CACHE", slurm.dir().resolve("raa-cache").toString()), command, args);
     }
 
     @Override
     public void close() {
         slurm.close();
+        if (namespaces != null) {
+            namespaces.close();
+        }
         for (Path m : markers) {
             try {
                 Files.deleteIfExists(m);
@@ -170,6 +231,50 @@ final class PluginCluster implements AutoCloseable {
                 System.out.println("PluginCluster: could not remove " + m + ": " + e);
             }
         }
+    }
+
+    /**
+     * "v2" where /sys/fs/cgroup is the unified hierarchy, "v1" where it holds the legacy hierarchies (a tmpfs with
+     * cpuset, memory, ...): what Slurm's CgroupPlugin=autodetect chooses between.
+     */
+    static String cgroupVersion() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/self/mounts"))) {
+            String[] f = line.split(" ");
+            if (f.length > 2 && f[1].equals("/sys/fs/cgroup")) {
+                return f[2].equals("cgroup2") ? "v2" : "v1";
+            }
+        }
+        return "none";
+    }
+
+    /**
+     * Why Slurm 22.05's task/cgroup cannot confine cores here, or null: cgroup/v1 needs the cpuset hierarchy at
+     * /sys/fs/cgroup/cpuset; cgroup/v2 needs the cpuset controller in the unified root and no v1 hierarchy
+     * mounted beside it (slurmd stops with "Hybrid mode is not supported").
+     */
+    static String cpusetUnusable() throws IOException {
+        String version = cgroupVersion();
+        if (version.equals("v1")) {
+            return Files.exists(Path.of("/sys/fs/cgroup/cpuset/cpuset.cpus")) ? null : "cgroup v1 without a cpuset hierarchy at /sys/fs/cgroup/cpuset";
+        }
+        if (version.equals("v2")) {
+            String controllers = Files.readString(Path.of("/sys/fs/cgroup/cgroup.controllers"));
+            return List.of(controllers.strip().split(" ")).contains("cpuset") ? null : "cgroup v2 without the cpuset controller (" + controllers.strip() + ")";
+        }
+        return "no cgroup file system at /sys/fs/cgroup";
+    }
+
+    /**
+     * The CPU count slurmd itself detects ({@code slurmd -C}): a node line promising more (say sysfs's online CPUs
+     * inside a container limited by a cpuset) would leave the node invalid instead of idle.
+     */
+    private static int detectedCpus(SlurmInstallation slurm) throws IOException, InterruptedException {
+        Programs.Result r = Programs.run(List.of(slurm.program("slurmd").toString(), "-C"), Map.of(), Duration.ofSeconds(30));
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\bCPUs=(\\d+)").matcher(r.out());
+        if (r.exit() != 0 || !m.find()) {
+            Programs.unavailable("slurmd -C did not report this node's CPUs (exit " + r.exit() + "): " + r.out().strip() + " " + r.err().strip());
+        }
+        return Integer.parseInt(m.group(1));
     }
 
     /** This process's CPUs (the daemons, and so every step, inherit them; maybe fewer than the node's). */

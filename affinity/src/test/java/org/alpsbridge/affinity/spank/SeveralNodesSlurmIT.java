@@ -9,15 +9,15 @@ import java.util.BitSet;
 import java.util.Map;
 import java.util.TreeMap;
 import org.alpsbridge.affinity.format.CpuLists;
-import org.alpsbridge.affinity.spank.SlurmCluster.Result;
 import org.alpsbridge.affinity.topology.Topology;
+import org.alpsbridge.slurm.harness.Programs.Result;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
  * The plugin in a step that spans nodes: two slurmd, n1 configured with all of this machine's cores and n2 with
- * one ({@code CPUs=1}), each in its own network namespace (see {@link SlurmCluster#startNodes}), one slurmctld,
+ * one ({@code CPUs=1}), each in its own network namespace (see {@link PluginCluster#startNodes}), one slurmctld,
  * {@code TaskPlugin=task/affinity}. Each node computes the masks of its own tasks inside its own cores and prints
  * its own verbose lines; a node whose cores cannot hold its tasks refuses them with its own reason.
  */

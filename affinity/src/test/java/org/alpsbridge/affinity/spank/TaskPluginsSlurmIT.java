@@ -16,8 +16,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.alpsbridge.affinity.agent.AffinityAgent;
 import org.alpsbridge.affinity.format.CpuLists;
-import org.alpsbridge.affinity.spank.SlurmCluster.Result;
 import org.alpsbridge.affinity.topology.Topology;
+import org.alpsbridge.slurm.harness.Programs.Result;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -250,7 +250,7 @@ class TaskPluginsSlurmIT {
             System.out.printf("step cost %-27s cgroup %s, %s steps each, load %s:  srun true median %d ms (min %d);"
                     + "  --reduced-auto-affinity=on with the agent median %d ms (x %.2f; min %d, x %.2f);"
                     + "  with generator %s (agent=none) median %d ms (x %.2f; min %d, x %.2f)%n", taskPlugin,
-                    SlurmCluster.cgroupVersion(), steps, java.nio.file.Files.readString(Path.of("/proc/loadavg")).strip(), base,
+                    PluginCluster.cgroupVersion(), steps, java.nio.file.Files.readString(Path.of("/proc/loadavg")).strip(), base,
                     baseMin, median(agentSteps), (double) median(agentSteps) / base, min(agentSteps),
                     (double) min(agentSteps) / baseMin, jars ? "bin/raa-exec" : "test JVM", median(generatorSteps),
                     (double) median(generatorSteps) / base, min(generatorSteps), (double) min(generatorSteps) / baseMin);

@@ -33,6 +33,7 @@ import org.alpsbridge.ledger.Lookup;
 import org.alpsbridge.ledger.Resource;
 import org.alpsbridge.ledger.State;
 import org.alpsbridge.ledger.store.ReplicatedPostgres;
+import org.alpsbridge.ledger.store.StoreSettings;
 import org.alpsbridge.ledger.timelimit.TimeLimits;
 import org.alpsbridge.proxy.backend.Backend;
 import org.alpsbridge.proxy.backend.BackendException;
@@ -90,13 +91,7 @@ class LedgerFailoverTest {
                 setup.grant("chem", Resource.CPU, 1_000_000_000L, Instant.now().minusSeconds(86_400),
                         Instant.now().plusSeconds(86_400 * 30), "r", null);
             }
-            System.setProperty("alpsbridge.ledger.pgReconnectSeconds", "1"); // shorter than the outage below
-            Ledger ledger;
-            try {
-                ledger = Ledger.open(pair.url());
-            } finally {
-                System.clearProperty("alpsbridge.ledger.pgReconnectSeconds");
-            }
+            Ledger ledger = Ledger.open(pair.url(), true, Map.of(StoreSettings.PG_RECONNECT_SECONDS.name(), "1")); // shorter than the outage below
             TimeLimits limits = new TimeLimits(job -> java.util.Optional.empty(), Map.of(), 3_600);
             Backend chain = new LedgerBackend(new Alps(), ledger, new LedgerBackend.Settings("xc", 32, null, limits,
                     null), Clock.systemUTC(), true);

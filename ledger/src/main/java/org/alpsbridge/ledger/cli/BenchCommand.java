@@ -44,7 +44,9 @@ import picocli.CommandLine.Spec;
                 "whose speed drifts during the bench (a shared machine) skews it less. --rounds repeats the runs,",
                 "each round followed by pgbench again, and prints each round's ratio and their median.",
                 "--clients 16,64 repeats all of it for each number of clients and prints the ratios of each.",
-                "The PostgreSQL database must be a scratch one: the bench adds projects and pgbench tables."})
+                "The PostgreSQL database must be a scratch one: the bench adds projects and pgbench tables.",
+                "Its ledger takes pg_pool= and the other store settings of the ledger settings file, as every",
+                "ledger command does (env ALPSBRIDGE_LEDGER_CONFIG names a file of the settings to try)."})
 final class BenchCommand implements Callable<Integer> {
 
     @Spec
@@ -178,7 +180,7 @@ final class BenchCommand implements Callable<Integer> {
     private double run(String url, boolean hot) throws Exception {
         var out = spec.commandLine().getOut();
         String tag = Long.toString(System.nanoTime(), 36);
-        try (Ledger ledger = Ledger.open(url)) {
+        try (Ledger ledger = LedgerCommand.open(url, true)) {
             int projects = hot ? 1 : clients;
             for (int p = 0; p < projects; p++) {
                 String name = "bench-" + tag + "-" + p;

@@ -1,5 +1,6 @@
 package org.alpsbridge.ledger.cli;
 
+import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.LedgerException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -40,6 +41,8 @@ import picocli.CommandLine.ScopeType;
                 "The ledger: --db URL, else env ALPSBRIDGE_LEDGER=URL, else db=URL in /etc/alpsbridge/ledger.conf",
                 "(env ALPSBRIDGE_LEDGER_CONFIG names another file); none of them is an error. URL: sqlite:PATH,",
                 "jdbc:postgresql://HOST:PORT/DB?user=U&password=P, or http(s)://HOST:PORT for a ledger service.",
+                "A PostgreSQL ledger, however named, takes pg_pool=, pg_group_writers= and pg_reconnect_seconds=",
+                "from that file (connections, failover wait; the file's comments say what each means).",
                 "",
                 "Client settings for a ledger service (http(s)://), from the environment:",
                 "  ALPSBRIDGE_LEDGER_AUTH=none     send no MUNGE credential (a service run with --auth none, labs only)",
@@ -61,6 +64,23 @@ public final class LedgerCommand {
                     "ALPSBRIDGE_LEDGER_CONFIG names another file); none of them is an error."})
     String db;
 
+    /** The environment: the ledger's address and a ledger service's client settings (ALPSBRIDGE_*). */
+    private final java.util.Map<String, String> environment;
+
+    public LedgerCommand() {
+        this(System.getenv());
+    }
+
+    /** The commands with {@code environment} for the process's (tests: a client of a service's private munged). */
+    public LedgerCommand(java.util.Map<String, String> environment) {
+        this.environment = environment;
+    }
+
+    /** The environment the commands read their settings from. */
+    public java.util.Map<String, String> environment() {
+        return environment;
+    }
+
     /** The settings file as packaged in {@code /etc/alpsbridge/ledger.conf}, every key at its default. */
     public static String settingsTemplate() {
         return LedgerSettings.template();
@@ -77,7 +97,7 @@ public final class LedgerCommand {
      * with nothing, and exit 0.
      */
     public String url() {
-        return url(System.getenv());
+        return url(environment);
     }
 
     String url(java.util.Map<String, String> environment) {
@@ -94,6 +114,20 @@ public final class LedgerCommand {
         }
         throw new LedgerException("no ledger given: give --db URL, set env ALPSBRIDGE_LEDGER=URL, or set db=URL in "
                 + LedgerSettings.file(environment) + " (URL: " + LedgerSettings.URL_FORMS + ")");
+    }
+
+    /**
+     * Opens {@code url} with the store settings of the site's file ({@code pg_pool=} etc.) when it is a PostgreSQL
+     * ledger, whichever way it was named; the file is not read for the others, which take none of them.
+     */
+    static Ledger open(String url, boolean verify) {
+        return open(url, verify, System.getenv());
+    }
+
+    static Ledger open(String url, boolean verify, java.util.Map<String, String> environment) {
+        boolean postgresql = url != null && url.strip().matches("(?i)(jdbc:)?postgres(ql)?:.*");
+        return Ledger.open(url, verify, postgresql ? LedgerSettings.load(environment).store() : java.util.Map.of(),
+                environment);
     }
 
     private static String checked(String source, String url) {

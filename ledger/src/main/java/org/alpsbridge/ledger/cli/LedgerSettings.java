@@ -7,6 +7,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import org.alpsbridge.ledger.store.StoreSettings;
 import org.alpsbridge.settings.Setting;
 import org.alpsbridge.settings.SettingsFile;
 
@@ -21,13 +22,14 @@ final class LedgerSettings {
 
     static final String DEFAULT_FILE = "/etc/alpsbridge/ledger.conf";
 
-    /** Every key: name, type, default (empty = none) and meaning. */
-    private static final List<Setting> KEYS = List.of(
+    /** Every key: name, type, default (empty = none) and meaning; then the store's ({@link StoreSettings#ALL}). */
+    private static final List<Setting> KEYS = java.util.stream.Stream.concat(java.util.stream.Stream.of(
             Setting.checked("db", "", "the ledger the commands open when --db and env ALPSBRIDGE_LEDGER are not given: "
                     + "sqlite:PATH, jdbc:postgresql://HOST:PORT/DB?user=U&password=P or http(s)://HOST:PORT (a ledger service,"
                     + " see man alpsbridge-ledger for its client settings: ALPSBRIDGE_LEDGER_AUTH, ALPSBRIDGE_LEDGER_TLS_CA,"
                     + " ALPSBRIDGE_MUNGE_SOCKET); empty = none: every command then needs --db or env ALPSBRIDGE_LEDGER",
-                    v -> v.isEmpty() || urlProblem(v) == null ? null : "db=" + v + ": " + urlProblem(v)));
+                    v -> v.isEmpty() || urlProblem(v) == null ? null : "db=" + v + ": " + urlProblem(v))),
+            StoreSettings.ALL.stream()).toList();
 
     private final Map<String, String> values;
 
@@ -68,6 +70,17 @@ final class LedgerSettings {
     String db() {
         String v = values.getOrDefault("db", "");
         return v.isEmpty() ? null : v;
+    }
+
+    /** What the file sets of the store's settings ({@link StoreSettings#ALL}), by key: for a PostgreSQL ledger. */
+    Map<String, String> store() {
+        Map<String, String> out = new java.util.LinkedHashMap<>();
+        StoreSettings.ALL.forEach(s -> {
+            if (values.containsKey(s.name())) {
+                out.put(s.name(), values.get(s.name()));
+            }
+        });
+        return out;
     }
 
     /** The file as shipped in {@value #DEFAULT_FILE}: every key commented out at its default, with its meaning. */

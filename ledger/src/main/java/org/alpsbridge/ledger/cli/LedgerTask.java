@@ -33,7 +33,7 @@ abstract class LedgerTask implements Callable<Integer> {
 
     @Override
     public final Integer call() {
-        try (Ledger ledger = Ledger.open(root().url(), verifyOnOpen())) {
+        try (Ledger ledger = LedgerCommand.open(root().url(), verifyOnOpen(), root().environment())) {
             int code = run(ledger);
             out().flush();
             return code;

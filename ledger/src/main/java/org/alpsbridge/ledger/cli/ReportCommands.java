@@ -345,7 +345,7 @@ final class ReportCommands {
         @Override
         int run(Ledger ledger) {
             Ledger.Replay r;
-            try (Ledger target = Ledger.open(into)) {
+            try (Ledger target = LedgerCommand.open(into, true)) {
                 r = ledger.replayInto(target);
             }
             r.problems().forEach(p -> err().println(p));

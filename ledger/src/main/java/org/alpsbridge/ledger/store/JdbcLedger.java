@@ -63,9 +63,18 @@ public final class JdbcLedger implements Ledger {
      *     {@code alpsbridge ledger check}, which reports the disagreements, opens without
      */
     public static JdbcLedger open(String url, boolean verify) {
+        return open(url, verify, java.util.Map.of());
+    }
+
+    /**
+     * @param settings values of {@link StoreSettings#ALL} by key, as a settings file gives them (a key not given
+     *     takes its default); SQLite takes none of them
+     */
+    public static JdbcLedger open(String url, boolean verify, java.util.Map<String, String> settings) {
         String jdbc = Dialect.jdbcUrl(url);
         Dialect dialect = Dialect.of(jdbc);
-        Executor executor = dialect == Dialect.SQLITE ? new SqliteExecutor(jdbc) : new PostgresExecutor(jdbc);
+        StoreSettings.Postgres postgres = StoreSettings.Postgres.of(settings); // a bad value is refused on SQLite too
+        Executor executor = dialect == Dialect.SQLITE ? new SqliteExecutor(jdbc) : new PostgresExecutor(jdbc, postgres);
         JdbcLedger ledger = new JdbcLedger(jdbc, dialect, executor);
         try {
             executor.write(c -> {

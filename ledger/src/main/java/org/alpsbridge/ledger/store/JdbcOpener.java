@@ -18,4 +18,9 @@ public final class JdbcOpener implements LedgerOpener {
     public Ledger open(String url, boolean verify) {
         return JdbcLedger.open(url, verify);
     }
+
+    @Override
+    public Ledger open(String url, boolean verify, java.util.Map<String, String> storeSettings) {
+        return JdbcLedger.open(url, verify, storeSettings);
+    }
 }

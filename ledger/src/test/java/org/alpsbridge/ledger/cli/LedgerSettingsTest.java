@@ -23,7 +23,8 @@ class LedgerSettingsTest {
     void anUnknownKeyNamesFileLineAndTheKnownKeys() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> LedgerSettings.parse(FILE, "\ndatabase=sqlite:/x.db\n"));
-        assertEquals(FILE + ":2: unknown key 'database' (known keys: db)", e.getMessage());
+        assertEquals(FILE + ":2: unknown key 'database' (known keys: db, pg_pool, pg_group_writers,"
+                + " pg_reconnect_seconds)", e.getMessage());
     }
 
     @Test
@@ -35,6 +36,32 @@ class LedgerSettingsTest {
         assertTrue(e.getMessage().contains("http(s)://HOST:PORT"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> LedgerSettings.parse(FILE, "db sqlite:/x\n"));
         assertEquals(FILE + ":1: expected key=value, got 'db sqlite:/x'", e.getMessage());
+    }
+
+    @Test
+    void theStoreSettingsAreKeysOfTheFileCheckedAsTheyAreRead() {
+        LedgerSettings.parse(FILE, "db=jdbc:postgresql://db1/ledger?user=ledger\npg_pool=8\nPG_RECONNECT_SECONDS=5\n");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> LedgerSettings.parse(FILE, "pg_pool=0\n"));
+        assertEquals(FILE + ":1: pg_pool=0: expected a whole number of 1 or more", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> LedgerSettings.parse(FILE, "\npg_reconnect_seconds=1.5\n"));
+        assertEquals(FILE + ":2: pg_reconnect_seconds=1.5: expected a whole number of 0 or more", e.getMessage());
+    }
+
+    @Test
+    void aPostgresqlLedgerIsOpenedWithTheFilesStoreSettingsAndTheOthersDoNotReadIt(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws Exception {
+        Path conf = dir.resolve("ledger.conf");
+        java.nio.file.Files.writeString(conf, "pg_pool=none\n");
+        Map<String, String> env = Map.of("ALPSBRIDGE_LEDGER_CONFIG", conf.toString());
+        // the file's store settings are read for a PostgreSQL ledger, before any connection
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> LedgerCommand.open("jdbc:postgresql://127.0.0.1:1/none", true, env));
+        assertEquals(conf + ":1: pg_pool=none: expected a whole number of 1 or more", e.getMessage());
+        // and not for SQLite, which takes none of them (as before they were settings)
+        try (org.alpsbridge.ledger.Ledger ledger = LedgerCommand.open("sqlite:" + dir.resolve("l.db"), true, env)) {
+            assertEquals(java.util.List.of(), ledger.check());
+        }
     }
 
     @Test
@@ -75,6 +102,7 @@ class LedgerSettingsTest {
         String template = LedgerSettings.template();
         assertTrue(template.contains("\n#db=\n"), template);
         assertEquals(Map.of(), LedgerSettings.parse(FILE, template));
-        assertEquals(Map.of("db", ""), LedgerSettings.parse(FILE, template.replaceAll("(?m)^#([a-z_]+=)", "$1")));
+        assertEquals(Map.of("db", "", "pg_pool", "4", "pg_group_writers", "2", "pg_reconnect_seconds", "30"),
+                LedgerSettings.parse(FILE, template.replaceAll("(?m)^#([a-z_]+=)", "$1")));
     }
 }

@@ -3,6 +3,7 @@ package org.alpsbridge.ledger.store;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.util.Map;
 import org.alpsbridge.ledger.Ledger;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -47,13 +48,8 @@ class FailoverTest {
         try (ReplicatedPostgres pair = ReplicatedPostgres.start()) {
             FailoverStorm.prepare(pair.url(), "hot");
             FailoverStorm.Result r;
-            System.setProperty("alpsbridge.ledger.pgReconnectSeconds", "1"); // shorter than the outage
-            Ledger opened;
-            try {
-                opened = Ledger.open(pair.url());
-            } finally {
-                System.clearProperty("alpsbridge.ledger.pgReconnectSeconds");
-            }
+            Ledger opened = Ledger.open(pair.url(), true,
+                    Map.of(StoreSettings.PG_RECONNECT_SECONDS.name(), "1")); // shorter than the outage
             try (Ledger ledger = opened) {
                 r = FailoverStorm.run(ledger, "alps", "hot", 16, 1_500, () -> {
                     try {

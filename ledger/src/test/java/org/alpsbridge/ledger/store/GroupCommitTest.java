@@ -84,11 +84,52 @@ class GroupCommitTest {
      */
     @Test
     void writeConnectionsPlanEachStatementOnce() {
-        try (PostgresExecutor e = new PostgresExecutor(Dialect.jdbcUrl(PostgresServer.get().newDatabase()))) {
+        try (PostgresExecutor e = new PostgresExecutor(Dialect.jdbcUrl(PostgresServer.get().newDatabase()),
+                StoreSettings.Postgres.DEFAULTS)) {
             Tx<String> mode = c -> Sql.one(c, "SHOW plan_cache_mode", rs -> rs.getString(1));
             assertEquals("force_generic_plan", e.write(mode));
             assertEquals("auto", e.read(mode));
         }
+    }
+
+    /**
+     * {@code pg_pool} is how many transactions are in progress at once: 8 threads writing at once, each write
+     * holding its connection a while, take exactly that many write connections (server processes).
+     */
+    @Test
+    void writesTakeAsManyConnectionsAsPgPoolSays() throws Exception {
+        String url = Dialect.jdbcUrl(PostgresServer.get().newDatabase());
+        try (PostgresExecutor e = new PostgresExecutor(url, StoreSettings.Postgres.of(java.util.Map.of("pg_pool", "2")))) {
+            java.util.Set<Integer> servers = java.util.concurrent.ConcurrentHashMap.newKeySet();
+            ExecutorService threads = Executors.newFixedThreadPool(8);
+            try {
+                List<Future<?>> writes = new ArrayList<>();
+                for (int i = 0; i < 32; i++) {
+                    writes.add(threads.submit(() -> e.write(c -> {
+                        servers.add(Sql.one(c, "SELECT pg_backend_pid() FROM pg_sleep(0.02)", rs -> rs.getInt(1)));
+                        return null;
+                    })));
+                }
+                for (Future<?> w : writes) {
+                    w.get(60, TimeUnit.SECONDS);
+                }
+            } finally {
+                threads.shutdownNow();
+            }
+            assertEquals(2, servers.size(), "write connections: " + servers);
+        }
+    }
+
+    @Test
+    void aStoreSettingNotDeclaredOrABadValueIsRefusedAtOpen() {
+        String db = "sqlite:" + dir.resolve("settings.db");
+        LedgerException e = assertThrows(LedgerException.class,
+                () -> org.alpsbridge.ledger.Ledger.open(db, true, java.util.Map.of("pgPool", "4")));
+        assertEquals("unknown ledger store setting 'pgPool' (known: pg_pool, pg_group_writers, pg_reconnect_seconds)",
+                e.getMessage());
+        e = assertThrows(LedgerException.class,
+                () -> org.alpsbridge.ledger.Ledger.open(db, true, java.util.Map.of("pg_group_writers", "0")));
+        assertEquals("pg_group_writers=0: expected a whole number of 1 or more", e.getMessage());
     }
 
     @Test

@@ -8,6 +8,7 @@ import java.util.concurrent.CountDownLatch;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.LedgerException;
 import org.alpsbridge.ledger.cli.LedgerCommand;
+import org.alpsbridge.ledger.service.console.Console;
 import org.alpsbridge.ledger.service.server.LedgerServer;
 import org.alpsbridge.ledger.service.server.ServiceSettings;
 import org.alpsbridge.ledger.service.server.ServiceSettings.Key;
@@ -101,13 +102,13 @@ public final class ServeCommand implements Callable<Integer> {
         Ledger ledger;
         LedgerServer server;
         try {
-            ledger = Ledger.open(db);
+            ledger = Ledger.open(db, true, s.store());
         } catch (LedgerException e) {
             spec.commandLine().getErr().println("ledger serve: " + org.alpsbridge.basil.cli.Failures.describe(e));
             return 1;
         }
         try {
-            server = LedgerServer.start(ledger, s, version());
+            server = LedgerServer.start(ledger, s, version(), Console.of(s));
         } catch (Exception e) {
             ledger.close();
             spec.commandLine().getErr().println("ledger serve: " + org.alpsbridge.basil.cli.Failures.describe(e));

@@ -34,7 +34,7 @@ public final class WebLoginCommand implements Callable<Integer> {
     public Integer call() {
         Requests.SignInLink link;
         try {
-            link = ServiceOpener.webLogin(ledgerCommand.url());
+            link = ServiceOpener.webLogin(ledgerCommand.url(), ledgerCommand.environment());
         } catch (LedgerException e) {
             spec.commandLine().getErr().println("ledger web-login: " + e.getMessage());
             return 1;

@@ -6,10 +6,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -17,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Predicate;
-import javax.net.ssl.SSLContext;
 import org.alpsbridge.ledger.Alert;
 import org.alpsbridge.ledger.Balance;
 import org.alpsbridge.ledger.JournalEntry;
@@ -44,26 +41,24 @@ import org.alpsbridge.ledger.service.api.Route;
  */
 final class RemoteLedger implements Ledger {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+    private static final int CONNECT_TIMEOUT_MILLIS = 10_000;
+    private static final int TIMEOUT_MILLIS = 60_000;
 
     private final URI base;
-    private final Signer signer;
-    private final HttpClient http;
+    private final ServiceHttp http;
     private final ObjectMapper json = ApiJson.mapper(false);
 
-    private RemoteLedger(URI base, Signer signer, SSLContext tls) {
+    private RemoteLedger(URI base, ServiceHttp http) {
         this.base = base;
-        this.signer = signer;
-        HttpClient.Builder b = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(10));
-        if (tls != null) {
-            b.sslContext(tls);
-        }
-        this.http = b.build();
+        this.http = http;
     }
 
-    /** @param tls trusts the service's certificate for https://; null = the JDK's default trust */
-    static RemoteLedger connect(String url, Signer signer, SSLContext tls) {
+    /**
+     * @param mungeSocket munged's socket; null: libmunge's default
+     * @param sign false: no credential (a service run with {@code --auth none})
+     * @param tlsCa trusts the service's certificate for https://; null = the JDK's default trust
+     */
+    static RemoteLedger connect(String url, Path mungeSocket, boolean sign, Path tlsCa) {
         URI uri;
         try {
             uri = URI.create(url.endsWith("/") ? url.substring(0, url.length() - 1) : url);
@@ -73,65 +68,67 @@ final class RemoteLedger implements Ledger {
         if (uri.getHost() == null) {
             throw new LedgerException("ledger service URL '" + url + "' names no host (http://HOST:PORT)");
         }
-        return new RemoteLedger(uri, signer, tls);
+        return new RemoteLedger(uri, new ServiceHttp(uri, mungeSocket, sign, tlsCa, CONNECT_TIMEOUT_MILLIS,
+                TIMEOUT_MILLIS, ServiceHttp.Timing.NONE));
     }
 
     // ---- one request
 
     private <T> T call(Route route, Map<String, Object> query, Object body, JavaType answer) {
-        StringBuilder target = new StringBuilder(route.path());
-        char sep = '?';
+        StringBuilder q = new StringBuilder();
         for (Map.Entry<String, Object> e : query.entrySet()) {
             if (e.getValue() != null) {
-                target.append(sep).append(e.getKey()).append('=')
+                q.append(q.length() == 0 ? "" : "&").append(e.getKey()).append('=')
                         .append(URLEncoder.encode(e.getValue().toString(), StandardCharsets.UTF_8));
-                sep = '&';
             }
         }
-        String pathAndQuery = (base.getRawPath() == null ? "" : base.getRawPath()) + target;
         byte[] bytes;
         try {
-            bytes = body == null ? new byte[0] : json.writeValueAsBytes(body);
+            bytes = body == null ? null : json.writeValueAsBytes(body);
         } catch (JsonProcessingException e) {
             throw new LedgerException("cannot write the request to " + route.path() + ": " + e.getOriginalMessage());
         }
-        HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(pathAndQuery)).timeout(TIMEOUT)
-                .header("Accept", "application/json")
-                .method(route.method(), body == null ? HttpRequest.BodyPublishers.noBody()
-                        : HttpRequest.BodyPublishers.ofByteArray(bytes));
-        if (body != null) {
-            request.header("Content-Type", "application/json");
-        }
-        String auth = signer.authorization(route.method(), pathAndQuery, bytes);
-        if (auth != null) {
-            request.header(org.alpsbridge.ledger.service.api.RequestDigest.HEADER, auth);
-        }
-        HttpResponse<byte[]> response;
+        String text;
         try {
-            response = http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
-        } catch (IOException e) {
-            throw new LedgerUnavailableException(ServiceOpener.unreachable(base.toString(), e), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LedgerException("interrupted while waiting for the ledger service " + base);
-        }
-        try {
-            if (response.statusCode() == 404 && (route == Route.RESERVATION || route == Route.JOURNAL)) {
+            text = http.send(route, q.toString(), bytes);
+        } catch (ServiceHttp.Unavailable e) {
+            if (e.status == 0) {
+                throw new LedgerUnavailableException(e.getMessage(), e.getCause());
+            }
+            Requests.Problem p = problem(e.status, e.answer);
+            if (e.status == 503 || p.isTransient()) {
+                throw new LedgerUnavailableException(base + ": " + p.error(), null);
+            }
+            throw new LedgerException(p.error()); // a 500, the service's own failure: said, not waited out
+        } catch (ServiceHttp.Refused e) {
+            if (e.status == 404 && (route == Route.RESERVATION || route == Route.JOURNAL)) {
                 return null;
             }
-            if (response.statusCode() != 200) {
-                Requests.Problem p = json.readValue(response.body(), Requests.Problem.class);
-                if (response.statusCode() == 503 || p.isTransient()) {
-                    throw new LedgerUnavailableException(base + ": " + p.error(), null);
-                }
-                throw new LedgerException((response.statusCode() == 403 ? "refused by " + base + ": "
-                        : response.statusCode() == 401 ? base + ": " : "") + p.error());
+            Requests.Problem p = problem(e.status, e.answer);
+            if (p.isTransient()) {
+                throw new LedgerUnavailableException(base + ": " + p.error(), null);
             }
-            return json.readValue(response.body(), answer);
-        } catch (IOException e) {
-            throw new LedgerException("ledger service " + base + " answered " + response.statusCode()
-                    + " with something that is not its JSON: " + e.getMessage());
+            throw new LedgerException((e.status == 403 ? "refused by " + base + ": "
+                    : e.status == 401 ? base + ": " : "") + p.error());
         }
+        try {
+            return json.readValue(text, answer);
+        } catch (IOException e) {
+            throw notJson(200, e);
+        }
+    }
+
+    private Requests.Problem problem(int status, String text) {
+        try {
+            return json.readValue(text, Requests.Problem.class);
+        } catch (IOException e) {
+            throw notJson(status, e);
+        }
+    }
+
+    private LedgerException notJson(int status, IOException e) {
+        return new LedgerException("ledger service " + base + " answered " + status
+                + " with something that is not its JSON: " + e.getMessage());
     }
 
     private <T> T post(Route route, Object body, Class<T> answer) {
@@ -327,7 +324,7 @@ final class RemoteLedger implements Ledger {
 
     @Override
     public void close() {
-        // HttpClient of Java 17 has nothing to close; its connections go with it
+        // the JDK's HttpURLConnection keeps its connections in its own pool
     }
 
     @Override

@@ -1,7 +1,7 @@
 package org.alpsbridge.ledger.service.client;
 
 import java.io.IOException;
-
+import java.util.Map;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.LedgerException;
 import org.alpsbridge.ledger.LedgerOpener;
@@ -9,9 +9,10 @@ import org.alpsbridge.ledger.service.api.Requests;
 
 /**
  * Opens {@code http://HOST:PORT} ledgers: every {@link Ledger} call becomes a request to a ledger service
- * ({@code alpsbridge ledger serve}) signed with the calling user's MUNGE credential. munged's socket is
- * env {@code ALPSBRIDGE_MUNGE_SOCKET} (or system property {@code alpsbridge.munge_socket}; default: libmunge's); env {@code ALPSBRIDGE_LEDGER_AUTH=none} sends no
- * credential (for a service run with {@code --auth none}). {@code https://} trusts what {@link Trust} says.
+ * ({@code alpsbridge ledger serve}) signed with the calling user's MUNGE credential. The client's settings come
+ * from the environment: munged's socket is env {@code ALPSBRIDGE_MUNGE_SOCKET} (default: libmunge's), env
+ * {@code ALPSBRIDGE_LEDGER_AUTH=none} sends no credential (for a service run with {@code --auth none}), and
+ * {@code https://} trusts the CA of env {@code ALPSBRIDGE_LEDGER_TLS_CA} (default: the JDK's trust store).
  */
 public final class ServiceOpener implements LedgerOpener {
 
@@ -24,19 +25,30 @@ public final class ServiceOpener implements LedgerOpener {
      * Asks the ledger service at {@code url} for a single-use web console sign-in link for the calling user
      * (MUNGE-signed like every request); {@code url()} of the answer is the address to open.
      */
-    public static Requests.SignInLink webLogin(String url) {
+    public static Requests.SignInLink webLogin(String url, Map<String, String> env) {
         if (!new ServiceOpener().accepts(url)) {
             throw new LedgerException("web-login needs the ledger service's address (--db http://HOST:PORT or"
                     + " https://...), not '" + url + "'");
         }
-        return ((RemoteLedger) new ServiceOpener().open(url, false)).webLogin();
+        return ((RemoteLedger) open(url, env)).webLogin();
     }
 
     @Override
     public Ledger open(String url, boolean verify) {
         // verify: the service opened its store verified; a client has nothing of its own to check
-        return RemoteLedger.connect(url.trim(), Signer.fromEnvironment(),
-                url.trim().regionMatches(true, 0, "https:", 0, 6) ? Trust.fromEnvironment() : null);
+        return open(url, System.getenv());
+    }
+
+    /** The store's settings are the service's own (its settings file): a client has none. */
+    @Override
+    public Ledger open(String url, boolean verify, Map<String, String> storeSettings, Map<String, String> environment) {
+        return open(url, environment);
+    }
+
+    /** The service at {@code url}, with the client settings of {@code env} (the variables above). */
+    public static Ledger open(String url, Map<String, String> env) {
+        return RemoteLedger.connect(url.trim(), ServiceHttp.pathOf(env, "ALPSBRIDGE_MUNGE_SOCKET"),
+                !"none".equals(env.get("ALPSBRIDGE_LEDGER_AUTH")), ServiceHttp.pathOf(env, "ALPSBRIDGE_LEDGER_TLS_CA"));
     }
 
     /**

@@ -6,30 +6,25 @@ import org.alpsbridge.ledger.service.api.RequestDigest;
 import org.alpsbridge.munge.Munge;
 import org.alpsbridge.munge.MungeException;
 
-/**
- * Makes each request's {@code Authorization} header: a fresh MUNGE credential over the request's digest.
- * Public for the Slurm hooks, which speak to the service without {@link RemoteLedger} (plain JDK classes
- * only, for a fast start) but sign exactly as it does.
- */
-public final class Signer {
+/** Makes each request's {@code Authorization} header: a fresh MUNGE credential over the request's digest. */
+final class Signer {
+
+    /** No credential (a service run with {@code --auth none}). */
+    static final Signer NONE = new Signer(null);
 
     private final Munge munge;
 
-    /** {@code munge} null: no credential (a service run with {@code --auth none}). */
-    Signer(Munge munge) {
+    private Signer(Munge munge) {
         this.munge = munge;
     }
 
-    public static Signer fromEnvironment() {
-        if ("none".equals(System.getenv("ALPSBRIDGE_LEDGER_AUTH"))) {
-            return new Signer(null);
-        }
-        String socket = System.getProperty("alpsbridge.munge_socket", System.getenv("ALPSBRIDGE_MUNGE_SOCKET"));
-        return new Signer(Munge.socket(socket == null || socket.isBlank() ? null : Path.of(socket)));
+    /** @param socket munged's socket; null: libmunge's default */
+    static Signer munge(Path socket) {
+        return new Signer(Munge.socket(socket));
     }
 
     /** The header value, or null when this signer sends none. */
-    public String authorization(String method, String pathAndQuery, byte[] body) {
+    String authorization(String method, String pathAndQuery, byte[] body) {
         if (munge == null) {
             return null;
         }

@@ -13,18 +13,13 @@ import javax.net.ssl.TrustManagerFactory;
 import org.alpsbridge.ledger.LedgerException;
 
 /**
- * Whom an https:// ledger service is trusted as: the CA in the PEM file env {@code ALPSBRIDGE_LEDGER_TLS_CA}
- * (or system property {@code alpsbridge.ledger_tls_ca}) names, a site's own CA being the usual case; without
- * it, the JDK's default trust store.
+ * Whom an https:// ledger service is trusted as: the CA in a PEM file (the commands' env
+ * {@code ALPSBRIDGE_LEDGER_TLS_CA}), a site's own CA being the usual case; without one, the JDK's default
+ * trust store.
  */
-public final class Trust {
+final class Trust {
 
     private Trust() {
-    }
-
-    public static SSLContext fromEnvironment() {
-        String ca = System.getProperty("alpsbridge.ledger_tls_ca", System.getenv("ALPSBRIDGE_LEDGER_TLS_CA"));
-        return ca == null || ca.isBlank() ? null : of(Path.of(ca));
     }
 
     static SSLContext of(Path caPem) {

@@ -9,7 +9,7 @@ import org.alpsbridge.ledger.service.api.Requests;
 import org.alpsbridge.ledger.service.server.LocalApi;
 import org.alpsbridge.ledger.service.server.ServiceSettings;
 import org.alpsbridge.ledger.service.server.ServiceSettings.Key;
-import org.alpsbridge.ledger.service.server.SignIns;
+import org.alpsbridge.ledger.service.server.WebFront;
 
 /**
  * The bookkeepers' web console, served by the ledger service beside its API: server-rendered pages (no script),
@@ -17,7 +17,7 @@ import org.alpsbridge.ledger.service.server.SignIns;
  * single-use link that {@code alpsbridge ledger web-login} gets for its MUNGE-verified uid
  * ({@code POST /v1/web-login}, answered by {@link #issue}); the session lives in this process's memory.
  */
-public final class Console implements SignIns {
+public final class Console implements WebFront {
 
     private final Sessions sessions;
     private final String consoleUrl;
@@ -45,6 +45,7 @@ public final class Console implements SignIns {
      * @param tls whether this connection speaks TLS (a unix socket does not, even when TCP does): the session
      *     cookie is then {@code Secure} and {@code __Host-}
      */
+    @Override
     public ChannelHandler handler(LocalApi api, EventExecutor worker, boolean tls) {
         return new ConsoleHandler(new Site(api, sessions, tls, Clock.systemUTC()), worker, tls);
     }

@@ -1,5 +1,6 @@
 package org.alpsbridge.ledger.service.hook;
 
+import org.alpsbridge.ledger.service.client.ServiceHttp;
 import java.io.PrintStream;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAccumulator;
@@ -11,7 +12,7 @@ import java.util.concurrent.atomic.LongAdder;
  * and longest times as the agent measured them (the client's and slurmctld's own time are outside). A line
  * per period with calls (every 10 s, and at the stop), never one per call.
  */
-final class AgentStats implements ServiceCall.Timing {
+final class AgentStats implements ServiceHttp.Timing {
 
     /** One kind of call: how many, their total and longest time. */
     static final class Timer {

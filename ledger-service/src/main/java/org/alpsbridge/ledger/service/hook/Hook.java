@@ -1,5 +1,6 @@
 package org.alpsbridge.ledger.service.hook;
 
+import org.alpsbridge.ledger.service.client.ServiceHttp;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.Map;
@@ -74,9 +75,9 @@ record Hook(SlurmJob job, JobRecords records, Slurm slurm, ServiceCall service, 
                 return DENIED;
             }
             if (!"OK".equals(outcome.get("decision"))) {
-                throw new ServiceCall.Refused(0, outcome.get("decision") + ": " + outcome.get("message"));
+                throw new ServiceHttp.Refused(0, outcome.get("decision") + ": " + outcome.get("message"));
             }
-        } catch (ServiceCall.Unavailable | ServiceCall.Refused e) {
+        } catch (ServiceHttp.Unavailable | ServiceHttp.Refused e) {
             if (allow) {
                 log.say(what + ": " + e.getMessage() + "; the job runs unheld (--when-unavailable allow),"
                         + " the epilog charges it as a forced debit");
@@ -141,8 +142,8 @@ record Hook(SlurmJob job, JobRecords records, Slurm slurm, ServiceCall service, 
                     + ("true".equals(o.get("replayed")) ? " (retry)" : "")
                     + ("CONFLICT".equals(o.get("decision")) ? " CONFLICT: " + o.get("message") : ""));
             return OK;
-        } catch (ServiceCall.Unavailable | ServiceCall.Refused e) {
-            if (retryMillis == FOREVER && e instanceof ServiceCall.Unavailable) {
+        } catch (ServiceHttp.Unavailable | ServiceHttp.Refused e) {
+            if (retryMillis == FOREVER && e instanceof ServiceHttp.Unavailable) {
                 // only a stop ends the agent's retrying: the settlement stays in its spool for the next start
                 log.say(what + ": " + e.getMessage() + "; the agent is stopping: the settlement stays in its spool"
                         + " and is sent at its next start");
@@ -158,10 +159,10 @@ record Hook(SlurmJob job, JobRecords records, Slurm slurm, ServiceCall service, 
      * Holds and confirms the run in one request ({@code /v1/start}: one credential, one round trip, which is what
      * a storm of prologs waits on); a service older than that route (404) is asked in two, RESERVE then CONFIRM.
      */
-    private Map<String, String> start(String reserve, Instant now) throws ServiceCall.Unavailable, ServiceCall.Refused {
+    private Map<String, String> start(String reserve, Instant now) throws ServiceHttp.Unavailable, ServiceHttp.Refused {
         try {
             return post(Route.START, reserve);
-        } catch (ServiceCall.Refused e) {
+        } catch (ServiceHttp.Refused e) {
             if (e.status != 404) {
                 throw e;
             }
@@ -173,7 +174,7 @@ record Hook(SlurmJob job, JobRecords records, Slurm slurm, ServiceCall service, 
         return outcome;
     }
 
-    private Map<String, String> post(Route route, String json) throws ServiceCall.Unavailable, ServiceCall.Refused {
+    private Map<String, String> post(Route route, String json) throws ServiceHttp.Unavailable, ServiceHttp.Refused {
         return retrying(route, "", json);
     }
 
@@ -182,12 +183,12 @@ record Hook(SlurmJob job, JobRecords records, Slurm slurm, ServiceCall service, 
      * pauses for up to the retry time. No lambdas here: each costs a JVM this young a class spun at run time.
      */
     private Map<String, String> retrying(Route route, String query, String json)
-            throws ServiceCall.Unavailable, ServiceCall.Refused {
+            throws ServiceHttp.Unavailable, ServiceHttp.Refused {
         Attempts attempts = SERVICE_BACKOFF.within(retryMillis).start();
         while (true) {
             try {
                 return json == null ? service.get(route, query) : service.post(route, json);
-            } catch (ServiceCall.Unavailable e) {
+            } catch (ServiceHttp.Unavailable e) {
                 if (!attempts.pauseForNext()) {
                     throw e;
                 }

@@ -61,7 +61,7 @@ public final class HookAgent implements AutoCloseable {
         this.settings = settings;
         this.log = log;
         this.socket = settings.agentSocket();
-        this.service = new ServiceCall(settings.service(), settings.timeoutMillis(), stats);
+        this.service = new ServiceCall(settings, stats);
         this.starts = new StartBatch(service, stats.startRequests);
         service.startingThrough(starts);
         this.slurm = new Slurm(settings.slurmConf());
@@ -169,7 +169,7 @@ public final class HookAgent implements AutoCloseable {
         ServiceCall svc;
         try {
             s = settings.withOptions(request.prolog(), request.options());
-            svc = request.options().isEmpty() ? service : new ServiceCall(s.service(), s.timeoutMillis(), stats);
+            svc = request.options().isEmpty() ? service : new ServiceCall(s, stats);
         } catch (IllegalArgumentException e) {
             return new AgentReply(SlurmHook.USAGE, List.of(name + ": " + e.getMessage()));
         }
@@ -251,7 +251,7 @@ public final class HookAgent implements AutoCloseable {
             log.println("ledger hook-agent: a spooled epilog is unusable: " + e.getMessage());
             return SlurmHook.NO_JOB;
         }
-        ServiceCall svc = request.options().isEmpty() ? service : new ServiceCall(s.service(), s.timeoutMillis(), stats);
+        ServiceCall svc = request.options().isEmpty() ? service : new ServiceCall(s, stats);
         yieldToPrologs();
         long start = System.nanoTime();
         int exit = new Hook(job, squeue, slurm, svc, new HookLog(log, logFile), Hook.FOREVER, held)

@@ -6,30 +6,65 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
+import java.util.function.UnaryOperator;
+import org.alpsbridge.ledger.service.client.ServiceHttp;
+import org.alpsbridge.settings.Setting;
+import org.alpsbridge.settings.SettingsFile;
 
 /**
- * The settings of the hooks and their agent: {@code /etc/alpsbridge/ledger-hook.conf} (env
- * {@code ALPSBRIDGE_LEDGER_HOOK_CONFIG} names another), then a call's options, which win. One reading for the
- * JVM hook, the agent and (for the {@code agent_*} and {@code jvm_hook} keys) the C client, so the three
- * cannot disagree on a key or its default.
- *
- * @param prologRetryMillis how long the prolog keeps trying an unavailable service
- * @param epilogRetryMillis the same for the JVM epilog (the agent's spool retries for as long as it takes)
+ * The settings of the hooks, their agent and their C client: {@code /etc/alpsbridge/ledger-hook.conf} (env
+ * {@code ALPSBRIDGE_LEDGER_HOOK_CONFIG} names another), then a call's options, which win. Every key is declared
+ * once in {@link #KEYS}: the JVM hook and the agent read the file through it, and the C client
+ * ({@code src/main/c/ledger-hook-client.c}) reads its own keys ({@link #CLIENT_KEYS}, and {@code agent_socket},
+ * {@code spool}) with its own copies of their defaults, which {@code HookSettingsTest} holds equal to these.
  */
-record HookSettings(String db, boolean allow, long prologRetryMillis, long epilogRetryMillis, int timeoutMillis,
-                    String slurmConf, String logFile, Path agentSocket, Path spool, int agentThreads,
-                    int agentWorkers) {
+final class HookSettings {
 
     /** Settings file read before the options (env {@code ALPSBRIDGE_LEDGER_HOOK_CONFIG} names another). */
     static final String DEFAULT_CONFIG = "/etc/alpsbridge/ledger-hook.conf";
-    static final String DEFAULT_SOCKET = "/run/alpsbridge/ledger-hook.sock";
-    static final String DEFAULT_SPOOL = "/var/spool/alpsbridge/ledger-hook";
 
-    /** Keys only the C client reads (the agent and JVM hook accept and skip them). */
-    private static final List<String> CLIENT_KEYS = List.of("agent_timeout", "jvm_hook", "submit_timeout",
+    /** Every key: name, default (empty = none, or the environment's where the help says) and meaning. */
+    static final List<Setting> KEYS = List.of(
+            key("db", "", Check.TEXT, "the ledger service, http://HOST:PORT or https://HOST:PORT; empty: env ALPSBRIDGE_LEDGER"),
+            key("when_unavailable", "refuse", Check.POLICY, "prolog, when the service cannot answer: refuse (slurmctld"
+                    + " requeues the job) or allow (it runs unheld; the epilog charges it as a forced debit)"),
+            key("prolog_retry_for", "5", Check.WHOLE, "seconds the prolog keeps trying an unavailable service"),
+            key("epilog_retry_for", "60", Check.WHOLE, "the same for the JVM epilog (the agent's spool retries for as"
+                    + " long as it takes)"),
+            key("timeout", "10", Check.WHOLE, "seconds per request (at least 1)"),
+            key("slurm_conf", "", Check.TEXT, "slurm.conf for squeue and scontrol; empty: theirs"),
+            key("log_file", "slurmctld", Check.TEXT, "slurmctld (SlurmctldLogFile of slurm.conf), none or a path: where"
+                    + " the hooks' messages are appended (Slurm 22.05 drops what they print)"),
+            key("munge_socket", "", Check.TEXT, "munged's socket the requests are signed through; empty: env"
+                    + " ALPSBRIDGE_MUNGE_SOCKET, else libmunge's"),
+            key("tls_ca", "", Check.TEXT, "PEM file of the CA an https:// service is trusted as; empty: env"
+                    + " ALPSBRIDGE_LEDGER_TLS_CA, else the JDK's trust store"),
+            key("agent_socket", "/run/alpsbridge/ledger-hook.sock", Check.TEXT, "the hook agent's unix socket"),
+            key("agent_timeout", "60", Check.WHOLE, "C client: seconds it waits for the agent's answer, then exits 3"
+                    + " (keep it above prolog_retry_for + timeout)"),
+            key("agent_threads", "64", Check.WHOLE, "agent: calls served at once (at least 1)"),
+            key("agent_workers", "4", Check.WHOLE, "agent: settlements sent at once (at least 1)"),
+            key("spool", "/var/spool/alpsbridge/ledger-hook", Check.TEXT, "the agent's spool of epilogs to settle"),
+            key("jvm_hook", "/usr/lib/alpsbridge/ledger-hook-jvm", Check.TEXT, "C client: the JVM hook it runs when no"
+                    + " agent answers"),
+            key("submit_timeout", "2", Check.TEXT, "C client: seconds ledger-submit waits for the agent (0.05 to 600)"),
+            key("submit_when_unavailable", "allow", Check.POLICY, "C client: ledger-submit when the ledger cannot say:"
+                    + " allow or refuse the job"));
+
+    /** Keys only the C client reads (the agent and the JVM hook accept and skip them). */
+    static final List<String> CLIENT_KEYS = List.of("agent_timeout", "jvm_hook", "submit_timeout",
             "submit_when_unavailable");
+
+    /** Every key's value (the file's, a call's option, else the default). */
+    private final Map<String, String> values;
+    /** The environment the settings fall back on (ALPSBRIDGE_LEDGER, ALPSBRIDGE_MUNGE_SOCKET, ...). */
+    private final Map<String, String> env;
+
+    private HookSettings(Map<String, String> values, Map<String, String> env) {
+        this.values = values;
+        this.env = env;
+    }
 
     /** The file's settings (env names the file), then {@code options} (a call's arguments after its mode). */
     static HookSettings read(Map<String, String> env, boolean prolog, List<String> options) {
@@ -38,80 +73,124 @@ record HookSettings(String db, boolean allow, long prologRetryMillis, long epilo
 
     /** The file's settings (env {@code ALPSBRIDGE_LEDGER_HOOK_CONFIG} names it), every other key at its default. */
     static HookSettings read(Map<String, String> env) {
-        HookSettings s = new HookSettings(env.get("ALPSBRIDGE_LEDGER"), false, 5_000, 60_000, 10_000, null,
-                "slurmctld", Path.of(DEFAULT_SOCKET), Path.of(DEFAULT_SPOOL), 64, 4);
+        Map<String, String> values = new LinkedHashMap<>();
+        for (Setting k : KEYS) {
+            values.put(k.name(), k.defaultValue());
+        }
         String explicit = env.get("ALPSBRIDGE_LEDGER_HOOK_CONFIG");
         Path file = Path.of(explicit == null || explicit.isBlank() ? DEFAULT_CONFIG : explicit);
-        for (Map.Entry<String, String> e : config(file, explicit != null && !explicit.isBlank()).entrySet()) {
-            s = s.with(file, e.getKey(), e.getValue());
-        }
-        return s;
+        values.putAll(SettingsFile.parse(file, lines(file, explicit != null && !explicit.isBlank()), KEYS));
+        return new HookSettings(values, env);
     }
 
     /** These settings with a call's options ({@code --db}, {@code --when-unavailable}, ...) over them. */
     HookSettings withOptions(boolean prolog, List<String> options) {
-        HookSettings s = this;
+        if (options.isEmpty()) {
+            return this;
+        }
+        Map<String, String> v = new LinkedHashMap<>(values);
         for (int i = 0; i < options.size(); i++) {
             String o = options.get(i);
-            switch (o) {
-                case "--db" -> s = s.with(null, "db", value(options, ++i));
-                case "--when-unavailable" -> s = s.with(null, "when_unavailable", value(options, ++i));
-                case "--retry-for" -> s = s.with(null, prolog ? "prolog_retry_for" : "epilog_retry_for", value(options, ++i));
-                case "--timeout" -> s = s.with(null, "timeout", value(options, ++i));
+            String key = switch (o) {
+                case "--db" -> "db";
+                case "--when-unavailable" -> "when_unavailable";
+                case "--retry-for" -> prolog ? "prolog_retry_for" : "epilog_retry_for";
+                case "--timeout" -> "timeout";
                 default -> throw new IllegalArgumentException("unknown option '" + o + "' (see --help)");
+            };
+            String value = value(options, ++i);
+            String problem = ((Check) SettingsFile.find(KEYS, key).check()).problem(o, value);
+            if (problem != null) {
+                throw new IllegalArgumentException(problem);
             }
+            v.put(key, value);
         }
-        return s;
+        return new HookSettings(v, env);
     }
 
     /** The service to charge; fails naming the setting when there is none. */
     String service() {
-        if (db == null || db.isBlank()) {
+        String db = orEnv("db", "ALPSBRIDGE_LEDGER");
+        if (db == null) {
             throw new IllegalArgumentException("no ledger service: set db=http://HOST:PORT in " + DEFAULT_CONFIG
                     + " (env ALPSBRIDGE_LEDGER_HOOK_CONFIG names another file), or give --db, or set env ALPSBRIDGE_LEDGER");
         }
         return db.strip();
     }
 
-    private HookSettings with(Path file, String key, String v) {
-        String what = file == null ? "--" + key.replace('_', '-') : key;
-        return switch (key) {
-            case "db" -> new HookSettings(v, allow, prologRetryMillis, epilogRetryMillis, timeoutMillis, slurmConf, logFile,
-                    agentSocket, spool, agentThreads, agentWorkers);
-            case "when_unavailable" -> new HookSettings(db, policy(v), prologRetryMillis, epilogRetryMillis, timeoutMillis,
-                    slurmConf, logFile, agentSocket, spool, agentThreads, agentWorkers);
-            case "prolog_retry_for" -> new HookSettings(db, allow, 1000L * count(what, v, 0), epilogRetryMillis,
-                    timeoutMillis, slurmConf, logFile, agentSocket, spool, agentThreads, agentWorkers);
-            case "epilog_retry_for" -> new HookSettings(db, allow, prologRetryMillis, 1000L * count(what, v, 0),
-                    timeoutMillis, slurmConf, logFile, agentSocket, spool, agentThreads, agentWorkers);
-            case "timeout" -> new HookSettings(db, allow, prologRetryMillis, epilogRetryMillis, 1000 * count(what, v, 1),
-                    slurmConf, logFile, agentSocket, spool, agentThreads, agentWorkers);
-            case "slurm_conf" -> new HookSettings(db, allow, prologRetryMillis, epilogRetryMillis, timeoutMillis, v, logFile,
-                    agentSocket, spool, agentThreads, agentWorkers);
-            case "log_file" -> new HookSettings(db, allow, prologRetryMillis, epilogRetryMillis, timeoutMillis, slurmConf, v,
-                    agentSocket, spool, agentThreads, agentWorkers);
-            case "munge_socket" -> {
-                System.setProperty("alpsbridge.munge_socket", v);
-                yield this;
-            }
-            case "agent_socket" -> new HookSettings(db, allow, prologRetryMillis, epilogRetryMillis, timeoutMillis,
-                    slurmConf, logFile, Path.of(v), spool, agentThreads, agentWorkers);
-            case "spool" -> new HookSettings(db, allow, prologRetryMillis, epilogRetryMillis, timeoutMillis, slurmConf,
-                    logFile, agentSocket, Path.of(v), agentThreads, agentWorkers);
-            case "agent_threads" -> new HookSettings(db, allow, prologRetryMillis, epilogRetryMillis, timeoutMillis,
-                    slurmConf, logFile, agentSocket, spool, count(what, v, 1), agentWorkers);
-            case "agent_workers" -> new HookSettings(db, allow, prologRetryMillis, epilogRetryMillis, timeoutMillis,
-                    slurmConf, logFile, agentSocket, spool, agentThreads, count(what, v, 1));
-            default -> {
-                if (CLIENT_KEYS.contains(key)) {
-                    yield this;
-                }
-                throw new IllegalArgumentException(file + ": unknown key '" + key + "' (db, when_unavailable,"
-                        + " prolog_retry_for, epilog_retry_for, timeout, slurm_conf, log_file, munge_socket, agent_socket,"
-                        + " agent_timeout, agent_threads, agent_workers, spool, jvm_hook, submit_timeout,"
-                        + " submit_when_unavailable)");
-            }
-        };
+    boolean allow() {
+        return values.get("when_unavailable").equals("allow");
+    }
+
+    /** How long the prolog keeps trying an unavailable service. */
+    long prologRetryMillis() {
+        return 1000L * count("prolog_retry_for", 0);
+    }
+
+    /** The same for the JVM epilog (the agent's spool retries for as long as it takes). */
+    long epilogRetryMillis() {
+        return 1000L * count("epilog_retry_for", 0);
+    }
+
+    int timeoutMillis() {
+        return 1000 * count("timeout", 1);
+    }
+
+    /** null: Slurm's commands find their own. */
+    String slurmConf() {
+        String v = values.get("slurm_conf");
+        return v.isEmpty() ? null : v;
+    }
+
+    String logFile() {
+        return values.get("log_file");
+    }
+
+    /** munged's socket to sign through; null: libmunge's default. */
+    Path mungeSocket() {
+        String v = orEnv("munge_socket", "ALPSBRIDGE_MUNGE_SOCKET");
+        return v == null ? null : Path.of(v);
+    }
+
+    /** Whether requests carry a MUNGE credential (env {@code ALPSBRIDGE_LEDGER_AUTH=none}: not, for a lab service). */
+    boolean sign() {
+        return !"none".equals(env.get("ALPSBRIDGE_LEDGER_AUTH"));
+    }
+
+    /** The CA an https:// service is trusted as; null: the JDK's trust store. */
+    Path tlsCa() {
+        String v = orEnv("tls_ca", "ALPSBRIDGE_LEDGER_TLS_CA");
+        return v == null ? null : Path.of(v);
+    }
+
+    Path agentSocket() {
+        return Path.of(values.get("agent_socket"));
+    }
+
+    Path spool() {
+        return Path.of(values.get("spool"));
+    }
+
+    int agentThreads() {
+        return count("agent_threads", 1);
+    }
+
+    int agentWorkers() {
+        return count("agent_workers", 1);
+    }
+
+    /** The key's value, else (empty) the environment's {@code variable}; null when neither says. */
+    private String orEnv(String key, String variable) {
+        String v = values.get(key);
+        if (v.isEmpty()) {
+            v = env.get(variable);
+        }
+        return v == null || v.isBlank() ? null : v.strip();
+    }
+
+    /** A whole number of 0 or more (checked when read); below {@code least} counts as {@code least}. */
+    private int count(String key, int least) {
+        return Math.max(least, Integer.parseInt(values.get(key)));
     }
 
     private static String value(List<String> options, int i) {
@@ -121,54 +200,64 @@ record HookSettings(String db, boolean allow, long prologRetryMillis, long epilo
         return options.get(i);
     }
 
-    /** {@code key=value} lines, {@code #} comments; an absent file is empty unless it was asked for. */
-    private static Map<String, String> config(Path file, boolean required) {
-        Map<String, String> out = new LinkedHashMap<>();
-        List<String> lines;
+    /** The file's lines; an absent file is empty unless it was asked for. */
+    private static List<String> lines(Path file, boolean required) {
         try {
-            lines = Files.readAllLines(file);
+            return Files.readAllLines(file);
         } catch (NoSuchFileException e) {
             if (required) {
                 throw new IllegalArgumentException("ALPSBRIDGE_LEDGER_HOOK_CONFIG names " + file + ", which does not exist");
             }
-            return out;
+            return List.of();
         } catch (IOException e) {
             throw new IllegalArgumentException("the hooks' settings: " + org.alpsbridge.basil.cli.Failures.describe(e));
         }
-        for (int n = 0; n < lines.size(); n++) {
-            String line = lines.get(n).replaceFirst("#.*", "").strip();
-            if (line.isEmpty()) {
-                continue;
+    }
+
+    private static Setting key(String name, String defaultValue, int check, String help) {
+        return Setting.checked(name, defaultValue, help, new Check(name, check));
+    }
+
+    /**
+     * The values a key takes: a class, not lambdas, because the JVM hook reads these on slurmctld's dispatch path
+     * and a lambda's first call spins a class at run time.
+     */
+    private static final class Check implements UnaryOperator<String> {
+        static final int TEXT = 0;
+        /** A whole number of 0 or more. */
+        static final int WHOLE = 1;
+        /** refuse or allow. */
+        static final int POLICY = 2;
+
+        private final String name;
+        private final int kind;
+
+        Check(String name, int kind) {
+            this.name = name;
+            this.kind = kind;
+        }
+
+        @Override
+        public String apply(String v) {
+            return problem(name, v);
+        }
+
+        /** The problem with {@code v}, naming the key or option {@code what}; null when there is none. */
+        String problem(String what, String v) {
+            if (kind == WHOLE) {
+                try {
+                    if (Integer.parseInt(v) >= 0) {
+                        return null;
+                    }
+                } catch (NumberFormatException e) {
+                    // said below
+                }
+                return what + " takes a whole number, not '" + v + "'";
             }
-            int eq = line.indexOf('=');
-            if (eq < 1) {
-                throw new IllegalArgumentException(file + ":" + (n + 1) + ": expected key=value, got '" + line + "'");
+            if (kind == POLICY && !v.equals("refuse") && !v.equals("allow")) {
+                return what + " takes refuse or allow, not '" + v + "'";
             }
-            out.put(line.substring(0, eq).strip().toLowerCase(Locale.ROOT), line.substring(eq + 1).strip());
+            return null;
         }
-        return out;
-    }
-
-    private static boolean policy(String v) {
-        if (!v.equals("refuse") && !v.equals("allow")) {
-            throw new IllegalArgumentException("when-unavailable takes refuse or allow, not '" + v + "'");
-        }
-        return v.equals("allow");
-    }
-
-    private static int count(String what, String v, int least) {
-        try {
-            return Math.max(least, checkedCount(v));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(what + " takes a whole number, not '" + v + "'");
-        }
-    }
-
-    private static int checkedCount(String v) {
-        int s = Integer.parseInt(v);
-        if (s < 0) {
-            throw new NumberFormatException();
-        }
-        return s;
     }
 }

@@ -67,7 +67,9 @@ public final class SlurmHook {
             slurm.conf gives the hooks no arguments, so their settings come from /etc/alpsbridge/ledger-hook.conf
             (env ALPSBRIDGE_LEDGER_HOOK_CONFIG names another), key=value lines, options win over it:
               db=URL  when_unavailable=refuse|allow  prolog_retry_for=5  epilog_retry_for=60  timeout=10
-              slurm_conf=PATH (for squeue/scontrol; default theirs)  munge_socket=PATH (default libmunge's)
+              slurm_conf=PATH (for squeue/scontrol; default theirs)  munge_socket=PATH (default: env
+                                       ALPSBRIDGE_MUNGE_SOCKET, else libmunge's)
+              tls_ca=PATH (the CA of an https:// service; default: env ALPSBRIDGE_LEDGER_TLS_CA, else the JDK's)
               log_file=slurmctld|none|PATH (default slurmctld: SlurmctldLogFile of slurm.conf; Slurm 22.05
                                        itself drops what these hooks print, so each line is appended there)
 
@@ -122,7 +124,7 @@ public final class SlurmHook {
         ServiceCall service;
         try {
             settings = HookSettings.read(env, prolog, options);
-            service = new ServiceCall(settings.service(), settings.timeoutMillis());
+            service = new ServiceCall(settings);
         } catch (IllegalArgumentException e) {
             err.println("ledger " + args[0] + ": " + e.getMessage());
             return USAGE;

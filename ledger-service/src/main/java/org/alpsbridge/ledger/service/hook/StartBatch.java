@@ -1,5 +1,6 @@
 package org.alpsbridge.ledger.service.hook;
 
+import org.alpsbridge.ledger.service.client.ServiceHttp;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -60,14 +61,14 @@ final class StartBatch implements AutoCloseable {
     }
 
     /** The START's answer (its top-level fields), as {@link ServiceCall#post} gives it for one sent alone. */
-    Map<String, String> start(String json) throws ServiceCall.Unavailable, ServiceCall.Refused {
+    Map<String, String> start(String json) throws ServiceHttp.Unavailable, ServiceHttp.Refused {
         if (alone) {
             return service.postAlone(Route.START, json);
         }
         Asked a = new Asked(json, new CompletableFuture<>());
         synchronized (asked) {
             if (closed) {
-                throw new ServiceCall.Unavailable("the agent is stopping");
+                throw new ServiceHttp.Unavailable("the agent is stopping");
             }
             asked.add(a);
             asked.notifyAll();
@@ -78,16 +79,16 @@ final class StartBatch implements AutoCloseable {
             if (e.getCause() instanceof SendAlone) {
                 return service.postAlone(Route.START, json);
             }
-            if (e.getCause() instanceof ServiceCall.Refused r) {
+            if (e.getCause() instanceof ServiceHttp.Refused r) {
                 throw r;
             }
-            if (e.getCause() instanceof ServiceCall.Unavailable u) {
+            if (e.getCause() instanceof ServiceHttp.Unavailable u) {
                 throw u;
             }
-            throw new ServiceCall.Unavailable("the START failed in the agent: " + e.getCause());
+            throw new ServiceHttp.Unavailable("the START failed in the agent: " + e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new ServiceCall.Unavailable("interrupted while waiting for the ledger service");
+            throw new ServiceHttp.Unavailable("interrupted while waiting for the ledger service");
         }
     }
 
@@ -120,7 +121,7 @@ final class StartBatch implements AutoCloseable {
             for (Asked a : batch) {
                 try {
                     a.answer.complete(service.postAlone(Route.START, a.json));
-                } catch (ServiceCall.Unavailable | ServiceCall.Refused | RuntimeException e) {
+                } catch (ServiceHttp.Unavailable | ServiceHttp.Refused | RuntimeException e) {
                     a.answer.completeExceptionally(e);
                 }
             }
@@ -139,10 +140,10 @@ final class StartBatch implements AutoCloseable {
                 }
                 return;
             }
-        } catch (ServiceCall.Unavailable e) {
+        } catch (ServiceHttp.Unavailable e) {
             batch.forEach(a -> a.answer.completeExceptionally(e));
             return;
-        } catch (ServiceCall.Refused e) {
+        } catch (ServiceHttp.Refused e) {
             alone |= e.status == 404;
         } catch (RuntimeException e) {
             // sent alone below

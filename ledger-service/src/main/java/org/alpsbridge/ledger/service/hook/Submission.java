@@ -1,5 +1,6 @@
 package org.alpsbridge.ledger.service.hook;
 
+import org.alpsbridge.ledger.service.client.ServiceHttp;
 import java.time.Instant;
 import java.util.Map;
 import org.alpsbridge.ledger.service.api.Route;
@@ -70,7 +71,7 @@ record Submission(String cluster, String account, String user, String partition,
         Map<String, String> quote;
         try {
             quote = service.postAlone(Route.QUOTE, EventJson.reserve(job, limitMinutes * 60, Instant.now()));
-        } catch (ServiceCall.Unavailable | ServiceCall.Refused e) {
+        } catch (ServiceHttp.Unavailable | ServiceHttp.Refused e) {
             log.say(what + ": the ledger cannot answer (" + e.getMessage() + ")");
             return Hook.UNAVAILABLE;
         }

@@ -39,7 +39,6 @@ import java.util.concurrent.TimeUnit;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.metrics.LedgerMetrics;
 import org.alpsbridge.ledger.service.api.ApiJson;
-import org.alpsbridge.ledger.service.console.Console;
 import org.alpsbridge.munge.Munge;
 import org.alpsbridge.address.ProxyAddress;
 import org.slf4j.Logger;
@@ -71,12 +70,14 @@ public final class LedgerServer implements AutoCloseable {
     }
 
     /**
-     * Starts serving {@code ledger} (which the caller still owns and closes after this server).
+     * Starts serving {@code ledger} (which the caller still owns and closes after this server), with {@code front}
+     * (the web console; null: none) before the API on every connection.
      *
      * @throws IOException when an address cannot be bound, or {@code auth=none} is asked for on an address
      *     other hosts can reach
      */
-    public static LedgerServer start(Ledger ledger, ServiceSettings settings, String version) throws IOException {
+    public static LedgerServer start(Ledger ledger, ServiceSettings settings, String version, WebFront front)
+            throws IOException {
         List<ProxyAddress> listen = new ArrayList<>();
         for (String text : settings.listen()) {
             ProxyAddress a = ProxyAddress.parse(text);
@@ -103,13 +104,12 @@ public final class LedgerServer implements AutoCloseable {
         EventExecutorGroup workers = new DefaultEventExecutorGroup(settings.number(ServiceSettings.Key.WORKERS),
                 new DefaultThreadFactory("ledger-worker", true));
         LedgerServer server = new LedgerServer(io, workers);
-        Console console = Console.of(settings);
-        server.signIns = console;
+        server.signIns = front;
         // every ledger call the service makes is timed and its refusals counted, for GET /metrics
         LedgerMetrics metrics = new LedgerMetrics("alpsbridge_ledger_service_ledger");
         Ledger measured = metrics.wrap(ledger);
         Dispatcher dispatcher = new Dispatcher(measured, new Policy(measured, settings.standardJobEvents()),
-                ApiJson.mapper(true), version, console, metrics::prometheus);
+                ApiJson.mapper(true), version, front, metrics::prometheus);
         Directory directory = new Directory(settings.number(ServiceSettings.Key.GROUP_CACHE_SECONDS));
         Roles roles = new Roles(settings);
         LocalApi api = new LocalApi(dispatcher, directory, roles, munge != null);
@@ -127,8 +127,8 @@ public final class LedgerServer implements AutoCloseable {
                 p.addLast("http", new HttpServerCodec());
                 p.addLast("aggregate", new HttpObjectAggregator(maxBody));
                 p.addLast("respond", RESPONSES);
-                if (console != null) {
-                    p.addLast("console", console.handler(api, workers.next(), secure));
+                if (front != null) {
+                    p.addLast("console", front.handler(api, workers.next(), secure));
                 }
                 p.addLast("request", new ApiRequestDecoder());
                 p.addLast(workers, "authenticate", new AuthenticationHandler(verifier, directory, roles));

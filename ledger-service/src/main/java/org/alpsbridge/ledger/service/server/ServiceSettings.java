@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 import org.alpsbridge.address.ProxyAddress;
+import org.alpsbridge.ledger.store.StoreSettings;
 import org.alpsbridge.settings.Setting;
 import org.alpsbridge.settings.SettingsFile;
 
@@ -63,7 +64,11 @@ public final class ServiceSettings {
         CONSOLE_SESSION_SECONDS(declare("console_session_seconds", "28800", "a console session ends this long after"
                 + " sign-in, used or not", v -> positive(v, 7 * 86_400))),
         CONSOLE_IDLE_SECONDS(declare("console_idle_seconds", "1800", "a console session ends after this long without"
-                + " a request", v -> positive(v, 7 * 86_400)));
+                + " a request", v -> positive(v, 7 * 86_400))),
+        /** The PostgreSQL store's keys, declared by the store ({@link StoreSettings}), as ledger.conf lists them too. */
+        PG_POOL(StoreSettings.PG_POOL),
+        PG_GROUP_WRITERS(StoreSettings.PG_GROUP_WRITERS),
+        PG_RECONNECT_SECONDS(StoreSettings.PG_RECONNECT_SECONDS);
 
         private final Setting setting;
 
@@ -144,6 +149,18 @@ public final class ServiceSettings {
 
     public String get(Key key) {
         return values.getOrDefault(key, key.defaultValue());
+    }
+
+    /** The store's keys ({@link StoreSettings#ALL}) as set, for {@code Ledger.open(db, verify, store())}. */
+    public Map<String, String> store() {
+        Map<String, String> store = new java.util.LinkedHashMap<>();
+        for (Setting setting : StoreSettings.ALL) {
+            Key key = Key.named(setting.name());
+            if (values.containsKey(key)) {
+                store.put(setting.name(), values.get(key));
+            }
+        }
+        return store;
     }
 
     public List<String> listen() {

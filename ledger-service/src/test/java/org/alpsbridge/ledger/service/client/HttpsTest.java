@@ -12,6 +12,7 @@ import java.util.Base64;
 import java.util.List;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.LedgerException;
+import org.alpsbridge.ledger.service.console.Console;
 import org.alpsbridge.ledger.service.server.LedgerServer;
 import org.alpsbridge.ledger.service.server.ServiceSettings;
 import org.alpsbridge.ledger.service.server.ServiceSettings.Key;
@@ -59,12 +60,12 @@ class HttpsTest {
         ServiceSettings s = ServiceSettings.defaults().with(Key.AUTH, "none").with(Key.LISTEN, "127.0.0.1:0")
                 .with(Key.TLS_CERT, cert.toString()).with(Key.TLS_KEY, key.toString());
         try (Ledger ledger = Ledger.open("sqlite:" + dir.resolve("l.db"));
-             LedgerServer server = LedgerServer.start(ledger, s, "t")) {
+             LedgerServer server = LedgerServer.start(ledger, s, "t", Console.of(s))) {
             ledger.addProject("chem", 5001, null);
             String at = server.addresses().get(0);
-            Ledger https = RemoteLedger.connect("https://" + at, new Signer(null), Trust.of(cert));
+            Ledger https = RemoteLedger.connect("https://" + at, null, false, cert);
             assertEquals(List.of("chem"), https.projects().stream().map(p -> p.name()).toList());
-            Ledger plain = RemoteLedger.connect("http://" + at, new Signer(null), null);
+            Ledger plain = RemoteLedger.connect("http://" + at, null, false, null);
             LedgerException e = assertThrows(LedgerException.class, plain::projects);
             assertTrue(e.getMessage().contains("http://" + at), e.getMessage());
         }
@@ -75,9 +76,9 @@ class HttpsTest {
         ServiceSettings s = ServiceSettings.defaults().with(Key.AUTH, "none").with(Key.LISTEN, "127.0.0.1:0")
                 .with(Key.TLS_CERT, cert.toString()).with(Key.TLS_KEY, key.toString());
         try (Ledger ledger = Ledger.open("sqlite:" + dir.resolve("l.db"));
-             LedgerServer server = LedgerServer.start(ledger, s, "t")) {
+             LedgerServer server = LedgerServer.start(ledger, s, "t", Console.of(s))) {
             String base = "https://" + server.addresses().get(0);
-            String link = RemoteLedger.connect(base, new Signer(null), Trust.of(cert)).webLogin().url();
+            String link = RemoteLedger.connect(base, null, false, cert).webLogin().url();
             assertTrue(link.startsWith(base + "/sign-in?token="), link);
             java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder().sslContext(Trust.of(cert)).build();
             java.net.http.HttpResponse<String> in = http.send(java.net.http.HttpRequest.newBuilder(
@@ -98,7 +99,7 @@ class HttpsTest {
         ServiceSettings s = ServiceSettings.defaults().with(Key.AUTH, "none").with(Key.LISTEN, "127.0.0.1:0")
                 .with(Key.TLS_CERT, cert.toString());
         try (Ledger ledger = Ledger.open("sqlite:" + dir.resolve("l.db"))) {
-            IOException e = assertThrows(IOException.class, () -> LedgerServer.start(ledger, s, "t"));
+            IOException e = assertThrows(IOException.class, () -> LedgerServer.start(ledger, s, "t", Console.of(s)));
             assertTrue(e.getMessage().contains("give both or neither"), e.getMessage());
         }
     }

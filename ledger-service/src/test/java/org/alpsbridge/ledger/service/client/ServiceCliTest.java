@@ -36,6 +36,8 @@ class ServiceCliTest {
     @TempDir
     Path dir;
     RunningService service;
+    /** The commands' environment: the service's private munged. */
+    static Map<String, String> client = Map.of();
 
     /** What one command printed and returned. */
     record Run(int code, String out, String err) {
@@ -44,19 +46,18 @@ class ServiceCliTest {
     @BeforeEach
     void start() throws Exception {
         service = RunningService.start(dir, Map.of());
-        System.setProperty("alpsbridge.munge_socket", service.mungeSocket().toString());
+        client = Map.of("ALPSBRIDGE_MUNGE_SOCKET", service.mungeSocket().toString());
     }
 
     @AfterEach
     void stop() throws Exception {
-        System.clearProperty("alpsbridge.munge_socket");
         service.close();
     }
 
     static Run run(String db, String... args) {
         StringWriter o = new StringWriter();
         StringWriter e = new StringWriter();
-        CommandLine cmd = new CommandLine(new LedgerCommand());
+        CommandLine cmd = new CommandLine(new LedgerCommand(client));
         cmd.setOut(new PrintWriter(o));
         cmd.setErr(new PrintWriter(e));
         List<String> full = new ArrayList<>(List.of("--db", db));
@@ -139,7 +140,7 @@ class ServiceCliTest {
         service.close();
         service = RunningService.start(Files.createDirectories(dir.resolve("standard")),
                 Map.of("superuser_uids", "4242")); // root is now an ordinary user, in group 0 only
-        System.setProperty("alpsbridge.munge_socket", service.mungeSocket().toString());
+        client = Map.of("ALPSBRIDGE_MUNGE_SOCKET", service.mungeSocket().toString());
         service.ledger().addProject("chem", 5001, null);
         Run r = run(service.url(), "balance", "chem");
         assertEquals(1, r.code(), r.err());

@@ -76,7 +76,6 @@ class ConsoleBrowserTest {
         String driver = installed("/usr/bin/chromedriver", "chromedriver", "apt-get install chromium-driver");
         service = RunningService.start(dir, Map.of());
         ledger = service.ledger();
-        System.setProperty("alpsbridge.munge_socket", service.mungeSocket().toString());
         ChromeOptions o = new ChromeOptions();
         o.setBinary(chromium);
         o.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
@@ -104,7 +103,6 @@ class ConsoleBrowserTest {
             if (browser != null) {
                 browser.quit();
             }
-            System.clearProperty("alpsbridge.munge_socket");
             if (service != null) {
                 service.close();
             }
@@ -502,7 +500,7 @@ class ConsoleBrowserTest {
     private String webLogin() {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine cmd = new CommandLine(new LedgerCommand());
+        CommandLine cmd = new CommandLine(new LedgerCommand(Map.of("ALPSBRIDGE_MUNGE_SOCKET", service.mungeSocket().toString())));
         ServeCommand.install(cmd);
         cmd.setOut(new PrintWriter(out));
         cmd.setErr(new PrintWriter(err));

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import org.alpsbridge.slurm.harness.Programs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -96,7 +97,7 @@ class HookAgentTest {
         Map<String, String> env = env();
         Path client = HookClient.build();
         try (HookAgent agent = HookAgent.start(env, new PrintStream(new ByteArrayOutputStream(), true))) {
-            SlurmLab.Result r = runClient(client, "epilog", env, job("4242"));
+            Programs.Result r = runClient(client, "epilog", env, job("4242"));
             assertEquals(0, r.exit(), r.err());
             assertTrue(r.err().contains("ledger epilog: job 4242 run 1: spooled for settlement"), r.err());
             Path file = dir.resolve("spool/job-4242-run-1-lab.epilog");
@@ -125,7 +126,7 @@ class HookAgentTest {
         Files.writeString(dir.resolve("jvm-hook"), "#!/bin/sh\necho \"jvm hook: $* [$LEDGER_HOOK_FALLBACK]\" >&2\nexit 4\n");
         dir.resolve("jvm-hook").toFile().setExecutable(true);
         Path client = HookClient.build();
-        SlurmLab.Result r = runClient(client, "prolog", env, job("7"), "--when-unavailable", "allow");
+        Programs.Result r = runClient(client, "prolog", env, job("7"), "--when-unavailable", "allow");
         assertEquals(4, r.exit(), "the JVM hook's exit code: " + r.err());
         assertTrue(r.err().contains("jvm hook: prolog --when-unavailable allow [no hook agent answers on "
                 + dir.resolve("agent.sock")), r.err());
@@ -133,7 +134,7 @@ class HookAgentTest {
         try (ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
             s.bind(UnixDomainSocketAddress.of(dir.resolve("agent.sock")));
         }
-        SlurmLab.Result refused = runClient(client, "epilog", env, job("7"));
+        Programs.Result refused = runClient(client, "epilog", env, job("7"));
         assertEquals(4, refused.exit(), refused.err());
         assertTrue(refused.err().contains("Connection refused"), refused.err());
     }
@@ -145,7 +146,7 @@ class HookAgentTest {
         try (ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
             s.bind(UnixDomainSocketAddress.of(dir.resolve("agent.sock")));
             long t = System.nanoTime();
-            SlurmLab.Result r = runClient(client, "prolog", env, job("7"));
+            Programs.Result r = runClient(client, "prolog", env, job("7"));
             assertEquals(SlurmHook.UNAVAILABLE, r.exit(), r.err());
             assertTrue(r.err().contains("did not answer within 1 s"), r.err());
             assertTrue(System.nanoTime() - t < 15e9, "gave up near its timeout");
@@ -160,32 +161,32 @@ class HookAgentTest {
         dir.resolve("jvm-hook").toFile().setExecutable(true);
         Path client = HookClient.build();
         // no agent: accepted, saying why, no JVM
-        SlurmLab.Result noAgent = runClient(client, "submit", env(), submission);
+        Programs.Result noAgent = runClient(client, "submit", env(), submission);
         assertEquals(0, noAgent.exit(), noAgent.err());
         assertTrue(noAgent.err().contains("no hook agent answers on") && noAgent.err().contains(
                 "the job is accepted (submit_when_unavailable=allow)"), noAgent.err());
         assertTrue(!noAgent.err().contains("jvm hook"), noAgent.err());
         // a site that prefers refusing: exit 3 with a sentence for the user
-        SlurmLab.Result refuse = runClient(client, "submit", env("submit_when_unavailable=refuse"), submission);
+        Programs.Result refuse = runClient(client, "submit", env("submit_when_unavailable=refuse"), submission);
         assertEquals(SlurmHook.UNAVAILABLE, refuse.exit(), refuse.err());
         assertTrue(refuse.err().contains("try again later"), refuse.err());
         // a bad setting cannot be read as refuse: allowed
-        SlurmLab.Result bad = runClient(client, "submit", env("submit_timeout=soon"), submission);
+        Programs.Result bad = runClient(client, "submit", env("submit_timeout=soon"), submission);
         assertEquals(0, bad.exit(), bad.err());
         assertTrue(bad.err().contains("submit_timeout takes seconds"), bad.err());
         // an agent whose service is unreachable (port 1), or a job it cannot read: allowed, within submit_timeout
         Map<String, String> env = env("submit_timeout=0.5");
         try (HookAgent agent = HookAgent.start(env, new PrintStream(new ByteArrayOutputStream(), true))) {
-            SlurmLab.Result down = runClient(client, "submit", env, submission);
+            Programs.Result down = runClient(client, "submit", env, submission);
             assertEquals(0, down.exit(), down.err());
             assertTrue(down.err().contains("the ledger cannot answer"), down.err());
-            SlurmLab.Result noCpus = runClient(client, "submit", env, Map.of("SLURM_JOB_ACCOUNT", "chem"));
+            Programs.Result noCpus = runClient(client, "submit", env, Map.of("SLURM_JOB_ACCOUNT", "chem"));
             assertEquals(0, noCpus.exit(), noCpus.err());
             assertTrue(noCpus.err().contains("SLURM_JOB_CPUS is not set"), noCpus.err());
             // no finite time limit: refused, as the prolog would deny it
             Map<String, String> unlimited = new HashMap<>(submission);
             unlimited.put("SLURM_JOB_TIME_LIMIT", "UNLIMITED");
-            SlurmLab.Result refused = runClient(client, "submit", env, unlimited);
+            Programs.Result refused = runClient(client, "submit", env, unlimited);
             assertEquals(SlurmHook.DENIED, refused.exit(), refused.err());
             assertTrue(refused.err().contains("submit it with --time"), refused.err());
         }
@@ -193,7 +194,7 @@ class HookAgentTest {
         try (ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
             s.bind(UnixDomainSocketAddress.of(dir.resolve("agent.sock")));
             long t = System.nanoTime();
-            SlurmLab.Result hung = runClient(client, "submit", env, submission);
+            Programs.Result hung = runClient(client, "submit", env, submission);
             assertEquals(0, hung.exit(), hung.err());
             assertTrue(hung.err().contains("did not answer within 500 ms (submit_timeout)"), hung.err());
             assertTrue(System.nanoTime() - t < 10e9, "gave up near its timeout");
@@ -202,8 +203,8 @@ class HookAgentTest {
 
     @Test
     void aCallerOfAnotherUserIsRefused() throws Exception {
-        if (!"root".equals(System.getProperty("user.name")) || SlurmLab.program("setpriv") == null) {
-            SlurmLab.unavailable("calling as another user needs root and setpriv (util-linux)");
+        if (!"root".equals(System.getProperty("user.name")) || Programs.find("setpriv") == null) {
+            Programs.unavailable("calling as another user needs root and setpriv (util-linux)");
         }
         ByteArrayOutputStream journal = new ByteArrayOutputStream();
         Map<String, String> env = env();
@@ -215,25 +216,25 @@ class HookAgentTest {
             Files.setPosixFilePermissions(agent.socket(), PosixFilePermissions.fromString("rw-rw-rw-"));
             List<String> argv = List.of("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
                     client.toString(), "prolog");
-            SlurmLab.Result r = runClient(argv, env, job("7"));
+            Programs.Result r = runClient(argv, env, job("7"));
             assertEquals(SlurmHook.UNAVAILABLE, r.exit(), r.err());
             assertTrue(r.err().contains("may not use this agent"), r.err());
             assertTrue(journal.toString().contains("refused a caller of user nobody"), journal.toString());
         }
     }
 
-    private static SlurmLab.Result runClient(Path client, String mode, Map<String, String> env, Map<String, String> job,
+    private static Programs.Result runClient(Path client, String mode, Map<String, String> env, Map<String, String> job,
                                              String... options) throws Exception {
         List<String> argv = new ArrayList<>(List.of(client.toString(), mode));
         argv.addAll(List.of(options));
         return runClient(argv, env, job);
     }
 
-    private static SlurmLab.Result runClient(List<String> argv, Map<String, String> env, Map<String, String> job)
+    private static Programs.Result runClient(List<String> argv, Map<String, String> env, Map<String, String> job)
             throws Exception {
         ProcessBuilder pb = new ProcessBuilder(argv);
         pb.environment().putAll(env);
         pb.environment().putAll(job);
-        return SlurmLab.run(pb, Duration.ofSeconds(30));
+        return Programs.run(pb, Duration.ofSeconds(30));
     }
 }

@@ -4,6 +4,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import org.alpsbridge.slurm.harness.Programs;
 
 /**
  * The C client ({@code src/main/c/ledger-hook-client.c}) built for the tests with {@code make} into
@@ -31,8 +33,8 @@ final class HookClient {
      */
     static Path build(Path out, Path config) throws Exception {
         for (String p : List.of("make", "cc")) {
-            if (SlurmLab.program(p) == null) {
-                SlurmLab.unavailable(p + " is not installed: the hooks' C client cannot be built (Debian: build-essential)");
+            if (Programs.find(p) == null) {
+                Programs.unavailable(p + " is not installed: the hooks' C client cannot be built (Debian: build-essential)");
             }
         }
         Path module = Path.of(System.getProperty("user.dir"));
@@ -41,7 +43,7 @@ final class HookClient {
         if (config != null) {
             argv.add("CONFIG=" + config);
         }
-        SlurmLab.Result r = SlurmLab.run(argv, Duration.ofMinutes(2));
+        Programs.Result r = Programs.run(argv, java.util.Map.of(), Duration.ofMinutes(2));
         if (r.exit() != 0) {
             throw new AssertionError("make of the hooks' C client failed: " + r.out() + r.err());
         }
@@ -59,17 +61,17 @@ final class HookClient {
      */
     static Path buildPlugins(Path out, Path config) throws Exception {
         Path module = Path.of(System.getProperty("user.dir"));
-        SlurmLab.Result source = SlurmLab.run(List.of("bash", module.resolve("../.ci/slurm-plugin-source").normalize().toString()),
-                Duration.ofMinutes(10));
+        Programs.Result source = Programs.run(List.of("bash", module.resolve("../.ci/slurm-plugin-source").normalize().toString()),
+                Map.of(), Duration.ofMinutes(10));
         if (source.exit() == 2) {
-            SlurmLab.unavailable("no Slurm from Debian's packages to build the PrEp plugin against: " + source.err());
+            Programs.unavailable("no Slurm from Debian's packages to build the PrEp plugin against: " + source.err());
         }
         if (source.exit() != 0) {
             throw new AssertionError("the Slurm source for the PrEp plugin could not be prepared: " + source.err());
         }
-        SlurmLab.Result r = SlurmLab.run(List.of("make", "-s", "-C", module.resolve("src/main/c").toString(), "plugins",
+        Programs.Result r = Programs.run(List.of("make", "-s", "-C", module.resolve("src/main/c").toString(), "plugins",
                 "OUT=" + out, "JVM_HOOK=" + jvmHook(), "CONFIG=" + config, "SLURM_SRC=" + source.out().strip()),
-                Duration.ofMinutes(2));
+                Map.of(), Duration.ofMinutes(2));
         if (r.exit() != 0) {
             throw new AssertionError("make of slurmctld's plugins failed: " + r.out() + r.err());
         }
@@ -78,8 +80,8 @@ final class HookClient {
 
     /** Where the installed Slurm keeps its own plugins (Debian: /usr/lib/x86_64-linux-gnu/slurm-wlm). */
     static String slurmPluginDir() throws java.io.IOException, InterruptedException {
-        SlurmLab.Result r = SlurmLab.run(List.of("sh", "-c", "dirname \"$(dpkg -L slurm-wlm-basic-plugins 2>/dev/null"
-                + " | grep '/prep_script.so$' | head -1)\""), Duration.ofSeconds(30));
+        Programs.Result r = Programs.run(List.of("sh", "-c", "dirname \"$(dpkg -L slurm-wlm-basic-plugins 2>/dev/null"
+                + " | grep '/prep_script.so$' | head -1)\""), Map.of(), Duration.ofSeconds(30));
         String dir = r.out().strip();
         if (r.exit() != 0 || dir.isEmpty() || dir.equals(".")) {
             throw new AssertionError("cannot find the installed Slurm's plugin directory (prep_script.so): " + r.err());

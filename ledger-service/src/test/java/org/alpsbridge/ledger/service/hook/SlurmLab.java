@@ -1,9 +1,6 @@
 package org.alpsbridge.ledger.service.hook;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,21 +8,19 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.alpsbridge.munge.MungeDaemon;
+import org.alpsbridge.slurm.harness.Programs;
+import org.alpsbridge.slurm.harness.SlurmCluster;
+import org.alpsbridge.slurm.harness.SlurmInstallation;
 import org.junit.jupiter.api.Assertions;
-import org.alpsbridge.slurm.SlurmPrefix;
-import org.junit.jupiter.api.Assumptions;
 
 /**
- * A real Slurm (Debian's 22.05, or the one {@code -Dalpsbridge.slurm.prefix} names: {@link SlurmPrefix}) and a
- * ledger service in a process of its own, on
- * loopback, for the hooks' tests: a private munged shared by both, free ports chosen at start (no fixed
- * block: other builds run Slurms of their own at the same time), everything in a temporary directory,
- * stopped by pid. One node with {@code cpus} CPUs ({@code SlurmdParameters=config_overrides}: more than the
+ * A real Slurm (the harness's {@link SlurmCluster}: Debian's 22.05, or the prefix {@code -Dalpsbridge.slurm.prefix}
+ * names) and a ledger service in a process of its own, on loopback, for the hooks' tests: a private munged shared
+ * by both, everything in a temporary directory, stopped by pid. One node with {@code cpus} CPUs ({@code SlurmdParameters=config_overrides}: more than the
  * machine has, jobs here sleep) in partitions {@code debug} (default) and {@code big}; the hooks as {@link Hooks}
  * says: the C client with the agent (as a site deploys them), the C client alone (its fallback to the JVM
  * hook), the JVM hook alone, or none. Skipped with the reason when Slurm, munged or root are missing, failing
@@ -49,8 +44,9 @@ final class SlurmLab implements AutoCloseable {
 
     final Path dir;
     final MungeDaemon munged;
-    final String host;
     final String db;
+    /** The node's name (slurmctld's host). */
+    String host;
     private final int cpus;
     private final Hooks hooks;
     private final int servicePort;
@@ -59,24 +55,15 @@ final class SlurmLab implements AutoCloseable {
     private Path hookJar;
     /** slurmctld runs the ledger's job_submit.lua ({@code JobSubmitPlugins=lua}). */
     private boolean jobSubmit;
-    private final List<Long> daemons = new ArrayList<>();
+    private SlurmCluster slurm;
 
-    private SlurmLab(Path dir, MungeDaemon munged, String host, String db, int cpus, Hooks hooks) throws IOException {
+    private SlurmLab(Path dir, MungeDaemon munged, String db, int cpus, Hooks hooks) throws IOException {
         this.dir = dir;
         this.munged = munged;
-        this.host = host;
         this.db = db;
         this.cpus = cpus;
         this.hooks = hooks;
-        this.servicePort = freePort();
-    }
-
-    static void unavailable(String reason) {
-        if ("1".equals(System.getenv("ALPSBRIDGE_REQUIRE_SERVICES"))) {
-            Assertions.fail(reason + ", but ALPSBRIDGE_REQUIRE_SERVICES=1");
-        }
-        System.out.println("SKIP: " + reason);
-        Assumptions.abort(reason);
+        this.servicePort = Programs.freePort();
     }
 
     /**
@@ -105,26 +92,21 @@ final class SlurmLab implements AutoCloseable {
      */
     static SlurmLab start(String db, int cpus, Hooks hooks, String serviceSettings, String hookSettings,
                           Path hookJar, boolean jobSubmit) throws Exception {
-        for (String p : List.of("slurmctld", "slurmd", "sbatch", "squeue", "scontrol", "sinfo")) {
-            if (program(p) == null) {
-                unavailable(p + " is not installed (Debian packages slurmctld, slurmd, slurm-client; see .ci/install-deps)");
-            }
-        }
-        System.out.println("SlurmLab: " + SlurmPrefix.describe());
-        if (!"root".equals(System.getProperty("user.name"))) {
-            unavailable("slurmd must run as root to launch jobs; this test runs as " + System.getProperty("user.name"));
-        }
+        SlurmInstallation installation = SlurmInstallation.selected();
+        installation.require("slurmctld", "slurmd", "sbatch", "squeue", "scontrol", "sinfo");
         MungeDaemon munged = MungeDaemon.start();
         Path dir = Files.createTempDirectory("alpsbridge-hooks-");
-        String host = run(List.of("hostname", "-s"), Duration.ofSeconds(10)).out.strip();
         // with the agent, slurmctld runs the client itself, as at a site, so it is built with this lab's settings
         Path client = hooks == Hooks.AGENT || hooks == Hooks.PREP
                 ? HookClient.build(dir.resolve("client"), dir.resolve("ledger-hook.conf"))
                 : hooks == Hooks.CLIENT_ONLY ? HookClient.build() : null;
         if (hooks == Hooks.PREP) {
+            if (installation.prefix() != null) { // null: the system's (Debian's) Slurm
+                Programs.unavailable("the PrEp plugin is built here against Debian's Slurm only, not " + installation);
+            }
             HookClient.buildPlugins(dir.resolve("plugins"), dir.resolve("ledger-hook.conf"));
         }
-        SlurmLab lab = new SlurmLab(dir, munged, host, db != null ? db : "sqlite:" + dir.resolve("ledger.db"), cpus, hooks);
+        SlurmLab lab = new SlurmLab(dir, munged, db != null ? db : "sqlite:" + dir.resolve("ledger.db"), cpus, hooks);
         lab.hookJar = hookJar;
         lab.jobSubmit = jobSubmit;
         try {
@@ -143,7 +125,7 @@ final class SlurmLab implements AutoCloseable {
             // the schema exists before the service and the test open it side by side
             org.alpsbridge.ledger.Ledger.open(lab.db).close();
             lab.startService();
-            lab.startSlurm();
+            lab.startSlurm(installation);
             return lab;
         } catch (Exception | Error e) {
             lab.close();
@@ -163,7 +145,9 @@ final class SlurmLab implements AutoCloseable {
 
     /** Starts the hook agent in a process of its own, as root (the lab's SlurmUser), and waits until it listens. */
     void startAgent() throws IOException, InterruptedException {
-        Map<String, String> env = new java.util.HashMap<>(SlurmPrefix.environment()); // it runs squeue and scontrol
+        // the lab's Slurm's commands first on PATH: the agent runs squeue and scontrol by name (a 22.05 squeue
+        // cannot talk to a 26.05 slurmctld)
+        Map<String, String> env = new java.util.HashMap<>(slurm.environment());
         env.put("ALPSBRIDGE_LEDGER_HOOK_CONFIG", dir.resolve("ledger-hook.conf").toString());
         agent = startJava("the hook agent", dir.resolve("agent.log"), env, HookAgent.class.getName());
     }
@@ -199,14 +183,14 @@ final class SlurmLab implements AutoCloseable {
 
     /** The service stopped (SIGSTOP: it accepts connections and never answers, as a hung one) or resumed (SIGCONT). */
     void pauseService(boolean pause) throws IOException, InterruptedException {
-        Assertions.assertEquals(0, run(List.of("kill", pause ? "-STOP" : "-CONT", Long.toString(service.pid())),
-                Duration.ofSeconds(10)).exit);
+        Assertions.assertEquals(0, Programs.run(List.of("kill", pause ? "-STOP" : "-CONT", Long.toString(service.pid())),
+                Map.of(), Duration.ofSeconds(10)).exit());
     }
 
     /** The agent stopped (SIGSTOP: calls connect and wait, as to a hung agent) or resumed (SIGCONT). */
     void pauseAgent(boolean pause) throws IOException, InterruptedException {
-        Assertions.assertEquals(0, run(List.of("kill", pause ? "-STOP" : "-CONT", Long.toString(agent.pid())),
-                Duration.ofSeconds(10)).exit);
+        Assertions.assertEquals(0, Programs.run(List.of("kill", pause ? "-STOP" : "-CONT", Long.toString(agent.pid())),
+                Map.of(), Duration.ofSeconds(10)).exit());
     }
 
     /** kill -9 of the agent (true) or a plain stop (false). */
@@ -259,9 +243,8 @@ final class SlurmLab implements AutoCloseable {
         awaitSettled(limit);
     }
 
-    private void startSlurm() throws IOException, InterruptedException {
-        int ctld = freePort();
-        int slurmd = freePort();
+    /** The lab's own slurm.conf lines on top of the harness's. */
+    private void startSlurm(SlurmInstallation installation) throws IOException, InterruptedException {
         String hookBin = Path.of(System.getProperty("user.dir")).resolve("../bin").normalize().toString();
         for (String mode : List.of("prolog", "epilog")) {
             // the JVM hook (alone, or as the client's fallback) finds its classes and this lab's settings through
@@ -278,64 +261,47 @@ final class SlurmLab implements AutoCloseable {
         }
         String prolog = hooks == Hooks.AGENT ? dir.resolve("bin/ledger-prolog").toString() : dir.resolve("prolog.sh").toString();
         String epilog = hooks == Hooks.AGENT ? dir.resolve("bin/ledger-epilog").toString() : dir.resolve("epilog.sh").toString();
-        String conf = String.join("\n",
-                "ClusterName=lab",
-                "SlurmctldHost=" + host + "(127.0.0.1)",
-                "SlurmctldPort=" + ctld,
-                "SlurmdPort=" + slurmd,
-                "SlurmUser=root",
-                "SlurmdUser=root",
-                "AuthType=auth/munge",
-                "AuthInfo=socket=" + munged.socket(),
-                "CredType=cred/munge",
-                "StateSaveLocation=" + dir.resolve("state"),
-                "SlurmdSpoolDir=" + dir.resolve("spool"),
-                "SlurmctldPidFile=" + dir.resolve("slurmctld.pid"),
-                "SlurmdPidFile=" + dir.resolve("slurmd.pid"),
-                "SlurmctldLogFile=" + dir.resolve("slurmctld.log"),
-                "SlurmdLogFile=" + dir.resolve("slurmd.log"),
-                "ProctrackType=proctrack/linuxproc",
-                "TaskPlugin=task/none",
-                "SelectType=select/cons_tres",
-                "SelectTypeParameters=CR_Core",
-                "SlurmdParameters=config_overrides",
+        host = Programs.hostname();
+        SlurmCluster.Spec spec = new SlurmCluster.Spec(installation, dir).clusterName("lab").munge(munged.socket())
+                .set("SelectType", "select/cons_tres")
+                .set("SelectTypeParameters", "CR_Core")
+                .trustConfiguredCpus()
                 // an admin's DOWN stays down (the node-failure scenario resumes it by hand)
-                "ReturnToService=1",
-                "MpiDefault=none",
-                "JobCompType=jobcomp/none",
-                "AccountingStorageType=accounting_storage/none",
-                "MinJobAge=600",
-                "MaxJobCount=20000",
-                "KillWait=2",
+                .set("ReturnToService", "1")
+                .set("MinJobAge", "600")
+                .set("MaxJobCount", "20000")
+                .set("KillWait", "2")
                 // sched_interval=2: what ledger/README.md tells a site running the hooks (a job whose
                 // EpilogSlurmctld ends after slurmd's epilog frees its CPUs only at the next periodic pass);
                 // in every lab alike, so the storm's two runs differ by the hooks alone
-                "SchedulerParameters=default_queue_depth=1000,sched_min_interval=100000,sched_interval=2",
+                .set("SchedulerParameters", "default_queue_depth=1000,sched_min_interval=100000,sched_interval=2")
                 // slurmscriptd's lines of each PrologSlurmctld/EpilogSlurmctld it runs (at verbose): how long
                 // slurmctld waited for each hook call, in its own words (hookCalls); in every lab alike
-                "DebugFlags=Script",
-                "SlurmctldDebug=verbose",
-                hooks != Hooks.NONE && hooks != Hooks.PREP ? "PrologSlurmctld=" + prolog : "",
-                hooks != Hooks.NONE && hooks != Hooks.PREP ? "EpilogSlurmctld=" + epilog : "",
-                hooks == Hooks.PREP ? "PrEpPlugins=prep/ledger\nPluginDir=" + HookClient.slurmPluginDir() + ":"
-                        + dir.resolve("plugins") : "",
-                jobSubmit ? "JobSubmitPlugins=lua" : "",
-                "NodeName=" + host + " NodeAddr=127.0.0.1 CPUs=" + cpus + " State=UNKNOWN",
+                .set("DebugFlags", "Script")
+                .set("SlurmctldDebug", "verbose");
+        if (hooks == Hooks.PREP) {
+            spec.set("PrEpPlugins", "prep/ledger").set("PluginDir", HookClient.slurmPluginDir() + ":" + dir.resolve("plugins"));
+        } else if (hooks != Hooks.NONE) {
+            spec.set("PrologSlurmctld", prolog).set("EpilogSlurmctld", epilog);
+        }
+        if (jobSubmit) {
+            spec.set("JobSubmitPlugins", "lua");
+        }
+        spec.line("NodeName=" + host + " NodeAddr=127.0.0.1 CPUs=" + cpus + " State=UNKNOWN",
                 "PartitionName=debug Nodes=" + host + " Default=YES MaxTime=INFINITE State=UP",
-                "PartitionName=big Nodes=" + host + " MaxTime=INFINITE State=UP",
-                "");
-        Files.createDirectories(dir.resolve("state"));
-        Files.createDirectories(dir.resolve("spool"));
-        Files.writeString(dir.resolve("slurm.conf"), conf);
+                "PartitionName=big Nodes=" + host + " MaxTime=INFINITE State=UP");
+        slurm = SlurmCluster.configure(spec);
         if (jobSubmit) {
             jobSubmitScript(SubmitScript.LEDGER);
         }
         if (hooks == Hooks.AGENT || hooks == Hooks.PREP) {
             startAgent(); // before slurmctld's first prolog; after slurm.conf, where it finds slurmctld's log file
         }
-        startDaemon("slurmctld");
-        startDaemon("slurmd");
-        awaitIdle();
+        try {
+            slurm.start();
+        } catch (SlurmCluster.NotStarted e) {
+            Programs.unavailable(e.getMessage());
+        }
     }
 
     /** Which {@code job_submit.lua} slurmctld runs ({@link #jobSubmitScript}). */
@@ -370,21 +336,6 @@ final class SlurmLab implements AutoCloseable {
         Thread.sleep(1_100);
     }
 
-    private void startDaemon(String name) throws IOException, InterruptedException {
-        Files.deleteIfExists(dir.resolve(name + ".pid"));
-        ProcessBuilder pb = new ProcessBuilder(program(name).toString(), "-f", dir.resolve("slurm.conf").toString());
-        pb.environment().putAll(SlurmPrefix.environment()); // the JVM hook, a fallback of the client, runs squeue
-        Result r = run(pb, Duration.ofSeconds(30));
-        if (r.exit != 0) {
-            unavailable(name + " did not start (exit " + r.exit + "): " + r.err + " " + tail(name + ".log"));
-        }
-        Path pidFile = dir.resolve(name + ".pid");
-        for (int i = 0; i < 500 && !(Files.exists(pidFile) && !Files.readString(pidFile).isBlank()); i++) {
-            Thread.sleep(20);
-        }
-        daemons.add(Long.parseLong(Files.readString(pidFile).strip()));
-    }
-
     /** Lines added to slurm.conf; slurmctld reads them at its next start ({@link #restartSlurmctld}). */
     void appendSlurmConf(String lines) throws IOException {
         Files.writeString(dir.resolve("slurm.conf"), lines + "\n", java.nio.file.StandardOpenOption.APPEND);
@@ -392,90 +343,39 @@ final class SlurmLab implements AutoCloseable {
 
     /** Stops slurmctld (SIGTERM, it saves its state) and starts it again; running jobs carry on. */
     void restartSlurmctld() throws IOException, InterruptedException {
-        long pid = Long.parseLong(Files.readString(dir.resolve("slurmctld.pid")).strip());
-        ProcessHandle.of(pid).ifPresent(p -> {
-            p.destroy();
-            try {
-                p.onExit().get(30, TimeUnit.SECONDS);
-            } catch (Exception e) {
-                p.destroyForcibly();
-            }
-        });
-        daemons.remove(pid);
-        startDaemon("slurmctld");
-        for (int i = 0; i < 200 && slurm("sinfo", "-h").exit != 0; i++) {
-            Thread.sleep(100);
-        }
+        slurm.stopController();
+        slurm.startController();
     }
 
     void awaitIdle() throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        String state = "";
-        while (System.nanoTime() < deadline) {
-            Result r = slurm("sinfo", "-h", "-N", "-o", "%t");
-            state = r.out.strip();
-            if (r.exit == 0 && !state.isEmpty() && state.lines().allMatch("idle"::equals)) { // a line per partition
-                return;
-            }
-            Thread.sleep(200);
-        }
-        unavailable("the Slurm node did not become idle in 60 s (state '" + state + "'): " + tail("slurmd.log"));
+        slurm.awaitIdle(Duration.ofSeconds(60));
     }
 
     /** Submits a batch job; its id. */
     String sbatch(String... args) throws IOException, InterruptedException {
-        List<String> argv = new ArrayList<>(List.of("sbatch", "--parsable", "-o", "/dev/null", "-D", dir.toString()));
+        List<String> argv = new ArrayList<>(List.of("-o", "/dev/null", "-D", dir.toString()));
         argv.addAll(List.of(args));
-        Result r = slurm(argv.toArray(String[]::new));
-        Assertions.assertEquals(0, r.exit, () -> "sbatch " + String.join(" ", args) + ": " + r.err);
-        return r.out.strip().split(";")[0];
+        return slurm.submit(argv.toArray(String[]::new));
     }
 
     /** {@code scontrol show job -o ID} as KEY=VALUE (free-text fields with spaces are cut at the space). */
     Map<String, String> job(String id) throws IOException, InterruptedException {
-        Result r = slurm("scontrol", "show", "job", "-o", id);
-        Map<String, String> out = new java.util.HashMap<>();
-        Matcher m = Pattern.compile("(?:^| )([A-Za-z/:_]+)=(\\S*)").matcher(r.out.strip());
-        while (m.find()) {
-            out.putIfAbsent(m.group(1), m.group(2));
-        }
-        out.put("_raw", r.out.strip());
-        return out;
+        return slurm.job(id);
     }
 
     /** Waits until no job is pending, running or completing. */
     void awaitQuiet(Duration limit) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + limit.toNanos();
-        String left = "";
-        while (System.nanoTime() < deadline) {
-            left = slurm("squeue", "-h", "-o", "%i %T").out.strip();
-            if (left.isEmpty()) {
-                return;
-            }
-            Thread.sleep(250);
-        }
-        Assertions.fail("jobs still queued after " + limit.toSeconds() + " s: " + left.replace('\n', ';'));
+        slurm.awaitNoJobs(limit, Duration.ofMillis(250));
     }
 
     /** Waits until a job is in a state. */
     void awaitState(String id, String state, Duration limit) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + limit.toNanos();
-        String now = "";
-        while (System.nanoTime() < deadline) {
-            now = job(id).getOrDefault("JobState", "");
-            if (now.equals(state)) {
-                return;
-            }
-            Thread.sleep(100);
-        }
-        Assertions.fail("job " + id + " is " + now + ", not " + state + " after " + limit.toSeconds() + " s");
+        slurm.awaitState(id, state, limit);
     }
 
-    Result slurm(String... argv) throws IOException, InterruptedException {
-        ProcessBuilder pb = new ProcessBuilder(SlurmPrefix.resolve(List.of(argv)));
-        pb.environment().put("SLURM_CONF", dir.resolve("slurm.conf").toString());
-        pb.environment().putAll(SlurmPrefix.environment());
-        return run(pb, Duration.ofSeconds(60));
+    /** A Slurm command ({@code argv[0]}: sbatch, squeue, scontrol, scancel, salloc) against the lab. */
+    Programs.Result slurm(String... argv) throws IOException, InterruptedException {
+        return slurm.run(argv[0], java.util.Arrays.copyOfRange(argv, 1, argv.length));
     }
 
     /**
@@ -545,25 +445,13 @@ final class SlurmLab implements AutoCloseable {
     }
 
     String tail(String log) {
-        try {
-            List<String> lines = Files.readAllLines(dir.resolve(log), StandardCharsets.UTF_8);
-            return log + ": " + String.join(" | ", lines.subList(Math.max(0, lines.size() - 8), lines.size()));
-        } catch (IOException e) {
-            return "(no " + log + ")";
-        }
+        return slurm.tail(log);
     }
 
     @Override
     public void close() throws Exception {
-        for (int i = daemons.size() - 1; i >= 0; i--) {
-            ProcessHandle.of(daemons.get(i)).ifPresent(p -> {
-                p.destroy();
-                try {
-                    p.onExit().get(20, TimeUnit.SECONDS);
-                } catch (Exception e) {
-                    p.destroyForcibly();
-                }
-            });
+        if (slurm != null) {
+            slurm.close();
         }
         stopAgent(false);
         stopService(false);
@@ -577,55 +465,7 @@ final class SlurmLab implements AutoCloseable {
         }
     }
 
-    record Result(int exit, String out, String err) {
-    }
-
-    static Result run(List<String> argv, Duration limit) throws IOException, InterruptedException {
-        return run(new ProcessBuilder(argv), limit);
-    }
-
-    static Result run(ProcessBuilder pb, Duration limit) throws IOException, InterruptedException {
-        pb.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
-        Process p = pb.start();
-        CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> drain(p.getInputStream()));
-        CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> drain(p.getErrorStream()));
-        if (!p.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
-            p.destroyForcibly();
-            throw new IOException(String.join(" ", pb.command()) + " did not finish within " + limit.toSeconds() + " s");
-        }
-        return new Result(p.exitValue(), out.join(), err.join());
-    }
-
-    private static String drain(java.io.InputStream in) {
-        try (in) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            return "";
-        }
-    }
-
-    /** The selected Slurm's program ({@link SlurmPrefix}), else one on PATH or in the system's directories. */
-    static Path program(String name) {
-        Path own = SlurmPrefix.program(name);
-        if (own != null) {
-            return own;
-        }
-        for (String d : (System.getenv().getOrDefault("PATH", "") + ":/usr/sbin:/usr/bin:/sbin").split(":")) {
-            if (!d.isEmpty() && Files.isExecutable(Path.of(d, name))) {
-                return Path.of(d, name);
-            }
-        }
-        return null;
-    }
-
     private static String javaBin() {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket()) {
-            s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-            return s.getLocalPort();
-        }
     }
 }

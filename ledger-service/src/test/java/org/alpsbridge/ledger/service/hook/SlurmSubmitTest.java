@@ -15,6 +15,7 @@ import org.alpsbridge.ledger.Reservation;
 import org.alpsbridge.ledger.Resource;
 import org.alpsbridge.ledger.State;
 import org.alpsbridge.ledger.cost.Weights;
+import org.alpsbridge.slurm.harness.Programs;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -48,7 +49,7 @@ class SlurmSubmitTest {
             }
 
             // --- refused at sbatch: 4 CPUs x 60 min = 240 core-minutes against 100; in big (x2) 2 CPUs x 30 min = 120
-            SlurmLab.Result refused = lab.slurm("sbatch", "--parsable", "-o", "/dev/null", "-D", lab.dir.toString(),
+            Programs.Result refused = lab.slurm("sbatch", "--parsable", "-o", "/dev/null", "-D", lab.dir.toString(),
                     "-A", "bio", "-n", "4", "-t", "60", "--wrap", "sleep 1");
             assertNotEquals(0, refused.exit(), "sbatch of a job bio cannot cover was accepted: " + refused.out());
             for (String figure : List.of("project bio", "costs up to 240", "available 100", "short by 140",
@@ -57,14 +58,14 @@ class SlurmSubmitTest {
                         + refused.err());
             }
             System.out.println("sbatch -A bio -n 4 -t 60 printed:\n" + refused.err().strip());
-            SlurmLab.Result big = lab.slurm("sbatch", "--parsable", "-o", "/dev/null", "-A", "bio", "-p", "big",
+            Programs.Result big = lab.slurm("sbatch", "--parsable", "-o", "/dev/null", "-A", "bio", "-p", "big",
                     "-n", "2", "-t", "30", "--wrap", "sleep 1");
             assertNotEquals(0, big.exit(), big.out());
             assertTrue(big.err().contains("costs up to 120"), "priced with big's multiplier: " + big.err());
-            SlurmLab.Result salloc = lab.slurm("salloc", "-A", "bio", "-n", "4", "-t", "60", "true");
+            Programs.Result salloc = lab.slurm("salloc", "-A", "bio", "-n", "4", "-t", "60", "true");
             assertNotEquals(0, salloc.exit(), salloc.out());
             assertTrue(salloc.err().contains("short by 140"), "salloc: " + salloc.err());
-            SlurmLab.Result unbounded = lab.slurm("sbatch", "-o", "/dev/null", "-A", "chem", "-t", "UNLIMITED",
+            Programs.Result unbounded = lab.slurm("sbatch", "-o", "/dev/null", "-A", "chem", "-t", "UNLIMITED",
                     "--wrap", "sleep 1");
             assertNotEquals(0, unbounded.exit(), unbounded.out());
             assertTrue(unbounded.err().contains("--time"), unbounded.err());
@@ -153,7 +154,7 @@ class SlurmSubmitTest {
         List<Long> times = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             long t = System.nanoTime();
-            SlurmLab.Result r = lab.slurm("sbatch", "--parsable", "--hold", "-o", "/dev/null", "-A", "bio", "-n", "4",
+            Programs.Result r = lab.slurm("sbatch", "--parsable", "--hold", "-o", "/dev/null", "-A", "bio", "-n", "4",
                     "-t", "60", "--wrap", "sleep 1");
             times.add((System.nanoTime() - t) / 1_000);
             assertEquals(0, r.exit(), what + " refused a job: " + r.err());

@@ -47,8 +47,8 @@ class StartBatchTest {
         service.ledger().addProject("chem", 5001, "chem");
         service.ledger().grant("chem", Resource.CPU, 100_000, from, from.plus(Duration.ofDays(30)), null, null);
         service.ledger().setWeights("debug", Weights.UNIT);
-        System.setProperty("alpsbridge.munge_socket", service.mungeSocket().toString());
-        call = new ServiceCall(service.url(), 10_000);
+        call = new ServiceCall(HookSettings.read(Map.of("ALPSBRIDGE_LEDGER_HOOK_CONFIG", "/dev/null",
+                "ALPSBRIDGE_MUNGE_SOCKET", service.mungeSocket().toString()), true, List.of("--db", service.url())));
         batch = new StartBatch(call, requests);
     }
 
@@ -111,7 +111,7 @@ class StartBatchTest {
             assertEquals("OK", first.get(30, TimeUnit.SECONDS).get("decision"));
             assertEquals("OK", good.get(30, TimeUnit.SECONDS).get("decision"), "answered despite its neighbour");
             Exception e = assertThrows(Exception.class, () -> bad.get(30, TimeUnit.SECONDS));
-            assertTrue(e.getCause() instanceof ServiceCall.Refused r && r.status == 422, "its own refusal: " + e);
+            assertTrue(e.getCause() instanceof org.alpsbridge.ledger.service.client.ServiceHttp.Refused r && r.status == 422, "its own refusal: " + e);
         } finally {
             prologs.shutdownNow();
         }

@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import org.alpsbridge.ledger.Ledger;
+import org.alpsbridge.ledger.service.console.Console;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,10 +31,15 @@ class LedgerServerAuthNoneTest {
         return ServiceSettings.defaults().with(ServiceSettings.Key.AUTH, "none").with(ServiceSettings.Key.LISTEN, listen);
     }
 
+    /** The service as {@code ledger serve} assembles it: its console before the API. */
+    static LedgerServer start(Ledger ledger, ServiceSettings settings) throws IOException {
+        return LedgerServer.start(ledger, settings, "t", Console.of(settings));
+    }
+
     @Test
     void isRefusedOnAnAddressOtherHostsCanReach() {
         try (Ledger ledger = Ledger.open("sqlite:" + dir.resolve("l.db"))) {
-            IOException e = assertThrows(IOException.class, () -> LedgerServer.start(ledger, none("0.0.0.0:0"), "t"));
+            IOException e = assertThrows(IOException.class, () -> start(ledger, none("0.0.0.0:0")));
             assertTrue(e.getMessage().contains("loopback"), e.getMessage());
         }
     }
@@ -41,7 +47,7 @@ class LedgerServerAuthNoneTest {
     @Test
     void onLoopbackTakesEveryCallerWithoutACredentialForASuperuser() throws Exception {
         try (Ledger ledger = Ledger.open("sqlite:" + dir.resolve("l.db"));
-             LedgerServer server = LedgerServer.start(ledger, none("localhost:0"), "t")) {
+             LedgerServer server = start(ledger, none("localhost:0"))) {
             HttpResponse<String> who = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                     URI.create("http://" + server.addresses().get(0) + "/v1/whoami")).build(),
                     HttpResponse.BodyHandlers.ofString());
@@ -54,7 +60,7 @@ class LedgerServerAuthNoneTest {
     void listensOnAUnixSocketToo() throws Exception {
         Path socket = dir.resolve("ledger.sock");
         try (Ledger ledger = Ledger.open("sqlite:" + dir.resolve("l.db"));
-             LedgerServer server = LedgerServer.start(ledger, none("unix:" + socket), "t");
+             LedgerServer server = start(ledger, none("unix:" + socket));
              SocketChannel ch = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
             assertEquals(List.of("unix:" + socket), server.addresses());
             ch.write(ByteBuffer.wrap("GET /v1/whoami HTTP/1.1\r\nHost: ledger\r\nConnection: close\r\n\r\n"

@@ -3,6 +3,7 @@ package org.alpsbridge.ledger.service.server;
 import java.nio.file.Path;
 import java.util.Map;
 import org.alpsbridge.ledger.Ledger;
+import org.alpsbridge.ledger.service.console.Console;
 import org.alpsbridge.munge.MungeDaemon;
 
 /**
@@ -31,13 +32,13 @@ public final class RunningService implements AutoCloseable {
         MungeDaemon munged = MungeDaemon.start();
         Ledger ledger = null;
         try {
-            ledger = Ledger.open(db);
             ServiceSettings s = ServiceSettings.defaults().with(ServiceSettings.Key.LISTEN, "127.0.0.1:0")
                     .with(ServiceSettings.Key.MUNGE_SOCKET, munged.socket().toString());
             for (Map.Entry<String, String> e : settings.entrySet()) {
                 s = s.with(ServiceSettings.Key.named(e.getKey()), e.getValue());
             }
-            return new RunningService(munged, ledger, LedgerServer.start(ledger, s, "test"));
+            ledger = Ledger.open(db, true, s.store()); // as ledger serve opens it
+            return new RunningService(munged, ledger, LedgerServer.start(ledger, s, "test", Console.of(s)));
         } catch (Exception | Error e) {
             if (ledger != null) {
                 ledger.close();

@@ -12,8 +12,10 @@ import java.lang.reflect.Proxy;
 import java.util.Map;
 import org.alpsbridge.ledger.LedgerUnavailableException;
 import org.alpsbridge.ledger.Ledger;
+import org.alpsbridge.ledger.service.client.ServiceOpener;
 import org.alpsbridge.ledger.store.FailoverStorm;
 import org.alpsbridge.ledger.store.ReplicatedPostgres;
+import org.alpsbridge.ledger.store.StoreSettings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,17 +35,11 @@ class ServiceFailoverTest {
     void aPromotedStandbyTakesOverWithoutLossAndOutagesAnswer503Transient() throws Exception {
         try (ReplicatedPostgres pair = ReplicatedPostgres.start()) {
             FailoverStorm.prepare(pair.url(), "hot");
-            System.setProperty("alpsbridge.ledger.pgReconnectSeconds", "1"); // shorter than the outage below
-            RunningService service;
-            try {
-                service = RunningService.start(pair.url(), Map.of("auth", "munge"));
-            } finally {
-                System.clearProperty("alpsbridge.ledger.pgReconnectSeconds");
-            }
-            try (RunningService running = service) {
-                System.setProperty("alpsbridge.munge_socket", running.mungeSocket().toString());
+            try (RunningService running = RunningService.start(pair.url(), Map.of("auth", "munge",
+                    StoreSettings.PG_RECONNECT_SECONDS.name(), "1"))) { // shorter than the outage below
                 FailoverStorm.Result r;
-                try (Ledger client = Ledger.open(running.url())) {
+                try (Ledger client = ServiceOpener.open(running.url(),
+                        Map.of("ALPSBRIDGE_MUNGE_SOCKET", running.mungeSocket().toString()))) {
                     r = FailoverStorm.run(client, "daint", "hot", 16, 3_000, () -> {
                         try {
                             pair.killPrimary();
@@ -53,8 +49,6 @@ class ServiceFailoverTest {
                             throw new IllegalStateException(e);
                         }
                     }, 2_000);
-                } finally {
-                    System.clearProperty("alpsbridge.munge_socket");
                 }
                 System.out.println("ServiceFailoverTest promote: " + r);
                 assertTrue(r.beforeBreak.get() > 0, "the storm ran before the break: " + r);
@@ -82,7 +76,7 @@ class ServiceFailoverTest {
                     }
                     throw new LedgerUnavailableException("PostgreSQL ledger unreachable for 30 s; retry", null);
                 });
-        try (LedgerServer server = LedgerServer.start(down, LedgerServerAuthNoneTest.none("localhost:0"), "t")) {
+        try (LedgerServer server = LedgerServerAuthNoneTest.start(down, LedgerServerAuthNoneTest.none("localhost:0"))) {
             HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                     URI.create("http://" + server.addresses().get(0) + "/v1/balances?project=chem")).build(),
                     HttpResponse.BodyHandlers.ofString());

@@ -2,6 +2,7 @@ package org.alpsbridge.ledger.service.server;
 
 import java.nio.file.Path;
 import org.alpsbridge.ledger.Ledger;
+import org.alpsbridge.ledger.service.console.Console;
 
 /**
  * A ledger service in a process of its own, for tests that kill it ({@code kill -9}) and start it again:
@@ -14,7 +15,8 @@ public final class ServiceProcess {
 
     public static void main(String[] args) throws Exception {
         Ledger ledger = Ledger.open(args[0]);
-        LedgerServer.start(ledger, ServiceSettings.load(Path.of(args[1])), "test");
+        ServiceSettings settings = ServiceSettings.load(Path.of(args[1]));
+        LedgerServer.start(ledger, settings, "test", Console.of(settings));
         System.out.println("READY");
         System.out.flush();
         Thread.currentThread().join();

@@ -1,4 +1,4 @@
-package org.alpsbridge.ledger.service.hook;
+package org.alpsbridge.ledger.service.client;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -6,12 +6,13 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The little JSON the hooks speak, by hand: they start a JVM per call on slurmctld's dispatch path, and
+ * The little JSON the Slurm hooks read, by hand: they start a JVM per call on slurmctld's dispatch path, and
  * Jackson's start-up alone costs several times a JVM's (measured: 0.25 s against 0.06 s of CPU with a CDS
  * archive). Reads the top-level scalar fields of an object (the API's {@code Outcome},
- * {@code Reservation} and error answers), skipping nested values; {@link EventJson} writes the requests.
+ * {@code Reservation} and error answers), skipping nested values; {@link ServiceHttp} reads the service's
+ * refusals with it, the hooks' {@code EventJson} writes their requests.
  */
-final class FlatJson {
+public final class FlatJson {
 
     private final String text;
     private int at;
@@ -26,7 +27,7 @@ final class FlatJson {
      *
      * @throws IllegalArgumentException when the text is not one JSON object
      */
-    static Map<String, String> fields(String json) {
+    public static Map<String, String> fields(String json) {
         FlatJson p = new FlatJson(json);
         Map<String, String> out = p.object();
         p.end();
@@ -38,7 +39,7 @@ final class FlatJson {
      *
      * @throws IllegalArgumentException when the text is not one JSON array of objects
      */
-    static List<Map<String, String>> objects(String json) {
+    public static List<Map<String, String>> objects(String json) {
         FlatJson p = new FlatJson(json);
         List<Map<String, String>> out = new ArrayList<>();
         p.expect('[');
