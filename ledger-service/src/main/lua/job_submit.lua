@@ -1,6 +1,6 @@
 --[[
 job_submit.lua: the alpsbridge ledger's check at submission, for slurmctld's job_submit/lua plugin
-(tested with Debian's Slurm 22.05 and its Lua 5.1; Slurm 26.05.3's job_submit_lua.c exposes the same fields).
+(tested with Debian's Slurm 22.05 and its Lua 5.1, and with Slurm 26.05.3 and Lua 5.4).
 
 For every sbatch, srun and salloc, slurmctld calls slurm_job_submit below, under its locks, before the job is
 queued. It hands the job (project = account, user, partition, the CPUs asked for, the time limit) to
@@ -31,6 +31,12 @@ local NO_VAL16 = 65534  -- 0xfffe
 local NO_VAL = 4294967294 -- 0xfffffffe
 local INFINITE = 4294967295
 
+-- A count as the digits the client reads: slurmctld pushes numbers as lua_Number, which Lua 5.3 and later (Slurm
+-- 26.05 builds against 5.4) print as "4.0"; "%d" prints 4 in every Lua
+local function whole(n)
+    return string.format("%d", n)
+end
+
 local function count(n, no_val)
     if n == nil or n == 0 or n >= no_val then return nil end
     return n
@@ -56,7 +62,7 @@ local function limit_of(job_desc, part)
         t = count(part.default_time, NO_VAL) or count(part.max_time, NO_VAL)
     end
     if t == nil or t == INFINITE then return "UNLIMITED" end
-    return tostring(t)
+    return whole(t)
 end
 
 -- the CPUs asked for, at least: slurmctld may allocate more (whole nodes), which only the prolog's hold sees
@@ -84,9 +90,9 @@ local function check(job_desc, part_list, submit_uid)
         slurm.log_debug("ledger: no account or one partition to price the job by; left to the prolog's hold")
         return slurm.SUCCESS
     end
-    local user = job_desc.user_name or tostring(submit_uid)
+    local user = job_desc.user_name or whole(submit_uid)
     local command = "SLURM_JOB_ACCOUNT=" .. quoted(account) .. " SLURM_JOB_USER=" .. quoted(user)
-        .. " SLURM_JOB_PARTITION=" .. quoted(partition) .. " SLURM_JOB_CPUS=" .. cpus_of(job_desc)
+        .. " SLURM_JOB_PARTITION=" .. quoted(partition) .. " SLURM_JOB_CPUS=" .. whole(cpus_of(job_desc))
         .. " SLURM_JOB_TIME_LIMIT=" .. limit_of(job_desc, part)
         .. " " .. LEDGER_SUBMIT .. " 2>&1 </dev/null; echo \"exit=$?\""
     local pipe = io.popen(command)

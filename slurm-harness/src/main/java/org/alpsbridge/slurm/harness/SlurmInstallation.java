@@ -41,11 +41,16 @@ public final class SlurmInstallation {
 
     /**
      * The prefix named by {@code -Dalpsbridge.slurm.prefix=DIR} (or the environment's
-     * {@code ALPSBRIDGE_SLURM_PREFIX}), else the system's: what the hook and SPANK suites run.
+     * {@code ALPSBRIDGE_SLURM_PREFIX}), else the system's: what the hook and SPANK suites run. A name without a
+     * slash is a client of {@code .ci/build-clients} ({@code slurm26}: Slurm 26.05.3), found in the clients' cache,
+     * built (or waited for) where CI requires it, else the calling test is skipped ({@link BuiltClient}).
      */
     public static SlurmInstallation selected() {
         String named = System.getProperty(PREFIX_PROPERTY, System.getenv("ALPSBRIDGE_SLURM_PREFIX"));
-        return named == null || named.isBlank() ? system() : at(Path.of(named));
+        if (named == null || named.isBlank()) {
+            return system();
+        }
+        return at(named.contains("/") ? Path.of(named) : BuiltClient.prefix(named.strip()));
     }
 
     /** The system's Slurm; the calling test is skipped when slurmd is not installed. */

@@ -145,8 +145,11 @@ final class SlurmLab implements AutoCloseable {
 
     /** Starts the hook agent in a process of its own, as root (the lab's SlurmUser), and waits until it listens. */
     void startAgent() throws IOException, InterruptedException {
-        agent = startJava("the hook agent", dir.resolve("agent.log"),
-                Map.of("ALPSBRIDGE_LEDGER_HOOK_CONFIG", dir.resolve("ledger-hook.conf").toString()), HookAgent.class.getName());
+        // the lab's Slurm's commands first on PATH: the agent runs squeue and scontrol by name (a 22.05 squeue
+        // cannot talk to a 26.05 slurmctld)
+        Map<String, String> env = new java.util.HashMap<>(slurm.environment());
+        env.put("ALPSBRIDGE_LEDGER_HOOK_CONFIG", dir.resolve("ledger-hook.conf").toString());
+        agent = startJava("the hook agent", dir.resolve("agent.log"), env, HookAgent.class.getName());
     }
 
     /** A JVM on the test class path, its output appended to {@code log}, once it has printed READY there. */
@@ -382,8 +385,9 @@ final class SlurmLab implements AutoCloseable {
     record HookCall(String jobId, java.time.LocalDateTime started, long micros, int exit, long threadMicros) {
     }
 
+    /** 22.05 says "(PrologSlurmctld) for JobId=N", 26.05 "(name=PrologSlurmctld, JobId=N, ...)". */
     private static final Pattern SCRIPT_LINE = Pattern.compile("^\\[([0-9T:.-]+)\\] (?:slurmscriptd: )?(?:error: )?"
-            + "(?:SCRIPT: Handling SLURMSCRIPTD_REQUEST_(RUN_SCRIPT|SCRIPT_COMPLETE) \\((\\w+)Slurmctld\\) for JobId=([0-9]+)"
+            + "(?:SCRIPT: Handling SLURMSCRIPTD_REQUEST_(RUN_SCRIPT|SCRIPT_COMPLETE) \\((?:name=)?(\\w+)Slurmctld(?:\\) for|,) JobId=([0-9]+)"
             + "|_run_script: JobId=([0-9]+) (\\w+)Slurmctld (?:exit status ([0-9]+):([0-9]+)|killed by signal ([0-9]+)))");
 
     /** The PrEp plugin's line of each call it completed: the whole wait, from slurmctld's call to the callback. */
