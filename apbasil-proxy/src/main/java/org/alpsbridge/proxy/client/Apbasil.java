@@ -13,7 +13,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocketFactory;
 import javax.net.ssl.TrustManagerFactory;
@@ -115,8 +114,7 @@ public final class Apbasil {
         Duration connectTimeout = settings.connectTimeout();
         SSLSocketFactory tls = allUnix(proxies) ? null : tls(settings.tlsCa());
         Munge munge = settings.mungeAuth() ? munge(settings) : null;
-        Attempts rounds = ROUNDS.attempts(settings.retries() + 1)
-                .within(Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()))).start();
+        Attempts rounds = ROUNDS.attempts(settings.retries() + 1).within(timeout.toMillis()).start();
         while (true) {
             StringBuilder round = new StringBuilder();
             ApbasilException last = null;

@@ -66,8 +66,7 @@ final class SiteFactorCommand extends LedgerTask {
             if (!b.activeAt(when)) {
                 continue;
             }
-            SiteFactor.Value v = factor.of(b.available(), b.granted(), Duration.between(b.from(), when).toSeconds(),
-                    Duration.between(b.from(), b.to()).toSeconds());
+            SiteFactor.Value v = valueAt(factor, b, when);
             if (json) {
                 Map<String, Object> m = Json.object();
                 m.put("project", b.project());
@@ -104,8 +103,7 @@ final class SiteFactorCommand extends LedgerTask {
             if (account == null || b.resource() != org.alpsbridge.ledger.Resource.CPU || !b.activeAt(when)) {
                 continue;
             }
-            SiteFactor.Value v = factor.of(b.available(), b.granted(), Duration.between(b.from(), when).toSeconds(),
-                    Duration.between(b.from(), b.to()).toSeconds());
+            SiteFactor.Value v = valueAt(factor, b, when);
             scaled.merge(account, v.scaled(), Math::max);
         }
         StringBuilder text = new StringBuilder("# alpsbridge ledger site-factor at " + when
@@ -122,5 +120,11 @@ final class SiteFactorCommand extends LedgerTask {
         }
         out().printf("site-factor: %d account(s) written to %s%n", scaled.size(), slurmFile);
         return 0;
+    }
+
+    /** The factor of allocation {@code b} at {@code when}: its credit left and the part of its period gone. */
+    private static SiteFactor.Value valueAt(SiteFactor factor, Balance b, Instant when) {
+        return factor.of(b.available(), b.granted(), Duration.between(b.from(), when).toSeconds(),
+                Duration.between(b.from(), b.to()).toSeconds());
     }
 }

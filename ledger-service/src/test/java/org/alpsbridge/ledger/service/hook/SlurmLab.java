@@ -183,13 +183,17 @@ final class SlurmLab implements AutoCloseable {
 
     /** The service stopped (SIGSTOP: it accepts connections and never answers, as a hung one) or resumed (SIGCONT). */
     void pauseService(boolean pause) throws IOException, InterruptedException {
-        Assertions.assertEquals(0, Programs.run(List.of("kill", pause ? "-STOP" : "-CONT", Long.toString(service.pid())),
-                Map.of(), Duration.ofSeconds(10)).exit());
+        pause(service, pause);
     }
 
     /** The agent stopped (SIGSTOP: calls connect and wait, as to a hung agent) or resumed (SIGCONT). */
     void pauseAgent(boolean pause) throws IOException, InterruptedException {
-        Assertions.assertEquals(0, Programs.run(List.of("kill", pause ? "-STOP" : "-CONT", Long.toString(agent.pid())),
+        pause(agent, pause);
+    }
+
+    /** SIGSTOP ({@code pause}) or SIGCONT to {@code p}. */
+    private static void pause(Process p, boolean pause) throws IOException, InterruptedException {
+        Assertions.assertEquals(0, Programs.run(List.of("kill", pause ? "-STOP" : "-CONT", Long.toString(p.pid())),
                 Map.of(), Duration.ofSeconds(10)).exit());
     }
 
