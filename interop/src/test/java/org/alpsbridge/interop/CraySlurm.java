@@ -55,6 +55,34 @@ final class CraySlurm implements AutoCloseable {
 
     /** As {@link #start(Path, Bridge)}, with {@code apbasil} as cray.conf's {@code apbasil=}. */
     static CraySlurm start(Path prefix, Bridge bridge, Path apbasil) throws IOException {
+        return start(prefix, bridge, apbasil, 0);
+    }
+
+    /** The backup controller's name ({@link #startWithBackup}): its SlurmctldHost, on {@value #BACKUP_ADDRESS}. */
+    static final String BACKUP = "ctld-b";
+    static final String BACKUP_ADDRESS = "127.0.0.2";
+
+    /**
+     * As {@link #start(Path, Bridge)}, with a backup controller ({@value #BACKUP} on {@value #BACKUP_ADDRESS}, the
+     * second {@code SlurmctldHost}; the same slurm.conf, cray.conf and StateSaveLocation) that takes over
+     * {@code slurmctldTimeout} seconds after the primary stops answering (slurm.conf's {@code SlurmctldTimeout}).
+     */
+    static CraySlurm startWithBackup(Path prefix, Bridge bridge, int slurmctldTimeout) throws IOException {
+        CraySlurm slurm = start(prefix, bridge, bridge.apbasil(), slurmctldTimeout);
+        try {
+            slurm.slurm.startBackupController();
+            return slurm;
+        } catch (IOException | RuntimeException e) {
+            slurm.close();
+            throw e;
+        } catch (InterruptedException e) {
+            slurm.close();
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static CraySlurm start(Path prefix, Bridge bridge, Path apbasil, int backupTimeout) throws IOException {
         Path dir = bridge.dir().resolve("slurm");
         String inventory = bridge.inventory();
         List<String> nodes = new ArrayList<>();
@@ -68,8 +96,18 @@ final class CraySlurm implements AutoCloseable {
         try {
             String host = Programs.hostname();
             String nodeList = String.join(",", nodes);
-            slurm = SlurmCluster.configure(new SlurmCluster.Spec(
-                    SlurmInstallation.at(prefix), dir)
+            SlurmCluster.Spec spec = new SlurmCluster.Spec(SlurmInstallation.at(prefix), dir);
+            if (backupTimeout > 0) {
+                // each controller binds its host name's address (NoCtldInAddrAny): the primary this host's
+                String primary = java.net.InetAddress.getByName(host).getHostAddress();
+                if (primary.equals(BACKUP_ADDRESS)) {
+                    throw new IllegalStateException("this host's name " + host + " resolves to the backup's address");
+                }
+                spec.controllerAddress(primary).backupController(BACKUP, BACKUP_ADDRESS)
+                        .set("SlurmctldTimeout", Integer.toString(backupTimeout))
+                        .set("CommunicationParameters", "NoCtldInAddrAny");
+            }
+            slurm = SlurmCluster.configure(spec
                     .clusterName("interop")
                     .munge(bridge.mungeSocket())
                     .set("SlurmctldDebug", "debug")
@@ -143,6 +181,18 @@ final class CraySlurm implements AutoCloseable {
         slurm.stopController();
     }
 
+    /** {@code kill -9} of the primary slurmctld: no state saved, no reply to anyone. */
+    void killController() {
+        long pid = controllerPid();
+        ProcessHandle p = ProcessHandle.of(pid).orElseThrow(() -> new IllegalStateException("no slurmctld " + pid));
+        p.destroyForcibly();
+        p.onExit().join();
+    }
+
+    String backupLog() {
+        return slurm.read(slurm.backupLog());
+    }
+
     void startController() throws IOException {
         try {
             slurm.startController();
@@ -180,6 +230,11 @@ final class CraySlurm implements AutoCloseable {
      * {@code --mem}, wall times 1–30 min, scripts sleeping 1–3 s, the users of {@code users}; returns the job ids.
      */
     List<String> submitMixed(int count, long seed, List<String> users) {
+        return submitMixed(count, seed, users, null);
+    }
+
+    /** As {@link #submitMixed(int, long, List)}, every job running {@code script} instead (null: the drawn sleep). */
+    List<String> submitMixed(int count, long seed, List<String> users, String script) {
         java.util.Random random = new java.util.Random(seed);
         List<String> jobs = new ArrayList<>();
         for (int i = 0; i < count; i++) {
@@ -193,7 +248,8 @@ final class CraySlurm implements AutoCloseable {
             };
             List<String> options = new ArrayList<>(shape);
             options.add("--time=" + (1 + random.nextInt(30)));
-            jobs.add(submit(user, "sleep " + (1 + random.nextInt(3)), options.toArray(String[]::new)));
+            String sleep = "sleep " + (1 + random.nextInt(3));
+            jobs.add(submit(user, script == null ? sleep : script, options.toArray(String[]::new)));
         }
         return jobs;
     }

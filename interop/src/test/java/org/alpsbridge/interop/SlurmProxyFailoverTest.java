@@ -55,10 +55,6 @@ import org.junit.jupiter.api.Test;
 class SlurmProxyFailoverTest {
 
     private static final String INVENTORY = "<?xml version=\"1.0\"?>\n<BasilRequest protocol=\"1.3\" method=\"QUERY\" type=\"INVENTORY\"/>\n";
-    private static final String ENGINE = "<?xml version=\"1.0\"?>\n<BasilRequest protocol=\"1.0\" method=\"QUERY\" type=\"ENGINE\"/>\n";
-    private static final List<String> DONE = List.of("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL",
-            "BOOT_FAIL", "DEADLINE", "OUT_OF_MEMORY", "PREEMPTED");
-
     /**
      * What one round did: its kill point and the time from the kill to the survivor's first answer; with ALPS
      * unreachable across the kill, the time to the survivor's first (TRANSIENT) answer as the active proxy and from
@@ -125,7 +121,7 @@ class SlurmProxyFailoverTest {
         System.out.println("proxy failover run: seed " + seed + ", " + jobs + " jobs x " + rounds + " rounds");
         Path prefix = Clients.slurm();
         String haDb = PostgresServer.get().newDatabase();
-        String ledger = ledgerForTheUsers();
+        String ledger = SlurmPairChecks.ledgerForTheUsers();
         Bridge bridge = new Bridge("slurm-failover", "xc30:16", List.of("--orphan-jobs", "squeue -h -o %A",
                 // both proxies charge one ledger (here on the same throwaway PostgreSQL) to each owner's group
                 "--ledger", ledger, "--ledger-job-accounts", "none", "--ledger-on-deny", "none",
@@ -150,19 +146,14 @@ class SlurmProxyFailoverTest {
             List<String> unfinished = outcome.entrySet().stream().filter(e -> !e.getValue().startsWith("COMPLETED"))
                     .map(e -> "job " + e.getKey() + ": " + e.getValue()).toList();
             System.out.println("jobs not COMPLETED: " + (unfinished.isEmpty() ? "none" : String.join("; ", unfinished)));
-            for (Map.Entry<String, String> e : outcome.entrySet()) {
-                String[] stateReason = e.getValue().split(" ", 2);
-                assertTrue(DONE.contains(stateReason[0]), "job " + e.getKey() + " lost: last seen " + e.getValue());
-                assertTrue(stateReason[0].equals("COMPLETED") || !stateReason[1].equals("None"),
-                        "job " + e.getKey() + " ended " + e.getValue() + " with no reason its owner can see");
-            }
+            SlurmPairChecks.assertEndedWithAReason(outcome);
             List<String> fatal = Stream.concat(slurm.ctldLog().lines(), slurm.slurmdLog().lines())
                     .filter(l -> l.contains("fatal")).toList();
             assertEquals(List.of(), fatal, "fatal in Slurm's logs");
             System.out.println("slurmctld released as orphans: " + slurm.ctldLog().lines()
                     .filter(l -> l.contains("orphaned ALPS reservation")).map(String::strip).toList());
-            assertNothingLeftInAlps(bridge);
-            assertLedgerClean(ledger, outcome);
+            SlurmPairChecks.assertNothingLeftInAlps(bridge);
+            SlurmPairChecks.assertLedgerClean(ledger, outcome);
         } finally {
             CraySlurm.stop(slurm, bridge);
         }
@@ -243,14 +234,14 @@ class SlurmProxyFailoverTest {
             takeoverMs = transientUntil(bridge, survivor, killed, killed + Duration.ofSeconds(outage).toNanos());
             Files.delete(down);
             long back = System.nanoTime();
-            backMs = firstAnswer(bridge, survivor, back);
+            backMs = SlurmPairChecks.firstAnswer(bridge, survivor, back);
             recoveryMs = (System.nanoTime() - killed) / 1_000_000;
             System.out.println("round " + number + ": kill -9 of the active proxy (port " + active + ") at " + point
                     + "; the survivor (port " + survivor + ") answered as the active proxy " + takeoverMs + " ms after"
                     + " the kill, TRANSIENT only while ALPS was unreachable; its first success " + backMs
                     + " ms after ALPS came back");
         } else {
-            recoveryMs = firstAnswer(bridge, survivor, killed);
+            recoveryMs = SlurmPairChecks.firstAnswer(bridge, survivor, killed);
             System.out.println("round " + number + ": kill -9 of the active proxy (port " + active + ") at " + point
                     + "; first successful call through the survivor (port " + survivor + ") " + recoveryMs + " ms after");
         }
@@ -263,7 +254,7 @@ class SlurmProxyFailoverTest {
                 String[] f = line.split(" ", 2);
                 outcome.computeIfPresent(f[0], (j, old) -> f[1]);
             }
-            return submitted.stream().allMatch(j -> DONE.contains(outcome.get(j).split(" ", 2)[0]));
+            return submitted.stream().allMatch(j -> SlurmPairChecks.DONE.contains(outcome.get(j).split(" ", 2)[0]));
         }), "round " + number + ": jobs left after " + drain.toSeconds() + " s: " + slurm.queue());
         System.out.println("round " + number + ": interrupted exchanges the survivor knows:\n"
                 + bridge.interrupted().out().strip());
@@ -286,8 +277,8 @@ class SlurmProxyFailoverTest {
         long first = -1;
         int answers = 0;
         while (System.nanoTime() < until) {
-            Host.Result r = Host.run(direct(bridge, survivor), Duration.ofSeconds(30),
-                    List.of("sh", "-c", client() + " < " + request));
+            Host.Result r = Host.run(SlurmPairChecks.direct(bridge, survivor), Duration.ofSeconds(30),
+                    List.of("sh", "-c", SlurmPairChecks.client() + " < " + request));
             if (r.exit() == 0) {
                 assertTrue(r.out().contains("status=\"FAILURE\"") && r.out().contains("error_class=\"TRANSIENT\""),
                         "the survivor answered while ALPS was unreachable: " + r.out());
@@ -307,86 +298,8 @@ class SlurmProxyFailoverTest {
         return first;
     }
 
-    private static Map<String, String> direct(Bridge bridge, int port) {
-        return Map.of("APBASIL_PROXY", "127.0.0.1:" + port, "APBASIL_AUTH", "munge",
-                "APBASIL_MUNGE_SOCKET", bridge.mungeSocket().toString(), "APBASIL_RETRIES", "0",
-                "APBASIL_CONFIG", "/dev/null");
-    }
-
-    private static String client() {
-        return Host.repository().resolve("apbasil-proxy/target/c/apbasil").toString();
-    }
-
-    /** A PostgreSQL ledger with a project, well granted, for the primary group of each user the workload runs as. */
-    private static String ledgerForTheUsers() {
-        String url = PostgresServer.get().newDatabase();
-        try (Ledger setup = Ledger.open(url)) {
-            for (String user : SlurmInteropTest.USERS) {
-                int gid = Integer.parseInt(Host.run(Map.of(), "id", "-g", user).ok().out().strip());
-                String project = "p" + gid;
-                setup.addProject(project, gid, null);
-                setup.grant(project, Resource.CPU, 1_000_000_000L, Instant.now().minusSeconds(86_400),
-                        Instant.now().plusSeconds(86_400 * 30), "interop", null);
-            }
-        }
-        return url;
-    }
-
-    /**
-     * The ledger both proxies charged: {@code ledger check} clean, nothing held any more, and no hold taken twice for
-     * one job run: per job at most one reservation that was not voided (a COMPLETED job's settled), every other one
-     * voided for a reason (an interrupted RESERVE's, ALPS unreachable or refusing, never run).
-     */
-    private static void assertLedgerClean(String url, Map<String, String> outcome) {
-        try (Ledger ledger = Ledger.open(url)) {
-            assertEquals(List.of(), ledger.check(), "ledger check");
-            Map<String, Integer> voided = new java.util.TreeMap<>();
-            for (Map.Entry<String, String> job : outcome.entrySet()) {
-                List<Reservation> all = ledger.reservations(Ledger.DEFAULT_CLUSTER, job.getKey());
-                List<Reservation> kept = all.stream().filter(r -> r.state() != State.VOIDED && r.state() != State.DENIED)
-                        .toList();
-                assertTrue(kept.size() <= 1, "job " + job.getKey() + " held twice: " + all);
-                assertTrue(kept.stream().allMatch(r -> r.state() == State.SETTLED), "job " + job.getKey()
-                        + " still held: " + all);
-                if (job.getValue().startsWith("COMPLETED")) {
-                    assertEquals(1, kept.size(), "job " + job.getKey() + " ran uncharged: " + all);
-                }
-                all.stream().filter(r -> r.state() == State.VOIDED).forEach(r -> voided.merge(r.reason(), 1, Integer::sum));
-            }
-            System.out.println("ledger: check clean; one settled reservation per job run; holds voided, by reason: "
-                    + voided);
-        }
-    }
-
     private static long interruptedReserves(Bridge bridge) {
         return bridge.interrupted().ok().out().lines().filter(l -> l.contains(" RESERVE exchange ")).count();
-    }
-
-    /** Calls the survivor directly (no retries) until its ENGINE answer is a success; ms since {@code killed}. */
-    private static long firstAnswer(Bridge bridge, int survivor, long killed) throws IOException, InterruptedException {
-        Path request = Files.writeString(bridge.dir().resolve("engine.xml"), ENGINE);
-        Map<String, String> env = direct(bridge, survivor);
-        String client = client();
-        long deadline = killed + Duration.ofSeconds(60).toNanos();
-        while (System.nanoTime() < deadline) {
-            if (Host.run(env, Duration.ofSeconds(30), List.of("sh", "-c", client + " < " + request)).out()
-                    .contains("status=\"SUCCESS\"")) {
-                return (System.nanoTime() - killed) / 1_000_000;
-            }
-            Thread.sleep(50);
-        }
-        throw new AssertionError("the survivor did not answer within 60 s of the kill:\n" + bridge.log("proxy-b.log"));
-    }
-
-    /** After the last round: the survivor's orphan watch lists what no job owns, releases it, and ALPS holds nothing. */
-    private static void assertNothingLeftInAlps(Bridge bridge) {
-        String orphans = bridge.orphans("--refresh").ok().out();
-        System.out.println("the survivor's orphan watch after the workload:\n" + orphans.strip());
-        if (!orphans.contains(" 0 orphans")) {
-            System.out.println("released:\n" + bridge.orphans("--release").ok().out().strip());
-        }
-        assertTrue(Host.await(Duration.ofSeconds(60), () -> bridge.alpsReservations().isEmpty()),
-                "ALPS holds " + bridge.alpsReservations() + " with no job left");
     }
 
     private static void report(long seed, int jobs, int lease, List<Round> rounds) {
@@ -406,60 +319,5 @@ class SlurmProxyFailoverTest {
                 .append(" success, outage included: median ").append(ms.get((ms.size() - 1) / 2)).append(" ms, max ")
                 .append(ms.get(ms.size() - 1)).append(" ms");
         System.out.println(out);
-    }
-
-    /**
-     * The RESERVEs that reached the emulator, from its {@code capture/} ({@code <time>-request.xml} written as the
-     * request arrives, {@code -response.xml} empty until the emulator answers).
-     */
-    private static final class Captured {
-        private final Path dir;
-        private final Set<Path> looked = new HashSet<>();
-        private final List<Path> reserves = new ArrayList<>();
-        private final Map<Path, String> batchIds = new HashMap<>();
-
-        Captured(Path dir) {
-            this.dir = dir;
-        }
-
-        int reserves() {
-            scan();
-            return reserves.size();
-        }
-
-        /**
-         * A RESERVE after the first {@code from} whose answer the emulator has not written yet (its batch id and file),
-         * or null. Only the newer ones: the answer of one in flight at an earlier kill is never written (its {@code
-         * tee} writes to the dead proxy's pipe first, and dies of SIGPIPE).
-         */
-        String reserveInFlight(int from) throws IOException {
-            scan();
-            for (Path request : reserves.subList(from, reserves.size())) {
-                Path response = Path.of(request.toString().replace("-request.xml", "-response.xml"));
-                if (Files.exists(response) && Files.size(response) == 0) {
-                    return "batch_id " + batchIds.get(request) + ", " + request.getFileName();
-                }
-            }
-            return null;
-        }
-
-        private void scan() {
-            try (Stream<Path> files = Files.list(dir)) {
-                for (Path f : files.filter(p -> p.toString().endsWith("-request.xml") && !looked.contains(p)).toList()) {
-                    String text = Files.readString(f);
-                    if (!text.contains("method=")) {
-                        continue; // still arriving: looked at again next time
-                    }
-                    looked.add(f);
-                    if (text.contains("method=\"RESERVE\"")) {
-                        reserves.add(f);
-                        java.util.regex.Matcher m = java.util.regex.Pattern.compile("batch_id=\"([^\"]*)\"").matcher(text);
-                        batchIds.put(f, m.find() ? m.group(1) : "?");
-                    }
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
     }
 }

@@ -46,6 +46,8 @@ public final class SlurmCluster implements AutoCloseable {
         private String name = "alpsbridge";
         private Path mungeSocket;
         private String controllerAddress = "127.0.0.1";
+        private String backupName;
+        private String backupAddress;
         private final Map<String, String> settings = new LinkedHashMap<>();
         private final List<String> lines = new ArrayList<>();
         private final Map<String, List<String>> namedSlurmds = new LinkedHashMap<>();
@@ -87,6 +89,21 @@ public final class SlurmCluster implements AutoCloseable {
         /** slurmctld's address (default 127.0.0.1), e.g. a bridge that slurmd in network namespaces reach. */
         public Spec controllerAddress(String address) {
             this.controllerAddress = address;
+            return this;
+        }
+
+        /**
+         * A backup controller: a second {@code SlurmctldHost=NAME(ADDRESS)}, started by {@link
+         * #startBackupController()} as on a host of its own (its own host name, its own pid and log file; the same
+         * slurm.conf, munged and StateSaveLocation). {@code address} another loopback address than the primary's
+         * (127.0.0.2): both listen on SlurmctldPort, so each must bind its own address, not the wildcard: {@code
+         * CommunicationParameters=NoCtldInAddrAny}, with which slurmctld binds the address of its host name (Slurm
+         * 18.08 ignores the SlurmctldHost address there), so the primary's {@link #controllerAddress} must be the
+         * address this host's name resolves to.
+         */
+        public Spec backupController(String name, String address) {
+            this.backupName = name;
+            this.backupAddress = address;
             return this;
         }
 
@@ -209,6 +226,10 @@ public final class SlurmCluster implements AutoCloseable {
         conf.putAll(spec.settings);
         List<String> text = new ArrayList<>(List.of("# Written by the Slurm test harness for " + spec.slurm));
         conf.forEach((k, v) -> text.add(k + "=" + v));
+        if (spec.backupName != null) {
+            text.add(text.indexOf("SlurmctldHost=" + conf.get("SlurmctldHost")) + 1,
+                    "SlurmctldHost=" + spec.backupName + "(" + spec.backupAddress + ")");
+        }
         text.addAll(spec.lines);
         text.add("");
         return String.join("\n", text);
@@ -241,6 +262,66 @@ public final class SlurmCluster implements AutoCloseable {
                 throw new NotStarted("slurmctld does not answer squeue after 60 s; " + tail("slurmctld.log"));
             }
             Thread.sleep(100);
+        }
+    }
+
+    /**
+     * Starts the backup controller of {@link Spec#backupController} and waits for its pid file. It runs as on a host
+     * of its own: in a UTS and mount namespace of its own ({@code unshare}), with its name as host name (slurmctld
+     * finds its SlurmctldHost line by it), an /etc/hosts that names its address (its standby listener binds the
+     * name's address) and the host-local files slurm.conf names, the pid and log file, its own: {@code
+     * slurmctld-NAME.pid} and {@code slurmctld-NAME.log} bound over the primary's paths (slurmctld kills the process
+     * its pid file names at start).
+     */
+    public void startBackupController() throws IOException, InterruptedException {
+        String name = spec.backupName;
+        if (name == null) {
+            throw new IllegalStateException("no backup controller in this cluster's Spec");
+        }
+        Path hosts = dir.resolve("hosts-" + name);
+        Files.writeString(hosts, Files.readString(Path.of("/etc/hosts")) + spec.backupAddress + " " + name + "\n");
+        Path pid = dir.resolve(backupPidFile());
+        Path log = dir.resolve(backupLog());
+        for (Path own : List.of(pid, log, dir.resolve("slurmctld.pid"), dir.resolve("slurmctld.log"))) {
+            if (!Files.exists(own)) {
+                Files.createFile(own); // a bind mount's source and target must exist
+            }
+        }
+        Files.writeString(pid, "0\n"); // no pid yet: slurmctld kills the one its pid file names
+        List<String> argv = List.of("unshare", "--uts", "--mount", "--propagation", "private", "sh", "-c",
+                "hostname \"$1\" && mount --bind \"$2\" /etc/hosts && mount --bind \"$3\" \"$4\""
+                        + " && mount --bind \"$5\" \"$6\" && exec \"$7\" -f \"$8\"",
+                "sh", name, hosts.toString(), pid.toString(), dir.resolve("slurmctld.pid").toString(), log.toString(),
+                dir.resolve("slurmctld.log").toString(), program("slurmctld"), conf().toString());
+        Programs.Result r = Programs.run(argv, environment(), Duration.ofSeconds(60));
+        if (r.exit() != 0) {
+            throw new NotStarted("the backup slurmctld did not start (exit " + r.exit() + "): " + r.out().strip() + " "
+                    + r.err().strip() + " " + tail(backupLog()));
+        }
+        // up once it answers a ping in standby (its listener bound): scontrol ping names each controller UP or DOWN
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!run("scontrol", "ping").out().contains("at " + name + " is UP")) {
+            if (System.nanoTime() > deadline || !ProcessHandle.of(pidFrom(pid)).map(ProcessHandle::isAlive).orElse(true)) {
+                throw new NotStarted("the backup slurmctld does not answer scontrol ping; " + tail(backupLog()));
+            }
+            Thread.sleep(200);
+        }
+    }
+
+    /** The backup controller's pid file and log, in this directory: {@code slurmctld-NAME.pid}, {@code .log}. */
+    public String backupPidFile() {
+        return "slurmctld-" + spec.backupName + ".pid";
+    }
+
+    public String backupLog() {
+        return "slurmctld-" + spec.backupName + ".log";
+    }
+
+    /** Stops the backup controller (SIGTERM), if it runs. */
+    public void stopBackupController() {
+        long pid = spec.backupName == null ? -1 : pidFrom(dir.resolve(backupPidFile()));
+        if (pid > 0) {
+            Programs.stop(pid, STOP_LIMIT);
         }
     }
 
@@ -443,7 +524,13 @@ public final class SlurmCluster implements AutoCloseable {
             Programs.stop(slurmds.get(i), STOP_LIMIT);
         }
         slurmds.clear();
-        stopController();
+        // both pids first: a backup that exits unlinks the pid file its slurm.conf names, which is the primary's once
+        // a restart of the primary replaced the file its mount covered
+        long primary = pidFrom(dir.resolve("slurmctld.pid"));
+        stopBackupController();
+        if (primary > 0) {
+            Programs.stop(primary, STOP_LIMIT);
+        }
         try {
             if (ownMunge != null) {
                 ownMunge.close();
