@@ -170,12 +170,16 @@ class SlurmBackupControllerTest {
             List<String> notCompleted = outcome.entrySet().stream().filter(e -> !e.getValue().startsWith("COMPLETED"))
                     .map(e -> e.getKey() + " " + e.getValue()).toList();
             System.out.println("jobs: " + outcome.size() + ", not COMPLETED: " + (notCompleted.isEmpty() ? "none" : notCompleted));
+            // Slurm's own window: a job started after the primary's last state save is PENDING to the backup, which
+            // aborts its batch script when slurmd reports it; it runs again later (twice charged, one run each)
+            System.out.println("jobs the backup found running though PENDING in the saved state, and aborted: "
+                    + slurm.backupLog().lines().filter(l -> l.contains("Registered PENDING")).map(String::strip).toList());
             SlurmPairChecks.assertEndedWithAReason(outcome);
             List<String> fatal = Stream.of(slurm.ctldLog(), slurm.backupLog(), slurm.slurmdLog()).flatMap(String::lines)
                     .filter(l -> l.contains("fatal")).toList();
             assertEquals(List.of(), fatal, "fatal in Slurm's logs");
             SlurmPairChecks.assertNothingLeftInAlps(bridge);
-            SlurmPairChecks.assertLedgerClean(ledger, outcome);
+            SlurmPairChecks.assertLedgerClean(ledger, outcome, SlurmPairChecks.starts(slurm.ctldLog(), slurm.backupLog()));
         } finally {
             CraySlurm.stop(slurm, bridge);
             Host.run(Map.of(), Duration.ofSeconds(30), List.of("rm", "-rf", gates.toString()));

@@ -131,7 +131,9 @@ class SlurmProxyFailoverTest {
             bridge.proxyEnvironment(CraySlurm.environment(prefix, bridge));
             bridge.startProxyPair(haDb, lease);
             slurm = CraySlurm.start(prefix, bridge);
-            Random random = new Random(seed);
+            // the seed mixed first: java.util.Random's first draws of nearby seeds agree (37201..37239 all drew the
+            // same first boolean)
+            Random random = new Random(new java.util.SplittableRandom(seed).nextLong());
             Captured captured = new Captured(bridge.dir().resolve("capture"));
             Map<String, String> outcome = new LinkedHashMap<>();
             for (int r = 1; r <= rounds; r++) {
@@ -153,7 +155,7 @@ class SlurmProxyFailoverTest {
             System.out.println("slurmctld released as orphans: " + slurm.ctldLog().lines()
                     .filter(l -> l.contains("orphaned ALPS reservation")).map(String::strip).toList());
             SlurmPairChecks.assertNothingLeftInAlps(bridge);
-            SlurmPairChecks.assertLedgerClean(ledger, outcome);
+            SlurmPairChecks.assertLedgerClean(ledger, outcome, SlurmPairChecks.starts(slurm.ctldLog()));
         } finally {
             CraySlurm.stop(slurm, bridge);
         }
