@@ -233,7 +233,10 @@ final class CraySlurm implements AutoCloseable {
         return submitMixed(count, seed, users, null);
     }
 
-    /** As {@link #submitMixed(int, long, List)}, every job running {@code script} instead (null: the drawn sleep). */
+    /**
+     * As {@link #submitMixed(int, long, List)}, every job running {@code script} instead (null: the drawn sleep), with
+     * 30 minutes' wall time: a script that waits for a gate must not end by its drawn limit first.
+     */
     List<String> submitMixed(int count, long seed, List<String> users, String script) {
         java.util.Random random = new java.util.Random(seed);
         List<String> jobs = new ArrayList<>();
@@ -248,6 +251,9 @@ final class CraySlurm implements AutoCloseable {
             };
             List<String> options = new ArrayList<>(shape);
             options.add("--time=" + (1 + random.nextInt(30)));
+            if (script != null) {
+                options.add("--time=30"); // the last --time counts; the draw above keeps the seed's sequence
+            }
             String sleep = "sleep " + (1 + random.nextInt(3));
             jobs.add(submit(user, script == null ? sleep : script, options.toArray(String[]::new)));
         }

@@ -95,8 +95,14 @@ class SlurmBackupControllerTest {
                 long running = first.stream().filter(j -> outcome.get(j).startsWith("RUNNING")).count();
                 return running >= Math.min(3, jobs) && bridge.requests("CONFIRM") >= running;
             }), "kill point not reached: " + slurm.queue());
+            if (!inFlight) {
+                // settled: slurmctld saves job state at most every 5 s (state_save.c SAVE_MAX_WAIT) and not while a
+                // scheduling pass holds the job lock across its apbasil calls; a job started after the last save is
+                // PENDING to the backup, which aborts it (the in-flight kill point shows that window)
+                Thread.sleep(12_000);
+            }
             String point = inFlight ? "RESERVE " + k + " in flight (" + reserve[0] + ")"
-                    : "jobs running and waiting, no RESERVE in flight";
+                    : "jobs running (started 12 s before or more) and waiting, no RESERVE in flight";
 
             // the primary slurmctld killed -9: the backup takes over
             long killed = System.nanoTime();
