@@ -181,12 +181,26 @@ final class CraySlurm implements AutoCloseable {
         slurm.stopController();
     }
 
-    /** {@code kill -9} of the primary slurmctld: no state saved, no reply to anyone. */
+    /**
+     * {@code kill -9} of the primary slurmctld: no state saved, no reply to anyone. Waits until it is gone or a zombie,
+     * not for its exit: in a PID namespace (CI) the daemon's reaper is the namespace's first process, the build's JVM,
+     * which reaps nobody, so a killed daemon stays a zombie and its exit is never seen.
+     */
     void killController() {
         long pid = controllerPid();
         ProcessHandle p = ProcessHandle.of(pid).orElseThrow(() -> new IllegalStateException("no slurmctld " + pid));
         p.destroyForcibly();
-        p.onExit().join();
+        Path stat = Path.of("/proc/" + pid + "/stat");
+        if (!Host.await(Duration.ofSeconds(30), () -> {
+            try {
+                String s = Files.readString(stat);
+                return s.substring(s.lastIndexOf(')') + 2).startsWith("Z");
+            } catch (IOException e) {
+                return true; // gone
+            }
+        })) {
+            throw new IllegalStateException("slurmctld " + pid + " lives on after SIGKILL");
+        }
     }
 
     String backupLog() {
