@@ -71,38 +71,48 @@ class SlurmBackupControllerTest {
             slurm = CraySlurm.startWithBackup(prefix, bridge, timeout);
             Random random = new Random(seed);
 
-            // jobs running (until their gate opens) and waiting: a job of the whole machine cannot start meanwhile
-            String one = "while [ ! -e " + gates.resolve("one") + " ]; do sleep 1; done";
+            // jobs running (until their gate, or their own early gate, opens) and waiting: a job of the whole machine
+            // cannot start meanwhile
+            String one = "while [ ! -e " + gates.resolve("one") + " ] && [ ! -e " + gates.resolve("early-")
+                    + "$SLURM_JOB_ID ]; do sleep 1; done";
             List<String> first = new ArrayList<>(slurm.submitMixed(jobs, random.nextLong(), SlurmInteropTest.USERS, one));
             first.add(slurm.submit("nobody", one, "-N" + slurm.nodes().size(), "--time=10"));
             first.forEach(j -> outcome.put(j, "SUBMITTED None"));
             CraySlurm s = slurm;
-            // the kill point, drawn: between one of the primary's RESERVEs' forward and its answer (the k-th), or
-            // with the jobs that fit running (confirmed) and the others waiting
-            boolean inFlight = random.nextBoolean();
-            int k = 2 + random.nextInt(2);
-            Captured captured = new Captured(bridge.dir().resolve("capture"));
-            String[] reserve = new String[1];
-            assertTrue(awaitEvery(inFlight ? 10 : 1000, Duration.ofMinutes(4), () -> {
-                try {
-                    if (inFlight) {
-                        return captured.reserves() >= k && (reserve[0] = captured.reserveInFlight(k - 1)) != null;
-                    }
-                } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
+            assertTrue(Host.await(Duration.ofMinutes(4), () -> {
                 poll(s);
                 long running = first.stream().filter(j -> outcome.get(j).startsWith("RUNNING")).count();
                 return running >= Math.min(3, jobs) && bridge.requests("CONFIRM") >= running;
-            }), "kill point not reached: " + slurm.queue());
-            if (!inFlight) {
-                // settled: slurmctld saves job state at most every 5 s (state_save.c SAVE_MAX_WAIT) and not while a
-                // scheduling pass holds the job lock across its apbasil calls; a job started after the last save is
-                // PENDING to the backup, which aborts it (the in-flight kill point shows that window)
-                Thread.sleep(12_000);
+            }), "the jobs did not start: " + slurm.queue());
+            // Every kill point comes once the jobs are in the state slurmctld saved. It saves at most every 5 s
+            // (state_save.c SAVE_MAX_WAIT) and not while a scheduling pass holds the job lock across its apbasil
+            // calls: a job submitted after the last save is unknown to the backup (lost by Slurm, acknowledged all
+            // the same), one started after it is PENDING there and aborted when slurmd reports it (run again later).
+            Thread.sleep(15_000);
+            // the kill point, drawn: with the running jobs settled and the others waiting, or between the primary's
+            // RESERVE forward and its answer for a waiting job (saved long before), which the running jobs' early
+            // gates make room for
+            boolean inFlight = random.nextBoolean();
+            String point = "jobs running (started 15 s before or more) and waiting, no RESERVE in flight";
+            if (inFlight) {
+                Captured captured = new Captured(bridge.dir().resolve("capture"));
+                int before = captured.reserves();
+                poll(slurm);
+                List<String> early = first.stream().filter(j -> outcome.get(j).startsWith("RUNNING")).toList();
+                for (String j : early) {
+                    Files.createFile(gates.resolve("early-" + j));
+                }
+                String[] reserve = new String[1];
+                boolean caught = awaitEvery(10, Duration.ofMinutes(3), () -> {
+                    try {
+                        return (reserve[0] = captured.reserveInFlight(before)) != null;
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                });
+                point = caught ? "a RESERVE in flight (" + reserve[0] + ") after jobs " + early + " ended early"
+                        : "no RESERVE in flight within 3 min of jobs " + early + " ending early; killed then";
             }
-            String point = inFlight ? "RESERVE " + k + " in flight (" + reserve[0] + ")"
-                    : "jobs running (started 12 s before or more) and waiting, no RESERVE in flight";
 
             // the primary slurmctld killed -9: the backup takes over
             long killed = System.nanoTime();

@@ -33,8 +33,9 @@ import org.junit.jupiter.api.Test;
  * the active proxy is killed -9 at a seeded point of a seeded workload, {@code rounds} times on one cluster: each
  * round submits its jobs, kills the proxy that is active then, measures the time from the kill to the first
  * successful call through the survivor, starts the killed one again (it joins as the standby) and waits for the
- * queue to drain. Round 1 kills while a RESERVE is in flight (forwarded to ALPS, not yet answered); the others at a
- * seeded choice of that or a seeded delay after the k-th RESERVE reached ALPS.
+ * queue to drain. With several rounds, round 1 kills while a RESERVE is in flight (forwarded to ALPS, not yet
+ * answered); the others (and a single round) at a seeded choice of that or a seeded delay after the k-th RESERVE
+ * reached ALPS.
  *
  * Both proxies charge one PostgreSQL ledger. The last round makes ALPS unreachable from just before its kill for
  * {@code outage} seconds: the survivor takes over all the same and answers only TRANSIENT failures until ALPS is back.
@@ -48,7 +49,9 @@ import org.junit.jupiter.api.Test;
  * -am verify -Dtest=SlurmProxyFailoverTest -Dsurefire.failIfNoSpecifiedTests=false}; {@code -Dinterop.jobs=N}
  * (default 12), {@code -Dinterop.rounds=R} (default 2), {@code -Dinterop.seed=S} replays a run, {@code
  * -Dinterop.haLease=SECONDS} (default 5, the product's default), {@code -Dinterop.outage=SECONDS} (default 60; 0: ALPS
- * stays reachable).
+ * stays reachable). Repeated, seeded: {@code -Dinterop.seeds=S1,S2,...} or {@code -Dinterop.runs=N} (S, S+1, ...),
+ * each run on a fresh pair, ledger and cluster; every run is done before the verdict, and a table of every kill
+ * (seed, jobs, round, recovery ms, outcome, kill point) with the median and max is printed.
  */
 @Tag("long")
 @Order(5) // the class order: src/test/resources/junit-platform.properties
