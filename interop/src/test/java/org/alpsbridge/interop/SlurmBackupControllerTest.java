@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
  * Issue 37, the scheduler's side: Slurm 18.08.9 with a backup controller (two {@code SlurmctldHost} lines, the
  * backup {@value CraySlurm#BACKUP} as a host of its own on 127.0.0.2, one StateSaveLocation, one cray.conf whose
  * {@code apbasil=} is the native drop-in client listing the proxy pair) while jobs run and wait: the primary
- * slurmctld killed -9, the backup takes over; the active proxy killed -9 while the backup is in control; the running
+ * slurmctld killed -9 at a drawn point (the jobs settled, or between its RESERVE's forward and answer for a waiting
+ * job that the running jobs' early end made room for), the backup takes over; the active proxy killed -9 while the backup is in control; the running
  * jobs end under the backup (their slurmstepds' RELEASEs through the surviving proxy); the primary started again
  * takes control back and the pending jobs run; then {@code scontrol takeover} hands a live primary's running jobs to
  * the backup, and they end there.
@@ -32,6 +33,13 @@ import org.junit.jupiter.api.Test;
  * backup under {@code HAVE_ALPS_CRAY}; NEWS: "Enable backup controller to run outside of the Cray to accept new job
  * submissions and most other operations on the pending jobs"): while it is in control the pending jobs stay pending,
  * with their reason, and the test checks that none of them is started or lost; they run once the primary is back.
+ *
+ * <p>Slurm's own durability window is left out of the kill points: slurmctld acknowledges a submission and starts a
+ * job before it saves them (at most every 5 s, not while a scheduling pass holds the job lock across its apbasil
+ * calls), so a job submitted just before a kill -9 is unknown to the backup, and one started just before it runs
+ * again (the backup aborts the run slurmd reports for a job PENDING in the saved state). The kills come 15 s after
+ * the last submission and start; the jobs started by the in-flight point's pass fall in that window, run twice, and
+ * the ledger check counts slurmctld's starts as runs.
  *
  * <p>Then, as for the proxy pair alone ({@link SlurmProxyFailoverTest}): every job COMPLETED or ended with a reason
  * its owner sees, none lost, no {@code fatal} in any Slurm log, once the survivor's orphan watch has looked ALPS holds
