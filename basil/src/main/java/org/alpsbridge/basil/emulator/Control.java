@@ -97,9 +97,11 @@ public final class Control {
                 } catch (java.io.IOException gone) {
                     continue; // the process ended while we looked
                 }
-                // pid (comm) state ppid pgrp session ...; comm may hold spaces and parentheses
+                // pid (comm) state ppid pgrp session ...; comm may hold spaces and parentheses. A zombie (Z) has
+                // ended and holds nothing, as ALPS's container ended with its last process's exit; where nobody
+                // reaps (a PID namespace whose first process is a JVM) it would keep the claim for ever
                 String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                if (f.length > 3 && (Long.parseLong(f[2]) == pagg || Long.parseLong(f[3]) == pagg)) {
+                if (f.length > 3 && !f[0].equals("Z") && (Long.parseLong(f[2]) == pagg || Long.parseLong(f[3]) == pagg)) {
                     return true;
                 }
             }
