@@ -45,8 +45,8 @@ import org.junit.jupiter.api.Test;
  * ({@code proxy orphans --refresh}, then {@code --release} of what it lists) ALPS holds nothing, {@code ledger
  * check} is clean and no job run has more than one hold that was not voided.
  *
- * <p>The default run has the short form (four jobs, one kill with a RESERVE in flight, about a minute); the workload
- * is opt-in ({@code long}: a Slurm cluster and several failovers take minutes): {@code mvn -B -ntp -Plong -pl interop
+ * <p>Opt-in ({@code long}: a Slurm cluster and several failovers take minutes; even the short form, four jobs and one
+ * kill, takes one to two): {@code mvn -B -ntp -Plong -pl interop
  * -am verify -Dtest=SlurmProxyFailoverTest -Dsurefire.failIfNoSpecifiedTests=false}; {@code -Dinterop.jobs=N}
  * (default 12), {@code -Dinterop.rounds=R} (default 2), {@code -Dinterop.seed=S} replays a run, {@code
  * -Dinterop.haLease=SECONDS} (default 5, the product's default), {@code -Dinterop.outage=SECONDS} (default 60; 0: ALPS
@@ -54,6 +54,7 @@ import org.junit.jupiter.api.Test;
  * each run on a fresh pair, ledger and cluster; every run is done before the verdict, and a table of every kill
  * (seed, jobs, round, recovery ms, outcome, kill point) with the median and max is printed.
  */
+@Tag("long")
 @Order(5) // the class order: src/test/resources/junit-platform.properties
 class SlurmProxyFailoverTest {
 
@@ -71,8 +72,10 @@ class SlurmProxyFailoverTest {
     }
 
     /**
-     * The short form in the default run (about a minute): four jobs, the active proxy killed once while a RESERVE is
-     * in flight, ALPS reachable; the same checks.
+     * The short form (1–2 minutes here): four jobs, the active proxy killed once while a RESERVE is in flight, ALPS
+     * reachable; the same checks. Kept out of the default run, like the class: 58 s and 128 s on this loaded machine
+     * against the ~2 minutes the default run has left of its 25 (README); one line moves it there (the class's tag onto
+     * the other method).
      */
     @Test
     void aFewJobsOutliveTheActiveProxyKilledWithAReserveInFlight() throws Exception {
@@ -84,7 +87,6 @@ class SlurmProxyFailoverTest {
     }
 
     @Test
-    @Tag("long")
     void aWorkloadThroughAProxyPairOutlivesTheActiveProxyKilledAtASeededPoint() throws Exception {
         int jobs = Integer.getInteger("interop.jobs", 12);
         int rounds = Integer.getInteger("interop.rounds", 2);
