@@ -18,12 +18,10 @@ fail() { echo "slurmctld-plugins: $*; $leave_out" >&2; exit 1; }
 
 version=$(dpkg-query -W -f='${Version}' slurmctld 2>/dev/null || true)
 [ -n "$version" ] || fail "slurmctld is not installed from Debian's packages (the package pins Debian's slurmctld)"
-# Where .ci/slurm-plugin-source leaves the configured source of the installed version (it fetches Debian's source
-# package: a network step this build does not take on its own).
-slurm_src="${ALPSBRIDGE_CLIENTS_CACHE:-/var/cache/alpsbridge-clients}/slurm-wlm-src-$version"
-[ -f "$slurm_src/.configured" ] \
-  || fail "the configured source of slurmctld $version is not prepared ($slurm_src); run: bash .ci/slurm-plugin-source"
-slurm_src=$slurm_src/src
+# The configured source of the installed version: .ci/slurm-plugin-source prepares it once (Debian's source package,
+# fetched and configured, about a minute; .ci/run does it before the build) and names its cached tree after that.
+slurm_src=$(bash "$root/.ci/slurm-plugin-source") \
+  || fail "the configured source of slurmctld $version could not be prepared (.ci/slurm-plugin-source, above)"
 built_for=$(sed -n '1s/^slurm-wlm (\([^)]*\)).*/\1/p' "$slurm_src/debian/changelog")
 [ "$built_for" = "$version" ] || fail "$slurm_src is the source of slurm-wlm $built_for, not of the installed $version"
 upstream=$(sed -n 's/^#define SLURM_VERSION_STRING "\(.*\)"$/\1/p' "$slurm_src/config.h")
