@@ -141,7 +141,8 @@ record Hook(SlurmJob job, JobRecords records, Slurm slurm, ServiceCall service, 
                 return OK;
             }
             if (record == null && requeued) {
-                log.say(what + ": never held (the prolog failed and slurmctld requeued the job), nothing to settle");
+                log.say(what + ": never held (the prolog failed, or its answer was not heard and the run never started,"
+                        + " and the job was requeued), nothing to settle");
                 return OK;
             }
             Map<String, String> o = post(Route.RELEASE, EventJson.release(job, elapsed, nodeFailure, limit, at));

@@ -116,8 +116,8 @@ class SlurmHookSlurmTest {
             // --- slurmctld restarted while two prologs wait for the agent (stopped); slurmctld kills them as it
             // stops. Slurm 22.05 runs them again at start-up: held once each. Slurm 26.05 takes a prolog killed at
             // shutdown for a success and saves the job as started, never launched: the agent, whose answer was not
-            // heard, voids the hold and requeues the job (its next run, after Slurm's requeue delay of 121 s, is
-            // held and settled)
+            // heard, voids the hold and requeues the job (its next run, after the lab's requeue delay, is held and
+            // settled)
             lab.pauseAgent(true);
             String p1 = submit(lab, cpus, 1, "-A", "chem", "-t", "2", "--wrap", "sleep 2");
             String p2 = submit(lab, cpus, 2, "-A", "phys", "-t", "2", "--wrap", "sleep 3");
@@ -125,7 +125,7 @@ class SlurmHookSlurmTest {
             lab.awaitState(p2, "CONFIGURING", Duration.ofSeconds(60));
             lab.restartSlurmctld();
             lab.pauseAgent(false);
-            lab.awaitQuietAndSettled(Duration.ofSeconds(240));
+            lab.awaitQuietAndSettled(Duration.ofSeconds(120));
             List<String> unheard = List.of(p1, p2);
 
             // --- the service killed -9 and restarted, then stopped and started, with jobs in flight
