@@ -179,19 +179,22 @@ public final class HookAgent implements AutoCloseable {
         public byte[] answer(Call call, String who) {
             AgentReply reply = handle(call.request);
             call.exit = reply.exit();
+            if (call.request.prolog()) {
+                try {
+                    call.job = SlurmJob.fromEnvironment(call.request.env());
+                    unheard.sending(call.job);
+                } catch (IllegalArgumentException e) {
+                    // no run to follow (answered with the reason)
+                }
+            }
             // the C client that spooled an epilog went without waiting
             return call.request.spooled() == null ? AgentCodec.frame(reply) : null;
         }
 
         @Override
         public void answered(Call call, boolean reached) {
-            if (!call.request.prolog()) {
-                return;
-            }
-            SlurmJob job;
-            try {
-                job = SlurmJob.fromEnvironment(call.request.env());
-            } catch (IllegalArgumentException e) {
+            SlurmJob job = call.job;
+            if (job == null) {
                 return;
             }
             if (reached) {
@@ -215,10 +218,11 @@ public final class HookAgent implements AutoCloseable {
         }
     }
 
-    /** A call being served: its request, and the answer's exit once decided. */
+    /** A call being served: its request, and the answer's exit once decided (a prolog's: and its run). */
     private static final class Call {
         final AgentRequest request;
         volatile int exit = -1;
+        volatile SlurmJob job;
 
         Call(AgentRequest request) {
             this.request = request;

@@ -46,22 +46,38 @@ final class UnheardProlog {
 
     private final Map<String, Run> unheard = new ConcurrentHashMap<>();
     private final Map<String, Long> heard = new ConcurrentHashMap<>();
+    /** Answers being sent, by run. */
+    private final Map<String, Integer> sending = new ConcurrentHashMap<>();
     /** Runs whose look failed once already (said once, not every time). */
     private final java.util.Set<String> warned = ConcurrentHashMap.newKeySet();
 
-    /** slurmctld heard the prolog's answer for this run. */
+    /**
+     * A prolog's answer for this run is being sent: until it is known whether it was heard, slurmctld may start the
+     * run on it (and be seen doing so), so the run is not taken for one started without an answer.
+     */
+    void sending(SlurmJob job) {
+        sending.merge(key(job), 1, Integer::sum);
+    }
+
+    /** slurmctld heard the prolog's answer for this run ({@link #sending} before). */
     void heard(SlurmJob job) {
         String k = key(job);
         heard.put(k, System.nanoTime());
         unheard.remove(k);
+        sent(k);
     }
 
-    /** The prolog's answer {@code exit} for this run was not heard (its caller was gone). */
+    /** The prolog's answer {@code exit} for this run was not heard: its caller was gone ({@link #sending} before). */
     void unheard(SlurmJob job, int exit) {
         String k = key(job);
         if (!heard.containsKey(k)) {
             unheard.merge(k, new Run(job, exit, System.nanoTime()), (old, now) -> old.exit() == Hook.OK ? old : now);
         }
+        sent(k);
+    }
+
+    private void sent(String k) {
+        sending.computeIfPresent(k, (key, n) -> n > 1 ? n - 1 : null);
     }
 
     /** How many runs wait to be seen through. */
@@ -99,8 +115,8 @@ final class UnheardProlog {
                     }
                     continue; // its prolog runs again (Slurm 22.05 at start-up)
                 }
-                if (heard.containsKey(e.getKey()) || !unheard.remove(e.getKey(), run)) {
-                    continue; // heard meanwhile (its prolog ran again and was answered)
+                if (sending.containsKey(e.getKey()) || heard.containsKey(e.getKey()) || !unheard.remove(e.getKey(), run)) {
+                    continue; // answered meanwhile (its prolog ran again): slurmctld started it on that answer
                 }
                 String why = "slurmctld started it without the prolog's answer (the prolog was killed while it"
                         + " waited, as slurmctld stopped)";

@@ -57,6 +57,7 @@ class UnheardPrologTest {
         slurmctld.jobs.put("2", new String[] {"RUNNING", "0"});
         slurmctld.jobs.put("99", new String[] {"RUNNING", "0"});
         slurmctld.jobs.put("3", new String[] {"RUNNING", "0"});
+        unheard.sending(run("1", 0));
         unheard.unheard(run("1", 0), Hook.OK);
         unheard.unheard(run("2", 0), Hook.DENIED);
         unheard.unheard(run("99", 0), Hook.OK);
@@ -80,8 +81,10 @@ class UnheardPrologTest {
         unheard.unheard(run("5", 0), Hook.OK);
         assertEquals(List.of(), unheard.reconcile(slurmctld, j -> true));
         assertEquals(1, unheard.size(), "waits: Slurm 22.05 runs the prolog again at start-up");
-        unheard.heard(run("5", 0)); // it ran again and was answered
+        unheard.sending(run("5", 0)); // it runs again and is being answered: slurmctld may start it on the answer
         slurmctld.jobs.put("5", new String[] {"RUNNING", "0"});
+        assertEquals(List.of(), unheard.reconcile(slurmctld, j -> true), "not before the answer's fate is known");
+        unheard.heard(run("5", 0));
         assertEquals(List.of(), unheard.reconcile(slurmctld, j -> true));
         unheard.unheard(run("5", 0), Hook.OK); // the killed call's answer, failing after the repeat's was heard
         assertEquals(0, unheard.size(), "no news: the run was answered");
