@@ -278,7 +278,8 @@ final class SlurmLab implements AutoCloseable {
                 // sched_interval=2: what ledger/README.md tells a site running the hooks (a job whose
                 // EpilogSlurmctld ends after slurmd's epilog frees its CPUs only at the next periodic pass);
                 // in every lab alike, so the storm's two runs differ by the hooks alone
-                .set("SchedulerParameters", "default_queue_depth=1000,sched_min_interval=100000,sched_interval=2")
+                // requeue_delay=5 (Slurm 26.05; 22.05 ignores it): a requeued job may run again after 5 s, not 121
+                .set("SchedulerParameters", "default_queue_depth=1000,sched_min_interval=100000,sched_interval=2,requeue_delay=5")
                 // slurmscriptd's lines of each PrologSlurmctld/EpilogSlurmctld it runs (at verbose): how long
                 // slurmctld waited for each hook call, in its own words (hookCalls); in every lab alike
                 .set("DebugFlags", "Script")
