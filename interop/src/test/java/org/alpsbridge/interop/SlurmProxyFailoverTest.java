@@ -4,24 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.Set;
 import java.util.stream.Stream;
-import org.alpsbridge.ledger.Ledger;
-import org.alpsbridge.ledger.Reservation;
-import org.alpsbridge.ledger.Resource;
-import org.alpsbridge.ledger.State;
 import org.alpsbridge.ledger.store.PostgresServer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
@@ -54,18 +44,8 @@ import org.junit.jupiter.api.Test;
 @Order(5) // the class order: src/test/resources/junit-platform.properties
 class SlurmProxyFailoverTest {
 
-    private static final String INVENTORY = "<?xml version=\"1.0\"?>\n<BasilRequest protocol=\"1.3\" method=\"QUERY\" type=\"INVENTORY\"/>\n";
-    private static final String ENGINE = "<?xml version=\"1.0\"?>\n<BasilRequest protocol=\"1.0\" method=\"QUERY\" type=\"ENGINE\"/>\n";
     private static final List<String> DONE = List.of("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL",
             "BOOT_FAIL", "DEADLINE", "OUT_OF_MEMORY", "PREEMPTED");
-
-    /**
-     * What one round did: its kill point and the time from the kill to the survivor's first answer; with ALPS
-     * unreachable across the kill, the time to the survivor's first (TRANSIENT) answer as the active proxy and from
-     * ALPS's return to the survivor's first success (else -1).
-     */
-    private record Round(int number, String killPoint, int killed, long recoveryMs, long takeoverMs, long backMs) {
-    }
 
     @Test
     void aWorkloadThroughAProxyPairOutlivesTheActiveProxyKilledAtASeededPoint() throws Exception {
@@ -78,7 +58,7 @@ class SlurmProxyFailoverTest {
         int outage = Integer.getInteger("interop.outage", 60);
         Path prefix = Clients.slurm();
         String haDb = PostgresServer.get().newDatabase();
-        String ledger = ledgerForTheUsers();
+        String ledger = ProxyPairFailover.ledgerFor(SlurmInteropTest.USERS);
         Bridge bridge = new Bridge("slurm-failover", "xc30:16", List.of("--orphan-jobs", "squeue -h -o %A",
                 // both proxies charge one ledger (here on the same throwaway PostgreSQL) to each owner's group
                 "--ledger", ledger, "--ledger-job-accounts", "none", "--ledger-on-deny", "none",
@@ -89,13 +69,13 @@ class SlurmProxyFailoverTest {
             bridge.startProxyPair(haDb, lease);
             slurm = CraySlurm.start(prefix, bridge);
             Random random = new Random(seed);
-            Captured captured = new Captured(bridge.dir().resolve("capture"));
+            ProxyPairFailover.Captured captured = new ProxyPairFailover.Captured(bridge.dir().resolve("capture"));
             Map<String, String> outcome = new LinkedHashMap<>();
-            List<Round> done = new ArrayList<>();
+            List<ProxyPairFailover.Kill> done = new ArrayList<>();
             for (int r = 1; r <= rounds; r++) {
                 done.add(round(r, bridge, slurm, random, captured, jobs, outcome, r == rounds ? outage : 0));
             }
-            report(seed, jobs, lease, done);
+            ProxyPairFailover.report("Slurm 18.08.9", seed, jobs, lease, done);
 
             List<String> unfinished = outcome.entrySet().stream().filter(e -> !e.getValue().startsWith("COMPLETED"))
                     .map(e -> "job " + e.getKey() + ": " + e.getValue()).toList();
@@ -111,8 +91,8 @@ class SlurmProxyFailoverTest {
             assertEquals(List.of(), fatal, "fatal in Slurm's logs");
             System.out.println("slurmctld released as orphans: " + slurm.ctldLog().lines()
                     .filter(l -> l.contains("orphaned ALPS reservation")).map(String::strip).toList());
-            assertNothingLeftInAlps(bridge);
-            assertLedgerClean(ledger, outcome);
+            ProxyPairFailover.assertNothingLeftInAlps(bridge);
+            ProxyPairFailover.assertLedgerClean(ledger, outcome.keySet(), j -> outcome.get(j).startsWith("COMPLETED"));
         } finally {
             CraySlurm.stop(slurm, bridge);
         }
@@ -123,62 +103,16 @@ class SlurmProxyFailoverTest {
      * the kill for that long: the survivor must take over all the same and answer TRANSIENT, never anything else,
      * until ALPS is back.
      */
-    private static Round round(int number, Bridge bridge, CraySlurm slurm, Random random, Captured captured,
-                               int jobs, Map<String, String> outcome, int outage)
+    private static ProxyPairFailover.Kill round(int number, Bridge bridge, CraySlurm slurm, Random random,
+                                               ProxyPairFailover.Captured captured, int jobs,
+                                               Map<String, String> outcome, int outage)
             throws IOException, InterruptedException {
-        int active = bridge.activePort();
-        assertTrue(active != 0, "no proxy of the pair is active");
-        int survivor = bridge.proxyPorts().stream().filter(p -> p != active).findFirst().orElseThrow();
-        boolean inFlight = number == 1 || random.nextBoolean();
-        int k = 1 + random.nextInt(Math.max(1, jobs / 2));
-        long delayMs = inFlight ? 0 : random.nextInt(3000);
+        ProxyPairFailover.KillPoint at = ProxyPairFailover.KillPoint.choose(number, random, jobs);
         int before = captured.reserves();
-        long interruptedBefore = interruptedReserves(bridge);
+        long interruptedBefore = ProxyPairFailover.interruptedReserves(bridge);
         List<String> submitted = slurm.submitMixed(jobs, random.nextLong(), SlurmInteropTest.USERS);
         submitted.forEach(j -> outcome.put(j, "SUBMITTED None"));
-
-        String point;
-        long deadline = System.nanoTime() + Duration.ofMinutes(4).toNanos();
-        String pending = null;
-        while (System.nanoTime() < deadline
-                && (captured.reserves() < before + k || inFlight && (pending = captured.reserveInFlight(before)) == null)) {
-            Thread.sleep(10);
-        }
-        if (inFlight && pending != null) {
-            point = "RESERVE " + (captured.reserves() - before) + " of the round in flight (" + pending + ")";
-        } else if (captured.reserves() >= before + k) {
-            Thread.sleep(delayMs);
-            point = delayMs + " ms after RESERVE " + k + " of the round reached ALPS";
-        } else {
-            point = "kill point not reached in 4 minutes (" + (captured.reserves() - before) + " RESERVEs), killed then";
-        }
-        Path down = bridge.dir().resolve("alps/down");
-        if (outage > 0) {
-            Files.writeString(down, "");
-            point += ", ALPS unreachable for " + outage + " s from then on";
-        }
-        long killed = System.nanoTime();
-        bridge.killProxy(active);
-        long takeoverMs = -1;
-        long backMs = -1;
-        long recoveryMs;
-        if (outage > 0) {
-            takeoverMs = transientUntil(bridge, survivor, killed, killed + Duration.ofSeconds(outage).toNanos());
-            Files.delete(down);
-            long back = System.nanoTime();
-            backMs = firstAnswer(bridge, survivor, back);
-            recoveryMs = (System.nanoTime() - killed) / 1_000_000;
-            System.out.println("round " + number + ": kill -9 of the active proxy (port " + active + ") at " + point
-                    + "; the survivor (port " + survivor + ") answered as the active proxy " + takeoverMs + " ms after"
-                    + " the kill, TRANSIENT only while ALPS was unreachable; its first success " + backMs
-                    + " ms after ALPS came back");
-        } else {
-            recoveryMs = firstAnswer(bridge, survivor, killed);
-            System.out.println("round " + number + ": kill -9 of the active proxy (port " + active + ") at " + point
-                    + "; first successful call through the survivor (port " + survivor + ") " + recoveryMs + " ms after");
-        }
-        bridge.operateOn(survivor);
-        bridge.restartProxy(active); // the killed one comes back as the standby: the next round kills the survivor
+        ProxyPairFailover.Kill kill = ProxyPairFailover.kill(number, bridge, captured, before, at, outage);
 
         Duration drain = Duration.ofMinutes(3).plusSeconds(10L * jobs);
         assertTrue(Host.await(drain, () -> {
@@ -190,199 +124,11 @@ class SlurmProxyFailoverTest {
         }), "round " + number + ": jobs left after " + drain.toSeconds() + " s: " + slurm.queue());
         System.out.println("round " + number + ": interrupted exchanges the survivor knows:\n"
                 + bridge.interrupted().out().strip());
-        if (pending != null) {
+        if (kill.pending() != null) {
             // recorded in ha_db before it was forwarded: the survivor answers a retry "outcome unknown", never runs it
-            assertTrue(interruptedReserves(bridge) > interruptedBefore, "the RESERVE in flight at the kill is not"
-                    + " among the survivor's interrupted exchanges: " + bridge.interrupted().out());
+            assertTrue(ProxyPairFailover.interruptedReserves(bridge) > interruptedBefore, "the RESERVE in flight at the"
+                    + " kill is not among the survivor's interrupted exchanges: " + bridge.interrupted().out());
         }
-        return new Round(number, point, active, recoveryMs, takeoverMs, backMs);
-    }
-
-    /**
-     * Asks the survivor directly (no retries) for an INVENTORY every 200 ms until {@code until}, while ALPS answers
-     * nothing: before it takes over it says "not active" (the client exits 1), after that it answers (exit 0), and
-     * every answer must be a TRANSIENT failure. Returns the ms from {@code killed} to its first answer.
-     */
-    private static long transientUntil(Bridge bridge, int survivor, long killed, long until)
-            throws IOException, InterruptedException {
-        Path request = Files.writeString(bridge.dir().resolve("inventory.xml"), INVENTORY);
-        long first = -1;
-        int answers = 0;
-        while (System.nanoTime() < until) {
-            Host.Result r = Host.run(direct(bridge, survivor), Duration.ofSeconds(30),
-                    List.of("sh", "-c", client() + " < " + request));
-            if (r.exit() == 0) {
-                assertTrue(r.out().contains("status=\"FAILURE\"") && r.out().contains("error_class=\"TRANSIENT\""),
-                        "the survivor answered while ALPS was unreachable: " + r.out());
-                answers++;
-                if (first < 0) {
-                    first = (System.nanoTime() - killed) / 1_000_000;
-                }
-            } else {
-                assertTrue(first < 0, "the survivor stopped answering after it took over: " + r.out());
-            }
-            Thread.sleep(200);
-        }
-        assertTrue(first >= 0, "the survivor did not take over while ALPS was unreachable:\n"
-                + bridge.log(survivor == bridge.proxyPorts().get(0) ? "proxy.log" : "proxy-b.log"));
-        System.out.println("while ALPS was unreachable the survivor answered " + answers + " INVENTORY requests, each"
-                + " a TRANSIENT failure");
-        return first;
-    }
-
-    private static Map<String, String> direct(Bridge bridge, int port) {
-        return Map.of("APBASIL_PROXY", "127.0.0.1:" + port, "APBASIL_AUTH", "munge",
-                "APBASIL_MUNGE_SOCKET", bridge.mungeSocket().toString(), "APBASIL_RETRIES", "0",
-                "APBASIL_CONFIG", "/dev/null");
-    }
-
-    private static String client() {
-        return Host.repository().resolve("apbasil-proxy/target/c/apbasil").toString();
-    }
-
-    /** A PostgreSQL ledger with a project, well granted, for the primary group of each user the workload runs as. */
-    private static String ledgerForTheUsers() {
-        String url = PostgresServer.get().newDatabase();
-        try (Ledger setup = Ledger.open(url)) {
-            for (String user : SlurmInteropTest.USERS) {
-                int gid = Integer.parseInt(Host.run(Map.of(), "id", "-g", user).ok().out().strip());
-                String project = "p" + gid;
-                setup.addProject(project, gid, null);
-                setup.grant(project, Resource.CPU, 1_000_000_000L, Instant.now().minusSeconds(86_400),
-                        Instant.now().plusSeconds(86_400 * 30), "interop", null);
-            }
-        }
-        return url;
-    }
-
-    /**
-     * The ledger both proxies charged: {@code ledger check} clean, nothing held any more, and no hold taken twice for
-     * one job run: per job at most one reservation that was not voided (a COMPLETED job's settled), every other one
-     * voided for a reason (an interrupted RESERVE's, ALPS unreachable or refusing, never run).
-     */
-    private static void assertLedgerClean(String url, Map<String, String> outcome) {
-        try (Ledger ledger = Ledger.open(url)) {
-            assertEquals(List.of(), ledger.check(), "ledger check");
-            Map<String, Integer> voided = new java.util.TreeMap<>();
-            for (Map.Entry<String, String> job : outcome.entrySet()) {
-                List<Reservation> all = ledger.reservations(Ledger.DEFAULT_CLUSTER, job.getKey());
-                List<Reservation> kept = all.stream().filter(r -> r.state() != State.VOIDED && r.state() != State.DENIED)
-                        .toList();
-                assertTrue(kept.size() <= 1, "job " + job.getKey() + " held twice: " + all);
-                assertTrue(kept.stream().allMatch(r -> r.state() == State.SETTLED), "job " + job.getKey()
-                        + " still held: " + all);
-                if (job.getValue().startsWith("COMPLETED")) {
-                    assertEquals(1, kept.size(), "job " + job.getKey() + " ran uncharged: " + all);
-                }
-                all.stream().filter(r -> r.state() == State.VOIDED).forEach(r -> voided.merge(r.reason(), 1, Integer::sum));
-            }
-            System.out.println("ledger: check clean; one settled reservation per job run; holds voided, by reason: "
-                    + voided);
-        }
-    }
-
-    private static long interruptedReserves(Bridge bridge) {
-        return bridge.interrupted().ok().out().lines().filter(l -> l.contains(" RESERVE exchange ")).count();
-    }
-
-    /** Calls the survivor directly (no retries) until its ENGINE answer is a success; ms since {@code killed}. */
-    private static long firstAnswer(Bridge bridge, int survivor, long killed) throws IOException, InterruptedException {
-        Path request = Files.writeString(bridge.dir().resolve("engine.xml"), ENGINE);
-        Map<String, String> env = direct(bridge, survivor);
-        String client = client();
-        long deadline = killed + Duration.ofSeconds(60).toNanos();
-        while (System.nanoTime() < deadline) {
-            if (Host.run(env, Duration.ofSeconds(30), List.of("sh", "-c", client + " < " + request)).out()
-                    .contains("status=\"SUCCESS\"")) {
-                return (System.nanoTime() - killed) / 1_000_000;
-            }
-            Thread.sleep(50);
-        }
-        throw new AssertionError("the survivor did not answer within 60 s of the kill:\n" + bridge.log("proxy-b.log"));
-    }
-
-    /** After the last round: the survivor's orphan watch lists what no job owns, releases it, and ALPS holds nothing. */
-    private static void assertNothingLeftInAlps(Bridge bridge) {
-        String orphans = bridge.orphans("--refresh").ok().out();
-        System.out.println("the survivor's orphan watch after the workload:\n" + orphans.strip());
-        if (!orphans.contains(" 0 orphans")) {
-            System.out.println("released:\n" + bridge.orphans("--release").ok().out().strip());
-        }
-        assertTrue(Host.await(Duration.ofSeconds(60), () -> bridge.alpsReservations().isEmpty()),
-                "ALPS holds " + bridge.alpsReservations() + " with no job left");
-    }
-
-    private static void report(long seed, int jobs, int lease, List<Round> rounds) {
-        List<Long> ms = rounds.stream().map(Round::recoveryMs).sorted().toList();
-        StringBuilder out = new StringBuilder("proxy failover under Slurm 18.08.9: seed " + seed + ", " + jobs
-                + " jobs per round, " + rounds.size() + " rounds, ha_lease=" + lease + " s\n");
-        for (Round r : rounds) {
-            out.append(String.format("round %d: killed port %d at %s; recovered in %d ms%s%n", r.number(), r.killed(),
-                    r.killPoint(), r.recoveryMs(), r.backMs() < 0 ? "" : String.format(" (the survivor active after %d ms,"
-                            + " answering TRANSIENT; its first success %d ms after ALPS came back)", r.takeoverMs(),
-                            r.backMs())));
-        }
-        List<Long> plain = rounds.stream().map(r -> r.backMs() < 0 ? r.recoveryMs() : r.takeoverMs()).sorted().toList();
-        out.append("kill to the survivor answering as the active proxy: median ").append(plain.get((plain.size() - 1) / 2))
-                .append(" ms, max ").append(plain.get(plain.size() - 1)).append(" ms (target <= 10000 ms;")
-                .append(" a success while ALPS answers, a TRANSIENT failure while it is unreachable); kill to the first")
-                .append(" success, outage included: median ").append(ms.get((ms.size() - 1) / 2)).append(" ms, max ")
-                .append(ms.get(ms.size() - 1)).append(" ms");
-        System.out.println(out);
-    }
-
-    /**
-     * The RESERVEs that reached the emulator, from its {@code capture/} ({@code <time>-request.xml} written as the
-     * request arrives, {@code -response.xml} empty until the emulator answers).
-     */
-    private static final class Captured {
-        private final Path dir;
-        private final Set<Path> looked = new HashSet<>();
-        private final List<Path> reserves = new ArrayList<>();
-        private final Map<Path, String> batchIds = new HashMap<>();
-
-        Captured(Path dir) {
-            this.dir = dir;
-        }
-
-        int reserves() {
-            scan();
-            return reserves.size();
-        }
-
-        /**
-         * A RESERVE after the first {@code from} whose answer the emulator has not written yet (its batch id and file),
-         * or null. Only the newer ones: the answer of one in flight at an earlier kill is never written (its {@code
-         * tee} writes to the dead proxy's pipe first, and dies of SIGPIPE).
-         */
-        String reserveInFlight(int from) throws IOException {
-            scan();
-            for (Path request : reserves.subList(from, reserves.size())) {
-                Path response = Path.of(request.toString().replace("-request.xml", "-response.xml"));
-                if (Files.exists(response) && Files.size(response) == 0) {
-                    return "batch_id " + batchIds.get(request) + ", " + request.getFileName();
-                }
-            }
-            return null;
-        }
-
-        private void scan() {
-            try (Stream<Path> files = Files.list(dir)) {
-                for (Path f : files.filter(p -> p.toString().endsWith("-request.xml") && !looked.contains(p)).toList()) {
-                    String text = Files.readString(f);
-                    if (!text.contains("method=")) {
-                        continue; // still arriving: looked at again next time
-                    }
-                    looked.add(f);
-                    if (text.contains("method=\"RESERVE\"")) {
-                        reserves.add(f);
-                        java.util.regex.Matcher m = java.util.regex.Pattern.compile("batch_id=\"([^\"]*)\"").matcher(text);
-                        batchIds.put(f, m.find() ? m.group(1) : "?");
-                    }
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
+        return kill;
     }
 }

@@ -75,6 +75,21 @@ class DetectorTest {
     }
 
     @Test
+    void aPbsSubjobsReservationBelongsToItsListedArrayAndPbsIdsAreComparedWhole() {
+        Detector d = new Detector();
+        List<Seen> pbs = List.of(seen(1, "12[3].pbshost"), seen(2, "13[1].pbshost"), seen(3, "14.pbshost"),
+                seen(4, "15[2].pbshost"));
+        d.judge(pbs, 1000, 0, null);
+        // plain qselect lists an array as 12[]; qselect -T lists the subjob itself; 14 is gone, 15[] ended
+        Map<Long, Orphan> found = d.judge(pbs, 1060, 10, Set.of("12[].pbshost", "13[1].pbshost", "14.pbshost.other",
+                "15[].otherhost"));
+        assertEquals(Set.of(3L, 4L), found.keySet());
+        assertEquals(List.of(Reason.JOB_GONE), found.get(3L).reasons());
+        assertTrue(Detector.listed("12[3].pbshost", Set.of("12[].pbshost")));
+        assertTrue(!Detector.listed("12[3].pbshost", Set.of("12.pbshost")), "a plain job 12 owns no subjob of 12[]");
+    }
+
+    @Test
     void interactiveReservationsAreNeverOrphans() {
         Detector d = started();
         assertTrue(d.judge(List.of(seen(9, "UNKNOWN")), 1060, 20, Set.of()).isEmpty());
