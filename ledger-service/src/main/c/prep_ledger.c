@@ -14,11 +14,15 @@
  *
  * At shutdown (fini) the queue is drained: an epilog still queued is written to the agent's spool (local and
  * durable; with no agent, the JVM hook settles it), so its settlement survives; a prolog still queued is dropped, because slurmctld runs
- * PrologSlurmctld again at start-up for every job still CONFIGURING (read_config.c, _sync_nodes_to_jobs), and the
- * agent's hold is keyed by job and run, so the repeat holds once.
+ * PrologSlurmctld again at start-up for every job still CONFIGURING (read_config.c, _sync_nodes_to_jobs, in 22.05 and
+ * 26.05 alike), and the agent's hold is keyed by job and run, so the repeat holds once.
  *
  * With no agent listening, a call runs the JVM hook (jvm_hook=) as a child process, as the script client does.
  * Settings: ledger-hook.conf, as the client reads it (hook-core.h). Messages go to slurmctld's log.
+ *
+ * One source for Slurm 22.05 and 26.05 (both tested), built against the configured source of the one that loads it
+ * (its job_record_t): the PrEp interface, its callbacks and job_common_env_vars are the same in both; only the
+ * interface's header moved (src/common to src/interfaces in 23.02), chosen by __has_include.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* pipe2 */
