@@ -19,6 +19,7 @@ import org.alpsbridge.ledger.Resource;
 import org.alpsbridge.ledger.State;
 import org.alpsbridge.ledger.cost.Weights;
 import org.alpsbridge.ledger.timelimit.SlurmTime;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -42,6 +43,7 @@ class SlurmHookSlurmTest {
     static final long BIG_MULTIPLIER = 2_000;
 
     @Test
+    @Tag("script-hooks") // on Slurm 26.05 under -Plong only (ledger-service/pom.xml)
     void slurmChargesThroughTheHooks() throws Exception {
         scenario(SlurmLab.Hooks.AGENT);
     }
