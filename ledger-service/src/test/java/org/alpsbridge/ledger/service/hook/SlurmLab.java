@@ -101,10 +101,7 @@ final class SlurmLab implements AutoCloseable {
                 ? HookClient.build(dir.resolve("client"), dir.resolve("ledger-hook.conf"))
                 : hooks == Hooks.CLIENT_ONLY ? HookClient.build() : null;
         if (hooks == Hooks.PREP) {
-            if (installation.prefix() != null) { // null: the system's (Debian's) Slurm
-                Programs.unavailable("the PrEp plugin is built here against Debian's Slurm only, not " + installation);
-            }
-            HookClient.buildPlugins(dir.resolve("plugins"), dir.resolve("ledger-hook.conf"));
+            HookClient.buildPlugins(installation, dir.resolve("plugins"), dir.resolve("ledger-hook.conf"));
         }
         SlurmLab lab = new SlurmLab(dir, munged, db != null ? db : "sqlite:" + dir.resolve("ledger.db"), cpus, hooks);
         lab.hookJar = hookJar;
@@ -131,6 +128,11 @@ final class SlurmLab implements AutoCloseable {
             lab.close();
             throw e;
         }
+    }
+
+    /** The Slurm this lab runs. */
+    SlurmInstallation installation() {
+        return slurm.installation();
     }
 
     String url() {
@@ -285,7 +287,7 @@ final class SlurmLab implements AutoCloseable {
                 .set("DebugFlags", "Script")
                 .set("SlurmctldDebug", "verbose");
         if (hooks == Hooks.PREP) {
-            spec.set("PrEpPlugins", "prep/ledger").set("PluginDir", HookClient.slurmPluginDir() + ":" + dir.resolve("plugins"));
+            spec.set("PrEpPlugins", "prep/ledger").set("PluginDir", HookClient.pluginDir(installation, dir.resolve("plugins")));
         } else if (hooks != Hooks.NONE) {
             spec.set("PrologSlurmctld", prolog).set("EpilogSlurmctld", epilog);
         }
