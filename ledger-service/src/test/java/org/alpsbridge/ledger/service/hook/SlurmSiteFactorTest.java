@@ -43,7 +43,9 @@ import picocli.CommandLine;
  * <p>The recalculation (priority/multifactor's decay thread, which calls {@code site_factor_p_update}) runs on
  * Debian's Slurm 22.05 only when accounting goes to slurmdbd ({@code priority_multifactor.c} {@code init()}), so
  * there the test starts a slurmdbd on a private MariaDB and registers the cluster, the accounts and the user; on
- * 26.05 the thread runs without it (its {@code priority_p_thread_start}), and none is started.
+ * 26.05 the thread runs without it (its {@code priority_p_thread_start}), and none is started. A Slurm under a
+ * prefix ({@code -Dalpsbridge.slurm.prefix=slurm26}) is skipped with the reason while {@link HookClient#buildPlugins}
+ * builds the plugins against Debian's Slurm source only.
  */
 class SlurmSiteFactorTest {
 
@@ -53,12 +55,13 @@ class SlurmSiteFactorTest {
     @Test
     void pendingJobsAreReorderedAsOneAllocationRunsLowAndAnotherNearsItsEnd() throws Exception {
         long began = System.nanoTime();
+        SlurmInstallation slurm = SlurmInstallation.selected();
+        if (slurm.prefix() != null) { // null: the system's (Debian's) Slurm
+            Programs.unavailable("site_factor/ledger is built here against Debian's Slurm source only"
+                    + " (HookClient.buildPlugins), not " + slurm);
+        }
         try (SlurmLab lab = SlurmLab.start(null, 1, SlurmLab.Hooks.NONE, "", "")) {
-            SlurmInstallation slurm = lab.cluster().installation();
-            if (slurm.prefix() != null) { // the system's (Debian's) Slurm has none
-                Programs.unavailable("site_factor/ledger is built here against Debian's Slurm source only"
-                        + " (HookClient.buildPlugins), not " + slurm);
-            }
+            System.out.println("lab up after " + seconds(began));
             Instant now = Instant.now().truncatedTo(ChronoUnit.SECONDS);
             try (Ledger ledger = Ledger.open(lab.db)) {
                 // ending: 9 of 11 days gone, all credit left; spent: the same period, a fifth left; young: 7 of 10
@@ -78,20 +81,20 @@ class SlurmSiteFactorTest {
                     "the unspent allocation nearing its end first, the nearly spent one second, the young one last: " + before);
 
             Path plugins = HookClient.buildPlugins(lab.dir.resolve("plugins"), lab.dir.resolve("ledger-hook.conf"));
-            String slurmPlugins = slurm.prefix() == null ? HookClient.slurmPluginDir() : slurm.prefix().resolve("lib/slurm").toString();
             List<AutoCloseable> accounting = new ArrayList<>();
             try {
                 if (!slurm.atLeast(26, 5)) {
-                    // 22.05 (read) recalculates pending jobs' priorities only with slurmdbd; the releases between are
-                    // not tested, so they get one too
+                    // 22.05's priority/multifactor starts its decay thread only with slurmdbd (its init()); the
+                    // releases between 22.05 and 26.05 are not tested here, so they get one too
                     MariaDb db = MariaDb.start(lab.dir.resolve("mariadb"));
                     accounting.add(0, db);
                     SlurmDbd dbd = SlurmDbd.start(lab.cluster(), db);
                     accounting.add(0, dbd);
                     dbd.addAccounts("root", PROJECTS);
+                    System.out.println("MariaDB and slurmdbd up, accounts added, after " + seconds(began));
                 }
                 lab.appendSlurmConf(String.join("\n",
-                        "PluginDir=" + slurmPlugins + ":" + plugins,
+                        "PluginDir=" + HookClient.slurmPluginDir() + ":" + plugins,
                         "PriorityType=priority/multifactor",
                         "PrioritySiteFactorPlugin=site_factor/ledger",
                         "PrioritySiteFactorParameters=file=" + factors,
@@ -101,14 +104,21 @@ class SlurmSiteFactorTest {
                         // the recalculation that calls site_factor_p_update: its shortest period, a minute
                         "PriorityCalcPeriod=1"));
                 lab.restartSlurmctld();
+                System.out.println("slurmctld restarted with the site factor after " + seconds(began));
                 scenario(lab, factors, now, before);
             } finally {
+                // slurmctld stops before the slurmdbd it reports to, as at a site
+                lab.cluster().stopController();
                 for (AutoCloseable a : accounting) {
                     a.close();
                 }
             }
         }
-        System.out.println("SlurmSiteFactorTest: " + Duration.ofNanos(System.nanoTime() - began).toSeconds() + " s in all");
+        System.out.println("SlurmSiteFactorTest: " + seconds(began) + " in all");
+    }
+
+    private static String seconds(long since) {
+        return Duration.ofNanos(System.nanoTime() - since).toSeconds() + " s";
     }
 
     private static void scenario(SlurmLab lab, Path factors, Instant now, Map<String, Long> before) throws Exception {
@@ -138,7 +148,9 @@ class SlurmSiteFactorTest {
 
         // the CPU frees: the jobs start in the new order
         lab.slurm("scancel", blocker);
+        long freed = System.nanoTime();
         lab.awaitQuiet(Duration.ofSeconds(120));
+        System.out.println("the three jobs ran " + seconds(freed) + " after the CPU was freed");
         Map<String, String> startTimes = new HashMap<>();
         for (String id : jobs.keySet()) {
             startTimes.put(id, lab.job(id).get("StartTime"));
