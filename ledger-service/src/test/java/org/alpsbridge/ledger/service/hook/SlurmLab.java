@@ -455,6 +455,11 @@ final class SlurmLab implements AutoCloseable {
         return slurm.tail(log);
     }
 
+    /** The harness's cluster under the lab (its installation, slurm.conf, munged), for what a suite adds to it. */
+    SlurmCluster cluster() {
+        return slurm;
+    }
+
     @Override
     public void close() throws Exception {
         if (slurm != null) {
