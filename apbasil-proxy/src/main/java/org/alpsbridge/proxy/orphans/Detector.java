@@ -128,6 +128,7 @@ final class Detector {
         Map<Long, Orphan> orphans = new LinkedHashMap<>();
         Set<Long> present = new HashSet<>();
         deferred.clear();
+        Map<String, Long> newest = newestByBatch(reservations);
         for (Seen r : reservations) {
             present.add(r.id());
             if (INTERACTIVE_BATCH_ID.equals(r.batchId()) || releasesInFlight.containsKey(r.id())) {
@@ -148,6 +149,9 @@ final class Detector {
             if (unknown && reservesInFlight.isEmpty()) {
                 reasons.add(Reason.NOT_CREATED_BY_PROXY);
             }
+            if (released == null && r.batchId() != null && newest.get(r.batchId()) > r.id()) {
+                reasons.add(Reason.SUPERSEDED);
+            }
             if (liveJobs != null && r.batchId() != null && !listed(r.batchId(), liveJobs)) {
                 reasons.add(Reason.JOB_GONE);
             }
@@ -160,6 +164,20 @@ final class Detector {
         }
         forgetGone(present, fetchStarted);
         return orphans;
+    }
+
+    /**
+     * Each batch id's newest reservation (ALPS numbers reservations in the order it makes them), among those not
+     * released through this proxy: one released and still draining is not what a newer one supersedes.
+     */
+    private Map<String, Long> newestByBatch(List<Seen> reservations) {
+        Map<String, Long> newest = new HashMap<>();
+        for (Seen r : reservations) {
+            if (r.batchId() != null && !releasedAt.containsKey(r.id()) && !releasesInFlight.containsKey(r.id())) {
+                newest.merge(r.batchId(), r.id(), Math::max);
+            }
+        }
+        return newest;
     }
 
     /** A PBS subjob id, {@code 12[3].server}: pbs_mom's {@code batch_id} for one subjob of the array {@code 12[].server}. */
