@@ -23,7 +23,7 @@ install -m 0755 "$build/apbasil" "$tree/usr/bin/apbasil"
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$tree/usr/bin/apbasil"
 companion_docs alpsbridge-apbasil "$tree" "$src" "$target"
 # What dpkg-shlibdeps would say: libc6 at least as new as the newest symbol version used, and the libraries linked.
-glibc=$(objdump -T "$tree/usr/bin/apbasil" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -1)
+glibc=$(newest_glibc "$tree/usr/bin/apbasil")
 needed=$(objdump -p "$tree/usr/bin/apbasil" | awk '/NEEDED/ {print $2}')
 depends="libc6 (>= $glibc)"
 case $needed in *libmunge.so.2*) depends="$depends, libmunge2 (>= 0.5.11)" ;; esac

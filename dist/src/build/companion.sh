@@ -1,4 +1,4 @@
-# Sourced by the scripts that lay out alpsbridge's compiled companion packages (spank.sh, hooks.sh): what every
+# Sourced by the scripts that lay out alpsbridge's compiled companion packages (spank.sh, hooks.sh, ...): what every
 # such package carries besides its own files.
 
 # companion_docs PACKAGE TREE DIST_SRC DIST_TARGET: /usr/share/doc/PACKAGE with alpsbridge's copyright and its
@@ -9,4 +9,10 @@ companion_docs() {
   install -m 0644 "$src/doc/copyright" "$doc/copyright"
   zcat "$target/root/usr/share/doc/alpsbridge/changelog.gz" | sed "1s/^alpsbridge /$package /" | gzip -9n \
     > "$doc/changelog.gz"
+}
+
+# newest_glibc FILE...: the newest GLIBC_ symbol version the binaries need, for `libc6 (>= IT)` (what
+# dpkg-shlibdeps would say).
+newest_glibc() {
+  objdump -T "$@" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -1
 }

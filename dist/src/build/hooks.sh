@@ -31,6 +31,6 @@ companion_docs alpsbridge-ledger-hooks "$tree" "$src" "$target"
 # The control file: Source alpsbridge, so that lintian, given both packages, finds the hooks' man pages
 # (ledger-prolog.1, ledger-epilog.1) in alpsbridge, which this package depends on and which documents the JVM
 # hook and ledger-hook.conf too; and libc6 at least as new as the newest symbol version the client uses (what dpkg-shlibdeps would say).
-glibc=$(objdump -T "$tree/usr/bin/ledger-prolog" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -1)
+glibc=$(newest_glibc "$tree/usr/bin/ledger-prolog")
 sed "s/@LIBC_DEPENDS@/libc6 (>= $glibc)/" "$src/deb/ledger-hooks/control.in" > "$target/ledger-hooks-control/control"
 echo "hooks: ledger-hook-client built as /usr/bin/ledger-prolog (and ledger-epilog, ledger-submit); depends on libc6 (>= $glibc)"

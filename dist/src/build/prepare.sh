@@ -12,8 +12,8 @@ src=$root/dist/src
 tree=$target/root
 java=${JAVA_HOME:+$JAVA_HOME/bin/}java
 jar=$root/cli/target/alpsbridge.jar
-# (the C client's tree too: a build without the ledger-hooks profile must not package a stale one)
-rm -rf "$tree" "$target/install-files" "$target/ledger-hooks-root" "$target/apbasil-root"
+# (the compiled packages' trees too: a build without their profiles must not put stale ones in the tarball)
+rm -rf "$tree" "$target/install-files" "$target/ledger-hooks-root" "$target/apbasil-root" "$target/slurmctld-plugins-root"
 install -d "$tree/usr/bin" "$tree/usr/share/alpsbridge" "$tree/usr/lib/alpsbridge" "$tree/usr/share/man/man1" \
   "$tree/usr/share/bash-completion/completions" "$tree/etc/alpsbridge" "$tree/etc/default" \
   "$tree/lib/systemd/system" "$tree/usr/share/doc/alpsbridge" "$tree/usr/share/lintian/overrides"

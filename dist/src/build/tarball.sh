@@ -2,7 +2,7 @@
 # The tarball: target/root (prepare.sh) under one directory, for sites without dpkg (unpack anywhere, e.g.
 # /opt; run lib/alpsbridge/make-archives once; settings under etc/alpsbridge, or the /etc ones), with the native
 # apbasil client as bin/apbasil and the ledger hooks' C client as bin/ledger-prolog, bin/ledger-epilog and bin/ledger-submit when this build compiled it (hooks.sh, on
-# amd64 Linux). Run by dist's pom at package, after every tree is laid out:  tarball.sh DIST_TARGET VERSION
+# amd64 Linux), and the sources of slurmctld's plugins with their rebuild script (not the plugins: below). Run by dist's pom at package, after every tree is laid out:  tarball.sh DIST_TARGET VERSION
 set -euo pipefail
 target=$1 version=$2
 tree=$target/root
@@ -21,6 +21,13 @@ if [ -f "$hooks/usr/bin/ledger-prolog" ]; then
   # job_submit.lua names /usr/bin/ledger-submit: a tarball site edits LEDGER_SUBMIT at its top
   install -D -m 0644 "$hooks/usr/share/alpsbridge-ledger-hooks/job_submit.lua" \
     "$target/tarball/$name/share/alpsbridge-ledger-hooks/job_submit.lua"
+fi
+# slurmctld's plugins: not the .so files, which load only into the Debian slurmctld they were built against (a
+# tarball site runs a Slurm of its own); their sources and the script that builds them against that Slurm's
+# configured source tree (share/alpsbridge-slurmctld-plugins/rebuild SLURM_SRC OUT_DIR).
+plugins=$target/slurmctld-plugins-root/usr/share/alpsbridge-slurmctld-plugins
+if [ -d "$plugins" ]; then
+  cp -a "$plugins" "$target/tarball/$name/share/"
 fi
 # bin/apbasil: the native client when this build compiled it (apbasil.sh), else the Java one; the Java one stays
 # as lib/alpsbridge/apbasil-jvm either way.

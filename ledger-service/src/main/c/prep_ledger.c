@@ -12,13 +12,18 @@
  * it exactly as the script's: a non-zero prolog requeues the job or, when the hold was denied (the agent set
  * Requeue=0 with the reason in AdminComment), cancels it.
  *
- * At shutdown (fini) the queue is drained: an epilog still queued is written to the agent's spool (local and
- * durable; with no agent, the JVM hook settles it), so its settlement survives; a prolog still queued is dropped, because slurmctld runs
- * PrologSlurmctld again at start-up for every job still CONFIGURING (read_config.c, _sync_nodes_to_jobs), and the
- * agent's hold is keyed by job and run, so the repeat holds once.
+ * At unload (fini) the queue is drained: an epilog still queued is written to the agent's spool (local and
+ * durable; with no agent, the JVM hook settles it); a prolog still queued is dropped, because slurmctld runs
+ * PrologSlurmctld again at start-up for every job still CONFIGURING (read_config.c, _sync_nodes_to_jobs, in 22.05 and
+ * 26.05 alike), and the agent's hold is keyed by job and run, so the repeat holds once. slurmctld 22.05 and 26.05
+ * call fini only in MEMORY_LEAK_DEBUG builds, not at a normal shutdown: there the queue ends with the process.
  *
  * With no agent listening, a call runs the JVM hook (jvm_hook=) as a child process, as the script client does.
  * Settings: ledger-hook.conf, as the client reads it (hook-core.h). Messages go to slurmctld's log.
+ *
+ * One source for Slurm 22.05 and 26.05 (both tested), built against the configured source of the one that loads it
+ * (its job_record_t): the PrEp interface, its callbacks and job_common_env_vars are the same in both; only the
+ * interface's header moved (src/common to src/interfaces in 23.02), chosen by __has_include.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* pipe2 */

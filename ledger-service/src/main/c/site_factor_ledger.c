@@ -10,6 +10,12 @@
  * value (0 for an account the file does not name): at submission (site_factor_p_set) and at every priority
  * recalculation (site_factor_p_update, every PriorityCalcPeriod). Slurm adds the site factor to the priority
  * unweighted, so `ledger site-factor --weight` sets its scale against the site's PriorityWeight* values.
+ *
+ * One source for Slurm 22.05 and 26.05 (both tested), built against the configured source of the one that loads it:
+ * the interface moved from src/common to src/interfaces (only slurmctld.h is included here), and 22.05's also
+ * calls site_factor_p_reconfig at `scontrol reconfigure`, which 26.05's does not (its reconfigure restarts
+ * slurmctld, so init reads the parameters again); the symbol is kept for 22.05 and is unused on 26.05. On 26.05
+ * priority/multifactor also calls site_factor_p_update without slurmdbd, every PriorityCalcPeriod.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -145,14 +151,14 @@ extern int init(void) {
     return SLURM_SUCCESS;
 }
 
-/* int, though 26.05 declares it void: its caller ignores the value, 22.05's reads it */
-extern int fini(void) {
+/* void: Slurm's plugin loader (plugin_unload) calls it so, 22.05's and 26.05's alike */
+extern void fini(void) {
     free(factors);
     factors = NULL;
     count = 0;
-    return SLURM_SUCCESS;
 }
 
+/* 22.05's interface only (above) */
 extern void site_factor_p_reconfig(void) {
     read_parameters();
 }

@@ -21,6 +21,9 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.alpsbridge.munge.MungeDaemon;
+import org.alpsbridge.slurm.harness.Programs;
+import org.alpsbridge.slurm.harness.SlurmCluster;
+import org.alpsbridge.slurm.harness.SlurmInstallation;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -53,6 +56,7 @@ class PackageInstallTest {
     private Path hooksDeb;
     private Path apbasilDeb;
     private Path spankDeb;
+    private Path pluginsDeb;
     private boolean userExisted;
     private boolean installed;
     private String balanceBeforeUpgrade;
@@ -67,6 +71,8 @@ class PackageInstallTest {
         // and the native apbasil client (profile native-apbasil)
         apbasilDeb = hooksDeb == null ? null : only("alpsbridge-apbasil_*_amd64.deb");
         spankDeb = Files.exists(Path.of("/usr/include/slurm/spank.h")) ? only("alpsbridge-spank_*_amd64.deb") : null;
+        // where Debian's slurmctld is installed (profile slurmctld-plugins)
+        pluginsDeb = Files.exists(Path.of("/usr/sbin/slurmctld")) ? only("alpsbridge-slurmctld-plugins_*_amd64.deb") : null;
         userExisted = Shell.run("getent", "passwd", "alpsbridge").status() == 0;
 
         Path old = previousVersion(deb, "0.0.9");
@@ -92,6 +98,9 @@ class PackageInstallTest {
         upgrade.add(deb.toString());
         if (apbasilDeb != null) {
             upgrade.add(apbasilDeb.toString());
+        }
+        if (pluginsDeb != null) {
+            upgrade.add(pluginsDeb.toString()); // new: it depends on this alpsbridge and the installed slurmctld
         }
         Shell.run(upgrade.toArray(String[]::new)).ok();
     }
@@ -400,6 +409,72 @@ class PackageInstallTest {
     }
 
     @Test
+    @Order(10)
+    void theSlurmctldPluginsPackageIsPinnedToItsSlurmctldWhichLoadsThePluginsFromWhereThePackagePutThem() throws Exception {
+        require(pluginsDeb != null, "slurmctld is not installed, so the build made no alpsbridge-slurmctld-plugins package");
+        String slurmctld = Shell.run("dpkg-query", "-W", "-f=${Version}", "slurmctld").ok().out().strip();
+        String depends = Shell.run("dpkg-deb", "-f", pluginsDeb.toString(), "Depends").ok().out();
+        assertTrue(depends.contains("slurmctld (= " + slurmctld + ")"), "exactly the slurmctld built against: " + depends);
+        assertTrue(Shell.run("dpkg-deb", "-f", pluginsDeb.toString(), "Description").ok().out()
+                .contains("built for slurmctld " + slurmctld), "the description says which");
+        Path dir = Path.of("/usr/lib/x86_64-linux-gnu/slurm-wlm");
+        for (String so : List.of("prep_ledger.so", "site_factor_ledger.so")) {
+            Path plugin = dir.resolve(so);
+            assertEquals("alpsbridge-slurmctld-plugins: " + plugin, Shell.run("dpkg", "-S", plugin.toString()).ok().out().strip());
+            assertFalse(Shell.run("ldd", plugin.toString()).ok().out().contains("not found"), so + ": every library found");
+        }
+        assertTrue(Files.readString(Path.of("/usr/share/doc/alpsbridge-slurmctld-plugins/README.Debian"))
+                .contains("Built for: Debian's slurmctld " + slurmctld), "README.Debian says which");
+
+        // A real slurmctld from Debian, with no PluginDir line: it finds both where the package put them.
+        SlurmCluster.Spec spec = SlurmCluster.Spec.inTemporaryDirectory(SlurmInstallation.system(), "alpsbridge-plugins");
+        Path factors = spec.dir().resolve("site-factors");
+        Files.writeString(factors, "# ACCOUNT SCALED, as alpsbridge ledger site-factor --slurm-file writes it\nchem 4321\n");
+        spec.set("PrEpPlugins", "prep/ledger").set("PriorityType", "priority/multifactor")
+                .set("PrioritySiteFactorPlugin", "site_factor/ledger").set("PrioritySiteFactorParameters", "file=" + factors)
+                .line("NodeName=" + Programs.hostname() + " NodeAddr=127.0.0.1 CPUs=1 State=UNKNOWN",
+                        "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP");
+        try (SlurmCluster slurm = SlurmCluster.configure(spec)) {
+            slurm.startController();
+            // prep/ledger's init: the installed settings (ledger-hook.conf) read, its workers started
+            assertTrue(slurm.read("slurmctld.log").contains("prep/ledger: 4 workers, hook agent /run/alpsbridge/ledger-hook.sock"),
+                    slurm.tail("slurmctld.log"));
+            // site_factor/ledger at submission: the file's factor for chem's job, 0 for an account it does not name
+            // (no slurmd: the jobs stay pending, so no prolog runs)
+            String chem = slurm.submit("-A", "chem", "-t", "1", "--wrap", "true");
+            String other = slurm.submit("-A", "other", "-t", "1", "--wrap", "true");
+            String sprio = slurm.run("sprio", "-h", "-o", "%i %S").out();
+            assertTrue(sprio.lines().map(String::strip).toList().containsAll(List.of(chem + " 4321", other + " 0")),
+                    "sprio: " + sprio + "; " + slurm.tail("slurmctld.log"));
+        }
+    }
+
+    @Test
+    @Order(10)
+    void theShippedSourcesRebuildThePluginsAgainstAConfiguredSlurmTree() throws Exception {
+        require(pluginsDeb != null, "slurmctld is not installed, so the build made no alpsbridge-slurmctld-plugins package");
+        Path rebuild = Path.of("/usr/share/alpsbridge-slurmctld-plugins/rebuild");
+        Shell.Result help = Shell.run(rebuild.toString(), "--help").ok();
+        assertTrue(help.out().contains("Usage: rebuild SLURM_SRC [OUT_DIR]"), help.out());
+        Shell.Result bad = Shell.run(rebuild.toString(), "/usr/share");
+        assertEquals(2, bad.status(), bad.err());
+        assertTrue(bad.err().contains("/usr/share is not a configured Slurm source tree"), bad.err());
+        // the tree the package was built against, as .ci/slurm-plugin-source left it (cached: no fetch)
+        String tree = Shell.run("bash", Path.of("../.ci/slurm-plugin-source").toAbsolutePath().normalize().toString())
+                .ok().out().strip();
+        Path out = Files.createTempDirectory("alpsbridge-rebuild");
+        try {
+            Shell.Result r = Shell.run(rebuild.toString(), tree, out.toString()).ok();
+            assertTrue(r.out().contains("built for Slurm "), r.out());
+            for (String so : List.of("prep_ledger.so", "site_factor_ledger.so")) {
+                assertEquals(exported(Path.of("/usr/lib/x86_64-linux-gnu/slurm-wlm", so)), exported(out.resolve(so)), so);
+            }
+        } finally {
+            Shell.run("rm", "-rf", out.toString()).ok();
+        }
+    }
+
+    @Test
     @Order(11)
     void lintianFindsNoErrorsAndNoUnjustifiedWarnings() throws Exception {
         require(Files.isExecutable(Path.of("/usr/bin/lintian")), "lintian is not installed (.ci/install-deps installs it)");
@@ -413,6 +488,9 @@ class PackageInstallTest {
         if (spankDeb != null) {
             args.add(spankDeb.toString());
         }
+        if (pluginsDeb != null) {
+            args.add(pluginsDeb.toString());
+        }
         Shell.Result r = Shell.run(args.toArray(String[]::new));
         assertEquals(0, r.status(), r.out() + r.err());
     }
@@ -420,6 +498,14 @@ class PackageInstallTest {
     @Test
     @Order(12)
     void purgeRemovesAllButTheLedgersRecordsAndTheUser() throws Exception {
+        if (pluginsDeb != null) {
+            Shell.run("dpkg", "--purge", "alpsbridge-slurmctld-plugins").ok();
+            for (String gone : List.of("/usr/lib/x86_64-linux-gnu/slurm-wlm/prep_ledger.so",
+                    "/usr/lib/x86_64-linux-gnu/slurm-wlm/site_factor_ledger.so", "/usr/share/alpsbridge-slurmctld-plugins",
+                    "/usr/share/doc/alpsbridge-slurmctld-plugins")) {
+                assertFalse(Files.exists(Path.of(gone)), gone + " is gone");
+            }
+        }
         if (hooksDeb != null) {
             Shell.run("dpkg", "--purge", "alpsbridge-ledger-hooks").ok();
             for (String gone : List.of("/usr/bin/ledger-prolog", "/usr/bin/ledger-epilog", "/usr/bin/ledger-submit",
@@ -455,7 +541,8 @@ class PackageInstallTest {
             return;
         }
         if (installed) {
-            Shell.run("dpkg", "--purge", "alpsbridge-spank", "alpsbridge-ledger-hooks", "alpsbridge-apbasil", "alpsbridge");
+            Shell.run("dpkg", "--purge", "alpsbridge-spank", "alpsbridge-slurmctld-plugins", "alpsbridge-ledger-hooks",
+                    "alpsbridge-apbasil", "alpsbridge");
         }
         Shell.run("rm", "-rf", "/var/lib/alpsbridge");
         if (!userExisted) {
@@ -500,6 +587,12 @@ class PackageInstallTest {
         Path old = dir.resolve("alpsbridge_" + version + "_all.deb");
         Shell.run("dpkg-deb", "--root-owner-group", "-b", dir.resolve("tree").toString(), old.toString()).ok();
         return old;
+    }
+
+    /** A plugin's defined dynamic symbols, names only: what slurmctld looks up in it. */
+    private static List<String> exported(Path so) throws Exception {
+        return Shell.run("nm", "-D", "--defined-only", so.toString()).ok().out().lines()
+                .map(line -> line.substring(line.lastIndexOf(' ') + 1)).sorted().toList();
     }
 
     /** A hook as slurmctld runs it (nothing of the caller's environment, so no job), with the given settings. */

@@ -242,6 +242,17 @@ final class Bridge implements AutoCloseable {
         }
     }
 
+    /**
+     * One BASIL request ({@code request}, a file) straight to the proxy on {@code at} with the native client, no
+     * retries and no other proxy, where the clients run (inside the bridge's namespace, if any).
+     */
+    Host.Result directly(int at, Path request) {
+        String env = "APBASIL_PROXY=127.0.0.1:" + at + " APBASIL_AUTH=munge APBASIL_MUNGE_SOCKET=" + munge.socket()
+                + " APBASIL_RETRIES=0 APBASIL_CONFIG=/dev/null ";
+        return Host.run(Map.of(), Duration.ofSeconds(30), inside(List.of("sh", "-c", env + "exec "
+                + Host.repository().resolve("apbasil-proxy/target/c/apbasil") + " < " + request)));
+    }
+
     /** Sends the operator commands ({@link #stats}, {@link #orphans}, ...) to the proxy on {@code at} from now on. */
     void operateOn(int at) {
         adminPort = at;

@@ -62,6 +62,17 @@ final class PbsComplex implements AutoCloseable {
      * the emulated machine is a free, licensed vnode.
      */
     static PbsComplex start(Path prefix, Bridge bridge) throws IOException {
+        return start(prefix, bridge, c -> bridge.startProxy());
+    }
+
+    /** What starts the bridge's proxies once the complex's namespace is there, e.g. a pair with its {@code ha_db}. */
+    @FunctionalInterface
+    interface Proxies {
+        void start(PbsComplex complex) throws IOException;
+    }
+
+    /** As {@link #start(Path, Bridge)}, the proxies started by {@code proxies} (inside the namespace). */
+    static PbsComplex start(Path prefix, Bridge bridge, Proxies proxies) throws IOException {
         Path dir = bridge.dir().resolve("pbs");
         Files.createDirectories(dir);
         Files.writeString(dir.resolve("hosts"), "127.0.0.1 localhost\n" + ADDRESS + " " + HOST + "\n");
@@ -96,13 +107,32 @@ final class PbsComplex implements AutoCloseable {
             c.configure();
             bridge.within(c.nsenter);
             bridge.proxyEnvironment(c.env());
-            bridge.startProxy();
+            proxies.start(c);
             c.startPbs();
         } catch (IOException | RuntimeException e) {
             c.close();
             throw e;
         }
         return c;
+    }
+
+    /**
+     * Makes {@code 127.0.0.1:port} inside the namespace reach {@code unixSocket} (e.g. the test PostgreSQL's, whose
+     * TCP port is on the host's loopback only): a {@code socat} in the namespace, stopped with it.
+     */
+    void forwardLoopback(int port, Path unixSocket) {
+        List<String> argv = new ArrayList<>(nsenter);
+        argv.addAll(List.of("socat", "TCP-LISTEN:" + port + ",bind=127.0.0.1,fork,reuseaddr", "UNIX-CONNECT:" + unixSocket));
+        try {
+            new ProcessBuilder(argv).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("forward-" + port + ".log").toFile())).start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("socat into the PBS namespace", e);
+        }
+        if (!Host.await(Duration.ofSeconds(30), () -> inside(Map.of(), Duration.ofSeconds(10),
+                List.of("bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/" + port)).exit() == 0)) {
+            throw new IllegalStateException("socat does not listen on 127.0.0.1:" + port + " in the PBS namespace");
+        }
     }
 
     private void configure() throws IOException {
@@ -184,11 +214,26 @@ final class PbsComplex implements AutoCloseable {
             throw new IllegalStateException("pbs_mom reported no compute vnode: " + cmd("pbsnodes", "-av").out() + momLog());
         }
         if (licensedVnodes() < expected) {
-            inside(Map.of(), Duration.ofSeconds(20), List.of("kill", "-HUP", Long.toString(Host.pidFrom(home.resolve("mom_priv/mom.lock"))))).ok();
+            hupMom();
         }
         if (!Host.await(Duration.ofSeconds(120), () -> licensedVnodes() >= expected)) {
             throw new IllegalStateException(expected + " free, licensed vnodes expected: " + cmd("pbsnodes", "-av").out());
         }
+    }
+
+    /**
+     * Compute vnodes the server no longer licenses. pbs_mom whose INVENTORY fails (ALPS unreachable; alps.c
+     * {@code inventory_to_vnodes}: "Wrong query type") reports no Cray vnodes; at its next good inventory the server
+     * makes them again and, as at the first start, licenses only the first: PBS then schedules every other one never
+     * ("Insufficient amount of resource: ncpus"). What a site's admin does about it is {@link #hupMom}.
+     */
+    long unlicensedVnodes() {
+        return vnodes().values().stream().filter(b -> !b.contains("license = l")).count();
+    }
+
+    /** SIGHUP to pbs_mom: it reads the inventory again, and the server licenses every compute vnode it reports. */
+    void hupMom() {
+        inside(Map.of(), Duration.ofSeconds(20), List.of("kill", "-HUP", Long.toString(momPid()))).ok();
     }
 
     /** BATCH, UP compute nodes of the emulated machine's inventory: the vnodes pbs_mom makes. */

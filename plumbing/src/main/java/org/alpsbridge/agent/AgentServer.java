@@ -59,6 +59,14 @@ public final class AgentServer implements AutoCloseable {
         /** A call failed inside the agent (already logged). */
         default void failed(RuntimeException e) {
         }
+
+        /**
+         * Whether the answer to {@code request} reached its caller: false when writing it failed (the caller had
+         * gone: killed while it waited, or it gave up). Only then does an agent learn that its decision was never
+         * heard; what that means is the agent's to say.
+         */
+        default void answered(R request, boolean reached) {
+        }
     }
 
     /**
@@ -211,7 +219,13 @@ public final class AgentServer implements AutoCloseable {
             }
             byte[] reply = agent.answer(request, who);
             if (reply != null) {
-                write(c, reply);
+                try {
+                    write(c, reply);
+                } catch (IOException e) {
+                    agent.answered(request, false);
+                    throw e;
+                }
+                agent.answered(request, true);
             }
         } catch (IOException e) {
             // hung up on (too slow) or the caller went away: it does without the agent

@@ -32,6 +32,11 @@ class AgentServerTest {
     private static final AgentServer.Limits LIMITS = new AgentServer.Limits("echo agent", "echo agent", 64, 2, 4, 2_000, 0);
 
     private static final class Echo implements AgentServer.Calls<List<String>> {
+        /** Each answer's request and whether it reached its caller. */
+        final java.util.concurrent.BlockingQueue<String> answered = new java.util.concurrent.LinkedBlockingQueue<>();
+        /** Answers wait for this (a caller may go meanwhile). */
+        volatile java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(0);
+
         @Override
         public List<String> request(byte[] payload) {
             return Frames.versionOne(payload);
@@ -39,7 +44,17 @@ class AgentServerTest {
 
         @Override
         public byte[] answer(List<String> items, String who) {
+            try {
+                go.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
             return Frames.frame(items.stream().map(s -> s.toUpperCase(java.util.Locale.ROOT)).toList(), 64);
+        }
+
+        @Override
+        public void answered(List<String> items, boolean reached) {
+            answered.add(items + (reached ? " reached" : " not heard"));
         }
 
         @Override
@@ -53,8 +68,10 @@ class AgentServerTest {
         }
     }
 
+    private final Echo echo = new Echo();
+
     private AgentServer start(Path socket) throws IOException {
-        return AgentServer.start(socket, LIMITS, new Echo(), new PrintStream(journal, true, StandardCharsets.UTF_8));
+        return AgentServer.start(socket, LIMITS, echo, new PrintStream(journal, true, StandardCharsets.UTF_8));
     }
 
     private static List<String> call(Path socket, byte[] frame) throws IOException {
@@ -73,6 +90,23 @@ class AgentServerTest {
             assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(socket.getParent())));
         }
         assertTrue(Files.notExists(socket), "close removes the socket");
+    }
+
+    @Test
+    void anAgentLearnsWhetherItsAnswerReachedTheCallerOrTheCallerWasGone() throws Exception {
+        Path socket = dir.resolve("agent.sock");
+        try (AgentServer server = start(socket)) {
+            assertEquals(List.of("A=1"), call(socket, Frames.frame(List.of("v=1", "a=1"), 64)));
+            assertEquals("[a=1] reached", echo.answered.poll(10, java.util.concurrent.TimeUnit.SECONDS));
+            // a caller that sent its request, half-closed as the C clients do, and was killed before the answer
+            echo.go = new java.util.concurrent.CountDownLatch(1);
+            try (SocketChannel c = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
+                c.write(ByteBuffer.wrap(Frames.frame(List.of("v=1", "b=2"), 64)));
+                c.shutdownOutput();
+            }
+            echo.go.countDown();
+            assertEquals("[b=2] not heard", echo.answered.poll(10, java.util.concurrent.TimeUnit.SECONDS));
+        }
     }
 
     @Test

@@ -31,8 +31,10 @@ import org.alpsbridge.ledger.Lookup;
 import org.alpsbridge.ledger.Outcome;
 import org.alpsbridge.ledger.Project;
 import org.alpsbridge.ledger.ReleaseRequest;
+import org.alpsbridge.ledger.Reservation;
 import org.alpsbridge.ledger.ReserveRequest;
 import org.alpsbridge.ledger.Resource;
+import org.alpsbridge.ledger.State;
 import org.alpsbridge.ledger.cost.NodeShape;
 import org.alpsbridge.ledger.timelimit.TimeLimit;
 import org.alpsbridge.ledger.timelimit.TimeLimits;
@@ -301,6 +303,9 @@ public final class LedgerBackend implements Backend {
                 return response;
             }
             if (!data.isSuccess()) {
+                if (!confirm && resId != null && resId > 0 && data.messageText().contains("No entry for resId")) {
+                    settleGone(resId);
+                }
                 return response; // ALPS did not do it: nothing to record; the sweeper handles what is left
             }
             if (resId == null || resId <= 0) {
@@ -319,6 +324,26 @@ public final class LedgerBackend implements Backend {
                     e.getMessage());
         }
         return response;
+    }
+
+    /**
+     * A RELEASE answered "No entry for resId N": ALPS no longer has the reservation, so an earlier RELEASE ended it
+     * whose answer never reached the ledger (a proxy that died between forwarding it and answering; the scheduler
+     * asks again, OpenPBS until it gets this answer). A hold still HELD or CONFIRMED is settled by the clock now, the
+     * charge running to this answer, the first moment the ledger knows the reservation ended; without this it waited
+     * for the sweeper, which charges the whole hold once the time limit has passed. A hold already settled or voided
+     * is left as it is (Slurm's stepd repeats a RELEASE it took for failed).
+     */
+    private void settleGone(long resId) {
+        Lookup lookup = new Lookup(settings.cluster(), resId, null);
+        Optional<Reservation> held = ledger.reservation(lookup)
+                .filter(r -> r.state() == State.HELD || r.state() == State.CONFIRMED);
+        if (held.isPresent()) {
+            Outcome o = recorded(() -> ledger.release(ReleaseRequest.byClock(lookup, Instant.now(clock))));
+            log.warn("RELEASE of reservation {} answered \"No entry for resId\": an earlier RELEASE ended it and its"
+                    + " answer was lost; hold {} settled by the clock: {} {}", resId, held.get().key(), o.decision(),
+                    o.state());
+        }
     }
 
     /** How long a CONFIRM or RELEASE ALPS already did is retried while the ledger answers unavailable. */

@@ -23,6 +23,12 @@ public final class LedgerOptions {
                     + " (default: no ledger).")
     String url;
 
+    @Option(names = "--ledger-store", paramLabel = "KEY=VALUE",
+            description = "A PostgreSQL ledger's store setting, repeatable: a key of ledger.conf's storage section"
+                    + " (pg_pool, pg_group_writers, pg_reconnect_seconds), each at the default the shipped"
+                    + " ledger.conf shows unless given; an unknown key or bad value is refused at start.")
+    Map<String, String> store = new LinkedHashMap<>();
+
     @Option(names = "--ledger-cluster", paramLabel = "NAME", description = "Cluster name in reservation keys (default: default).")
     String cluster;
 
@@ -139,7 +145,7 @@ public final class LedgerOptions {
                 .withDenials(JobAccounts.named(jobAccounts, table), Duration.ofSeconds(denialMemorySeconds),
                         onDenyCommand());
         LedgerMetrics metrics = new LedgerMetrics("alpsbridge_proxy_ledger");
-        Ledger held = metrics.wrap(Ledger.open(url));
+        Ledger held = metrics.wrap(open());
         stats.exposition(metrics::prometheus);
         inventory.onFullInventory(new LedgerSweeper(held, settings.cluster(),
                 Duration.ofSeconds(unconfirmedGraceSeconds), Duration.ofSeconds(confirmedGraceSeconds),
@@ -149,5 +155,10 @@ public final class LedgerOptions {
             orphans.keepHoldsWith(charging::adoptInterrupted);
             return charging;
         };
+    }
+
+    /** The ledger {@code --ledger} names, with {@code --ledger-store}'s settings (refused here when bad). */
+    Ledger open() {
+        return Ledger.open(url, true, store);
     }
 }

@@ -8,6 +8,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The orphan verdicts, from what the proxy forwarded and what a full inventory shows.
@@ -126,6 +128,7 @@ final class Detector {
         Map<Long, Orphan> orphans = new LinkedHashMap<>();
         Set<Long> present = new HashSet<>();
         deferred.clear();
+        Map<String, Long> newest = newestByBatch(reservations);
         for (Seen r : reservations) {
             present.add(r.id());
             if (INTERACTIVE_BATCH_ID.equals(r.batchId()) || releasesInFlight.containsKey(r.id())) {
@@ -146,7 +149,10 @@ final class Detector {
             if (unknown && reservesInFlight.isEmpty()) {
                 reasons.add(Reason.NOT_CREATED_BY_PROXY);
             }
-            if (liveJobs != null && r.batchId() != null && !liveJobs.contains(r.batchId())) {
+            if (released == null && r.batchId() != null && newest.get(r.batchId()) > r.id()) {
+                reasons.add(Reason.SUPERSEDED);
+            }
+            if (liveJobs != null && r.batchId() != null && !listed(r.batchId(), liveJobs)) {
                 reasons.add(Reason.JOB_GONE);
             }
             if (!reasons.isEmpty()) {
@@ -158,6 +164,38 @@ final class Detector {
         }
         forgetGone(present, fetchStarted);
         return orphans;
+    }
+
+    /**
+     * Each batch id's newest reservation (ALPS numbers reservations in the order it makes them), among those not
+     * released through this proxy: one released and still draining is not what a newer one supersedes.
+     */
+    private Map<String, Long> newestByBatch(List<Seen> reservations) {
+        Map<String, Long> newest = new HashMap<>();
+        for (Seen r : reservations) {
+            if (r.batchId() != null && !releasedAt.containsKey(r.id()) && !releasesInFlight.containsKey(r.id())) {
+                newest.merge(r.batchId(), r.id(), Math::max);
+            }
+        }
+        return newest;
+    }
+
+    /** A PBS subjob id, {@code 12[3].server}: pbs_mom's {@code batch_id} for one subjob of the array {@code 12[].server}. */
+    private static final Pattern PBS_SUBJOB = Pattern.compile("(\\d+)\\[\\d+\\](.*)");
+
+    /**
+     * Whether the scheduler's list names the job of {@code batchId}. pbs_mom reserves for a subjob under its own id
+     * ({@code 12[3].server}) while PBS lists an array as {@code 12[].server} unless asked for subjobs ({@code qselect
+     * -T}): a listed array owns its subjobs' reservations, so a site's plain {@code qselect} never makes a running
+     * subjob's reservation an orphan (a finished subjob's is then judged by its job only once the whole array has
+     * left the list; {@code qselect -T} lists each subjob and makes that exact).
+     */
+    static boolean listed(String batchId, Set<String> liveJobs) {
+        if (liveJobs.contains(batchId)) {
+            return true;
+        }
+        Matcher subjob = PBS_SUBJOB.matcher(batchId);
+        return subjob.matches() && liveJobs.contains(subjob.group(1) + "[]" + subjob.group(2));
     }
 
     static Orphan orphan(Seen r, long inventoryTime, EnumSet<Reason> reasons) {

@@ -13,6 +13,12 @@ public enum Reason {
      * no answer and will ask again under a new RESERVE, so nobody will ever use or release this one.
      */
     INTERRUPTED_RESERVE("made by a RESERVE interrupted on a proxy that stopped; no scheduler was told of it"),
+    /**
+     * Its batch job has a newer reservation: a scheduler holds one reservation per job run and reserves again only
+     * once it has let go of the last, so the older one's RESERVE answer never reached it (lost with a proxy that
+     * stopped after answering) or its RELEASE did not reach ALPS.
+     */
+    SUPERSEDED("its batch job has a newer reservation"),
     /** Its batch id is not in the scheduler's job list. */
     JOB_GONE("its batch job is gone");
 

@@ -59,6 +59,8 @@ class LedgerBackendTest {
         long nextId = 100;
         boolean refuse;
         boolean down;
+        /** Reservations ALPS no longer has (ended by a RELEASE whose answer was lost): RELEASE says "No entry". */
+        final java.util.Set<Long> gone = new java.util.HashSet<>();
 
         @Override
         public byte[] call(Call call) throws BackendException {
@@ -75,8 +77,11 @@ class LedgerBackendTest {
                                     Reserved.of(r.protocol(), nextId++, List.of(20L, 21L))));
                     case CONFIRM -> BasilCodec.standard().write(BasilResponse.success(r.protocol(), Method.CONFIRM,
                             Confirmed.of(r.protocol(), r.reservationId(), 9)));
-                    case RELEASE -> BasilCodec.standard().write(BasilResponse.success(r.protocol(), Method.RELEASE,
-                            Released.of(r.protocol(), r.reservationId(), 0)));
+                    case RELEASE -> gone.contains(r.reservationId())
+                            ? Failures.failure(r.protocol(), Method.RELEASE, ErrorClass.PERMANENT, "BACKEND",
+                                    "ALPS error: apsched: No entry for resId " + r.reservationId())
+                            : BasilCodec.standard().write(BasilResponse.success(r.protocol(), Method.RELEASE,
+                                    Released.of(r.protocol(), r.reservationId(), 0)));
                     default -> throw new BackendException("unexpected " + r.method(), false);
                 };
             } catch (org.alpsbridge.basil.codec.BasilException e) {
@@ -298,6 +303,24 @@ class LedgerBackendTest {
         clock.now = T.plusSeconds(900);
         send(BasilRequest.release("1.3", 100), "ex-3");
         assertEquals(640, chem().used());
+    }
+
+    @Test
+    void aReleaseAnsweredNoEntryBecauseTheFirstOnesAnswerWasLostSettlesTheHoldByTheClockOnce() throws Exception {
+        send(reserve("chem_acct", 32), "ex-1");
+        send(BasilRequest.confirm("1.3", 100, 9), "ex-2");
+        send(reserve("chem_acct", 32), "ex-3"); // reservation 101, never confirmed
+        alps.gone.addAll(List.of(100L, 101L)); // released through a proxy that died before it answered
+        clock.now = T.plusSeconds(600);
+        assertTrue(answer(send(BasilRequest.release("1.3", 100), "ex-4")).messageText().contains("No entry"));
+        assertTrue(answer(send(BasilRequest.release("1.3", 101), "ex-5")).messageText().contains("No entry"));
+        assertEquals(0, chem().held());
+        assertEquals(320, chem().used(), "32 cores for the 600 s to the answer that proved it gone; 101 never ran");
+        clock.now = T.plusSeconds(900);
+        send(BasilRequest.release("1.3", 100), "ex-6"); // repeated: already settled
+        assertEquals(320, chem().used());
+        assertEquals(List.of(State.SETTLED, State.VOIDED), ledger.reservations("xc", "4242").stream()
+                .map(org.alpsbridge.ledger.Reservation::state).sorted().toList());
     }
 
     @Test

@@ -50,4 +50,18 @@ class LedgerOptionsTest {
         assertEquals(List.of("qalter", "-W", "comment={reason}", "{job}"),
                 parse("--ledger-job-accounts", "qstat", "--ledger-on-deny", "qalter -W comment={reason} {job}").onDenyCommand());
     }
+
+    @Test
+    void storeSettingsReachTheLedgerAndABadOneIsRefusedByName(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+        String url = "sqlite:" + dir.resolve("l.db");
+        try (org.alpsbridge.ledger.Ledger l = parse("--ledger", url, "--ledger-store", "pg_pool=8").open()) {
+            assertTrue(l != null);
+        }
+        Exception bad = assertThrows(org.alpsbridge.ledger.LedgerException.class,
+                () -> parse("--ledger", url, "--ledger-store", "pg_pool=0").open());
+        assertTrue(bad.getMessage().contains("pg_pool=0"), bad.getMessage());
+        Exception unknown = assertThrows(org.alpsbridge.ledger.LedgerException.class,
+                () -> parse("--ledger", url, "--ledger-store", "pg_pools=4").open());
+        assertTrue(unknown.getMessage().contains("unknown ledger store setting 'pg_pools'"), unknown.getMessage());
+    }
 }

@@ -75,6 +75,51 @@ class DetectorTest {
     }
 
     @Test
+    void aPbsSubjobsReservationBelongsToItsListedArrayAndPbsIdsAreComparedWhole() {
+        Detector d = new Detector();
+        List<Seen> pbs = List.of(seen(1, "12[3].pbshost"), seen(2, "13[1].pbshost"), seen(3, "14.pbshost"),
+                seen(4, "15[2].pbshost"));
+        d.judge(pbs, 1000, 0, null);
+        // plain qselect lists an array as 12[]; qselect -T lists the subjob itself; 14 is gone, 15[] ended
+        Map<Long, Orphan> found = d.judge(pbs, 1060, 10, Set.of("12[].pbshost", "13[1].pbshost", "14.pbshost.other",
+                "15[].otherhost"));
+        assertEquals(Set.of(3L, 4L), found.keySet());
+        assertEquals(List.of(Reason.JOB_GONE), found.get(3L).reasons());
+        assertTrue(Detector.listed("12[3].pbshost", Set.of("12[].pbshost")));
+        assertTrue(!Detector.listed("12[3].pbshost", Set.of("12.pbshost")), "a plain job 12 owns no subjob of 12[]");
+    }
+
+    /**
+     * A RESERVE answered by a proxy that stopped before its answer reached the scheduler (so the pair recorded it and
+     * the survivor adopted it): the scheduler reserves its job again, and the older reservation is an orphan though
+     * its job lives, judged at once rather than when the job ends (OpenPBS, seed 37202: it held a node 4 minutes).
+     */
+    @Test
+    void anOlderReservationOfABatchThatReservedAgainIsAnOrphan() {
+        Detector d = new Detector();
+        d.judge(List.of(seen(2, "5.pbshost"), seen(3, "6.pbshost")), 1000, 0, null); // adopted at the first inventory
+        long ticket = d.reserveStarted();
+        d.reserveEnded(ticket, 9L, 5);
+        Map<Long, Orphan> found = d.judge(List.of(seen(2, "5.pbshost"), seen(9, "5.pbshost"), seen(3, "6.pbshost")),
+                1060, 10, Set.of("5.pbshost", "6.pbshost"));
+        assertEquals(Set.of(2L), found.keySet());
+        assertEquals(List.of(Reason.SUPERSEDED), found.get(2L).reasons());
+    }
+
+    /** A requeued job's released reservation drains its claims while the job's next run holds a new one: no orphan. */
+    @Test
+    void aReleasedReservationDrainingBesideItsJobsNextOneIsNotSuperseded() {
+        Detector d = started();
+        long first = d.reserveStarted();
+        d.reserveEnded(first, 4L, 20);
+        d.releaseStarted(4);
+        d.releaseEnded(4, true, 1, 30); // claims outstanding: ALPS keeps it for a while
+        long second = d.reserveStarted();
+        d.reserveEnded(second, 5L, 40);
+        assertTrue(d.judge(List.of(seen(4, "300"), seen(5, "300")), 1070, 50, Set.of("300")).isEmpty());
+    }
+
+    @Test
     void interactiveReservationsAreNeverOrphans() {
         Detector d = started();
         assertTrue(d.judge(List.of(seen(9, "UNKNOWN")), 1060, 20, Set.of()).isEmpty());

@@ -130,6 +130,11 @@ public final class PostgresServer {
         return port;
     }
 
+    /** The server's unix socket (beside TCP on 127.0.0.1): a way in from another network namespace. */
+    public Path socket() {
+        return dir.resolve(".s.PGSQL." + port);
+    }
+
     public Path binDirectory() {
         return bin;
     }

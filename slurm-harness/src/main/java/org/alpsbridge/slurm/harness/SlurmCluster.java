@@ -395,6 +395,32 @@ public final class SlurmCluster implements AutoCloseable {
         return dir.resolve("slurm.conf");
     }
 
+    /** slurm.conf's ClusterName (what slurmdbd knows the cluster by). */
+    public String name() {
+        return spec.name;
+    }
+
+    /**
+     * Sets a single-valued key in the written slurm.conf, replacing its line (or adding one): the commands read it
+     * at once, slurmctld at its next start ({@link #stopController}, {@link #startController}).
+     */
+    public void setConf(String key, String value) throws IOException {
+        List<String> lines = new ArrayList<>(Files.readAllLines(conf(), StandardCharsets.UTF_8));
+        String line = key + "=" + value;
+        int at = -1;
+        for (int i = 0; i < lines.size() && at < 0; i++) {
+            if (lines.get(i).regionMatches(true, 0, key + "=", 0, key.length() + 1)) {
+                at = i;
+            }
+        }
+        if (at >= 0) {
+            lines.set(at, line);
+        } else {
+            lines.add(line);
+        }
+        Files.write(conf(), lines, StandardCharsets.UTF_8);
+    }
+
     /** Where slurm.conf, the state, spool, pid and log files are; the suite's own files go here too. */
     public Path dir() {
         return dir;

@@ -24,12 +24,15 @@ public final class SlurmInstallation {
 
     /** null: the system's. */
     private final Path prefix;
+    /** The .ci/build-clients client it was selected by (slurm26), or null. */
+    private final String client;
     private final int major;
     private final int minor;
     private final String version;
 
-    private SlurmInstallation(Path prefix, String version) {
+    private SlurmInstallation(Path prefix, String version, String client) {
         this.prefix = prefix;
+        this.client = client;
         this.version = version;
         Matcher m = Pattern.compile("(\\d+)\\.(\\d+)").matcher(version);
         if (!m.find()) {
@@ -50,19 +53,23 @@ public final class SlurmInstallation {
         if (named == null || named.isBlank()) {
             return system();
         }
-        return at(named.contains("/") ? Path.of(named) : BuiltClient.prefix(named.strip()));
+        return named.contains("/") ? at(Path.of(named)) : at(BuiltClient.prefix(named.strip()), named.strip());
     }
 
     /** The system's Slurm; the calling test is skipped when slurmd is not installed. */
     public static SlurmInstallation system() {
         return new SlurmInstallation(null, versionOf(Programs.find("slurmd"), "Debian packages slurmctld, slurmd,"
-                + " slurm-client; see .ci/install-deps"));
+                + " slurm-client; see .ci/install-deps"), null);
     }
 
     /** The Slurm installed under {@code prefix}; the calling test is skipped when it has no sbin/slurmd. */
     public static SlurmInstallation at(Path prefix) {
+        return at(prefix, null);
+    }
+
+    private static SlurmInstallation at(Path prefix, String client) {
         Path slurmd = prefix.resolve("sbin/slurmd");
-        return new SlurmInstallation(prefix, versionOf(Files.isExecutable(slurmd) ? slurmd : null, "no Slurm under " + prefix));
+        return new SlurmInstallation(prefix, versionOf(Files.isExecutable(slurmd) ? slurmd : null, "no Slurm under " + prefix), client);
     }
 
     private static String versionOf(Path slurmd, String missing) {
@@ -126,8 +133,16 @@ public final class SlurmInstallation {
         return prefix == null ? Path.of("/usr/include") : prefix.resolve("include");
     }
 
+    /**
+     * The {@code .ci/build-clients} client this Slurm was selected by ({@code slurm26}), or null (the system's, or a
+     * prefix named by its directory): what {@code .ci/slurm-plugin-source} prepares the configured source of.
+     */
+    public String builtClient() {
+        return client;
+    }
+
     /** slurm.conf's {@code PluginDir} for a prefix (null for the system's, which knows its own). */
-    Path pluginDir() {
+    public Path pluginDir() {
         return prefix == null ? null : prefix.resolve("lib/slurm");
     }
 

@@ -41,6 +41,12 @@ final class EventJson {
                 + (limitSeconds > 0 ? reserve(job, limitSeconds, at) : "null") + "}";
     }
 
+    /** The run never started: its hold goes back whole (VOID); a run the ledger does not know is not forced. */
+    static String neverRan(SlurmJob job, Instant at) {
+        return "{\"lookup\":" + lookup(job) + ",\"elapsedSeconds\":0,\"nodeFailure\":false,\"neverRan\":true,\"at\":"
+                + JsonText.quote(at.toString()) + ",\"ifUnknown\":null}";
+    }
+
     /** The query of the reservation of this run. */
     static String lookupQuery(SlurmJob job) {
         return (job.cluster().isEmpty() ? "" : "cluster=" + URLEncoder.encode(job.cluster(), StandardCharsets.UTF_8) + "&")

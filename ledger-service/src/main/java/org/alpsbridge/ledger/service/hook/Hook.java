@@ -97,6 +97,11 @@ record Hook(SlurmJob job, JobRecords records, Slurm slurm, ServiceCall service, 
     /** Settles the run that ended {@code at} (the epilog's time: a spooled settlement may be sent later). */
     int epilog(Instant at) {
         String what = "ledger epilog: job " + job.jobId() + " run " + job.resId();
+        if (held.wasVoided(job)) {
+            log.say(what + ": never started (slurmctld started it without the prolog's answer; the agent voided its"
+                    + " hold and requeued the job), nothing to settle");
+            return OK;
+        }
         long elapsed = ReleaseRequest.BY_CLOCK;
         boolean nodeFailure = false;
         boolean requeued = false;
@@ -131,8 +136,13 @@ record Hook(SlurmJob job, JobRecords records, Slurm slurm, ServiceCall service, 
                 log.say(what + ": denied at the prolog, nothing to settle");
                 return OK;
             }
+            if (record != null && "VOIDED".equals(record.get("state")) && requeued) {
+                log.say(what + ": voided, never started (slurmctld requeued the job), nothing to settle");
+                return OK;
+            }
             if (record == null && requeued) {
-                log.say(what + ": never held (the prolog failed and slurmctld requeued the job), nothing to settle");
+                log.say(what + ": never held (the prolog failed, or its answer was not heard and the run never started,"
+                        + " and the job was requeued), nothing to settle");
                 return OK;
             }
             Map<String, String> o = post(Route.RELEASE, EventJson.release(job, elapsed, nodeFailure, limit, at));
@@ -152,6 +162,26 @@ record Hook(SlurmJob job, JobRecords records, Slurm slurm, ServiceCall service, 
             log.say(what + ": " + e.getMessage() + "; NOT settled: the hold stays in the ledger until"
                     + " `alpsbridge ledger sweep` or a RELEASE by hand");
             return UNAVAILABLE;
+        }
+    }
+
+    /**
+     * Voids the run's hold: slurmctld started the run without the prolog's answer and never ran it
+     * ({@link UnheardProlog}); false when the service cannot be reached now.
+     */
+    boolean voidHold() {
+        try {
+            post(Route.RELEASE, EventJson.neverRan(job, Instant.now()));
+            held.voided(job);
+            return true;
+        } catch (ServiceHttp.Unavailable e) {
+            log.say("ledger prolog: job " + job.jobId() + " run " + job.resId() + ": cannot void the hold of a run that"
+                    + " never started (" + e.getMessage() + "); tried again");
+            return false;
+        } catch (ServiceHttp.Refused e) {
+            log.say("ledger prolog: job " + job.jobId() + " run " + job.resId() + ": the service refused to void the hold"
+                    + " of a run that never started (" + e.getMessage() + "); its epilog settles it");
+            return true;
         }
     }
 

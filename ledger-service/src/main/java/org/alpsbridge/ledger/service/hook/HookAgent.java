@@ -45,6 +45,16 @@ public final class HookAgent implements AutoCloseable {
     private final PrintStream log;
     private final AgentStats stats = new AgentStats();
     private final HeldRuns held = new HeldRuns();
+    private final UnheardProlog unheard = new UnheardProlog();
+    /** How often the runs whose prolog's answer slurmctld did not hear are looked at. */
+    private static final long UNHEARD_SECONDS = 2;
+    /** Runs slurmctld's commands for {@link #unheard}, off the timer that keeps the calls' deadlines. */
+    private final java.util.concurrent.ScheduledExecutorService unheardTimer =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "ledger-hook-agent-unheard");
+                t.setDaemon(true);
+                return t;
+            });
     /** Prologs being answered now, and when the last one was. */
     private final java.util.concurrent.atomic.AtomicInteger prologs = new java.util.concurrent.atomic.AtomicInteger();
     private volatile long lastProlog = System.nanoTime() - TimeUnit.SECONDS.toNanos(60);
@@ -75,6 +85,30 @@ public final class HookAgent implements AutoCloseable {
                 new Calls(), log);
         this.reports = server.timer().scheduleWithFixedDelay(this::everyPeriod, REPORT_SECONDS, REPORT_SECONDS,
                 TimeUnit.SECONDS);
+        unheardTimer.scheduleWithFixedDelay(this::seeUnheardThrough, UNHEARD_SECONDS, UNHEARD_SECONDS, TimeUnit.SECONDS);
+    }
+
+    /** The runs whose prolog's answer slurmctld did not hear: those it started without it are requeued or cancelled. */
+    private void seeUnheardThrough() {
+        if (unheard.size() == 0) {
+            return;
+        }
+        HookLog said = new HookLog(log, logFile);
+        for (String line : unheard.reconcile(slurm, this::voidHold)) {
+            said.say(line);
+        }
+    }
+
+    /** Voids the hold this agent's prolog made for a run that never started; false: try again later. */
+    private boolean voidHold(SlurmJob job) {
+        if (!held.settling(job)) {
+            return true; // no hold of this agent's (denied, unavailable, or held before its start)
+        }
+        if (new Hook(job, squeue, slurm, service, new HookLog(log, logFile), 0, held).voidHold()) {
+            return true;
+        }
+        held.held(job);
+        return false;
     }
 
     /**
@@ -134,18 +168,42 @@ public final class HookAgent implements AutoCloseable {
     }
 
     /** The agent's side of a call ({@link AgentServer} does the socket, the callers' check and the deadline). */
-    private final class Calls implements AgentServer.Calls<AgentRequest> {
+    private final class Calls implements AgentServer.Calls<Call> {
 
         @Override
-        public AgentRequest request(byte[] payload) {
-            return AgentCodec.request(payload);
+        public Call request(byte[] payload) {
+            return new Call(AgentCodec.request(payload));
         }
 
         @Override
-        public byte[] answer(AgentRequest request, String who) {
-            AgentReply reply = handle(request);
+        public byte[] answer(Call call, String who) {
+            AgentReply reply = handle(call.request);
+            call.exit = reply.exit();
+            if (call.request.prolog()) {
+                try {
+                    call.job = SlurmJob.fromEnvironment(call.request.env());
+                    unheard.sending(call.job);
+                } catch (IllegalArgumentException e) {
+                    // no run to follow (answered with the reason)
+                }
+            }
             // the C client that spooled an epilog went without waiting
-            return request.spooled() == null ? AgentCodec.frame(reply) : null;
+            return call.request.spooled() == null ? AgentCodec.frame(reply) : null;
+        }
+
+        @Override
+        public void answered(Call call, boolean reached) {
+            SlurmJob job = call.job;
+            if (job == null) {
+                return;
+            }
+            if (reached) {
+                unheard.heard(job);
+            } else {
+                log.println("ledger hook-agent: job " + job.jobId() + " run " + job.resId() + ": the prolog's answer (exit "
+                        + call.exit + ") was not heard: its caller was gone (killed by slurmctld?)");
+                unheard.unheard(job, call.exit);
+            }
         }
 
         @Override
@@ -157,6 +215,17 @@ public final class HookAgent implements AutoCloseable {
         @Override
         public byte[] badRequest(String reason) {
             return AgentCodec.frame(new AgentReply(SlurmHook.USAGE, List.of("ledger hook agent: bad request: " + reason)));
+        }
+    }
+
+    /** A call being served: its request, and the answer's exit once decided (a prolog's: and its run). */
+    private static final class Call {
+        final AgentRequest request;
+        volatile int exit = -1;
+        volatile SlurmJob job;
+
+        Call(AgentRequest request) {
+            this.request = request;
         }
     }
 
@@ -283,6 +352,7 @@ public final class HookAgent implements AutoCloseable {
     @Override
     public void close() {
         reports.cancel(false);
+        unheardTimer.shutdownNow();
         server.close(TimeUnit.SECONDS.toMillis(30));
         stats.report(log);
         spool.close();

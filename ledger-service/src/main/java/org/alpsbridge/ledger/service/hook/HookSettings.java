@@ -48,7 +48,7 @@ final class HookSettings {
             key("spool", "/var/spool/alpsbridge/ledger-hook", Check.TEXT, "the agent's spool of epilogs to settle"),
             key("jvm_hook", "/usr/lib/alpsbridge/ledger-hook-jvm", Check.TEXT, "C client: the JVM hook it runs when no"
                     + " agent answers"),
-            key("submit_timeout", "2", Check.TEXT, "C client: seconds ledger-submit waits for the agent (0.05 to 600)"),
+            key("submit_timeout", "2", Check.SUBMIT_SECONDS, "C client: seconds ledger-submit waits for the agent (0.05 to 600)"),
             key("submit_when_unavailable", "allow", Check.POLICY, "C client: ledger-submit when the ledger cannot say:"
                     + " allow or refuse the job"));
 
@@ -228,6 +228,9 @@ final class HookSettings {
         static final int WHOLE = 1;
         /** refuse or allow. */
         static final int POLICY = 2;
+        /** Seconds, decimals allowed, from 0.05 to 600: the C client's own check, said alike so the agent's reading
+         *  of the same file refuses what the client would. */
+        static final int SUBMIT_SECONDS = 3;
 
         private final String name;
         private final int kind;
@@ -253,6 +256,17 @@ final class HookSettings {
                     // said below
                 }
                 return what + " takes a whole number, not '" + v + "'";
+            }
+            if (kind == SUBMIT_SECONDS) {
+                try {
+                    double t = Double.parseDouble(v);
+                    if (t >= 0.05 && t <= 600) {
+                        return null;
+                    }
+                } catch (NumberFormatException e) {
+                    // said below
+                }
+                return what + " takes seconds from 0.05 to 600, not '" + v + "'";
             }
             if (kind == POLICY && !v.equals("refuse") && !v.equals("allow")) {
                 return what + " takes refuse or allow, not '" + v + "'";

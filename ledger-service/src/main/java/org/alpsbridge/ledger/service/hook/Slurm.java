@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
  * is one RPC; none is made while slurmctld holds a lock the hook's job needs (the prolog and epilog run in
  * threads of their own).
  */
-final class Slurm implements Hook.JobRecords, SqueueBatch.Listings {
+final class Slurm implements Hook.JobRecords, SqueueBatch.Listings, UnheardProlog.Slurmctld {
 
     private static final long TIMEOUT_SECONDS = 20;
     /** squeue's fields of a job record; no free-text field (name, comment), so nothing a user typed can be taken for one. */
@@ -143,6 +143,29 @@ final class Slurm implements Hook.JobRecords, SqueueBatch.Listings {
         }
         argv.add("AdminComment=" + text.replace('\n', ' '));
         run(argv);
+    }
+
+    /**
+     * {@code scontrol requeue}: the job goes back to pending for a new run, as after a failing prolog; false when
+     * slurmctld refuses because the job may not be requeued ({@code --no-requeue}, not a batch job).
+     */
+    @Override
+    public boolean requeue(String jobId) throws IOException {
+        try {
+            run(List.of("scontrol", "requeue", jobId));
+            return true;
+        } catch (IOException e) {
+            String m = String.valueOf(e.getMessage());
+            if (m.contains("presently disabled") || m.contains("Only batch jobs")) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public void cancel(String jobId) throws IOException {
+        run(List.of("scancel", jobId));
     }
 
     private String run(List<String> argv) throws IOException {

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.alpsbridge.slurm.harness.Programs;
+import org.alpsbridge.slurm.harness.SlurmInstallation;
 
 /**
  * The C client ({@code src/main/c/ledger-hook-client.c}) built for the tests with {@code make} into
@@ -56,18 +57,28 @@ final class HookClient {
 
     /**
      * slurmctld's plugins ({@code src/main/c/prep_ledger.c}, {@code site_factor_ledger.c}) built into {@code out}
-     * against the configured source of the installed Slurm ({@code .ci/slurm-plugin-source} prepares it, cached),
-     * the PrEp plugin reading {@code config}: a plugin runs only in the Slurm version it was compiled with.
+     * against the configured source of {@code slurm} ({@code .ci/slurm-plugin-source} prepares it, cached: Debian's
+     * source package for the system's Slurm, the tarball of a {@code .ci/build-clients} client such as slurm26), the
+     * PrEp plugin reading {@code config}: a plugin runs only in the Slurm version it was compiled with. Skipped for a
+     * Slurm named by its directory, whose source the tests cannot know.
      */
-    static Path buildPlugins(Path out, Path config) throws Exception {
+    static Path buildPlugins(SlurmInstallation slurm, Path out, Path config) throws Exception {
         Path module = Path.of(System.getProperty("user.dir"));
-        Programs.Result source = Programs.run(List.of("bash", module.resolve("../.ci/slurm-plugin-source").normalize().toString()),
-                Map.of(), Duration.ofMinutes(10));
+        List<String> prepare = new java.util.ArrayList<>(List.of("bash",
+                module.resolve("../.ci/slurm-plugin-source").normalize().toString()));
+        if (slurm.prefix() != null) {
+            if (slurm.builtClient() == null) {
+                Programs.unavailable("slurmctld's plugins are built here against the source of Debian's Slurm or of a"
+                        + " .ci/build-clients client (-Dalpsbridge.slurm.prefix=slurm26), not " + slurm);
+            }
+            prepare.add(slurm.builtClient());
+        }
+        Programs.Result source = Programs.run(prepare, Map.of(), Duration.ofMinutes(10));
         if (source.exit() == 2) {
-            Programs.unavailable("no Slurm from Debian's packages to build the PrEp plugin against: " + source.err());
+            Programs.unavailable("no source of " + slurm + " to build slurmctld's plugins against: " + source.err());
         }
         if (source.exit() != 0) {
-            throw new AssertionError("the Slurm source for the PrEp plugin could not be prepared: " + source.err());
+            throw new AssertionError("the Slurm source for slurmctld's plugins could not be prepared: " + source.err());
         }
         Programs.Result r = Programs.run(List.of("make", "-s", "-C", module.resolve("src/main/c").toString(), "plugins",
                 "OUT=" + out, "JVM_HOOK=" + jvmHook(), "CONFIG=" + config, "SLURM_SRC=" + source.out().strip()),
@@ -78,15 +89,21 @@ final class HookClient {
         return out;
     }
 
-    /** Where the installed Slurm keeps its own plugins (Debian: /usr/lib/x86_64-linux-gnu/slurm-wlm). */
-    static String slurmPluginDir() throws java.io.IOException, InterruptedException {
+    /**
+     * slurm.conf's {@code PluginDir} for {@code slurm} with the plugins built into {@code plugins}: Slurm's own
+     * directory first (Debian: /usr/lib/x86_64-linux-gnu/slurm-wlm; a prefix's lib/slurm), then ours.
+     */
+    static String pluginDir(SlurmInstallation slurm, Path plugins) throws java.io.IOException, InterruptedException {
+        if (slurm.prefix() != null) {
+            return slurm.pluginDir() + ":" + plugins;
+        }
         Programs.Result r = Programs.run(List.of("sh", "-c", "dirname \"$(dpkg -L slurm-wlm-basic-plugins 2>/dev/null"
                 + " | grep '/prep_script.so$' | head -1)\""), Map.of(), Duration.ofSeconds(30));
         String dir = r.out().strip();
         if (r.exit() != 0 || dir.isEmpty() || dir.equals(".")) {
             throw new AssertionError("cannot find the installed Slurm's plugin directory (prep_script.so): " + r.err());
         }
-        return dir;
+        return dir + ":" + plugins;
     }
 
     /** The JVM hook of this source tree ({@code bin/ledger-hook}), the client's fallback. */

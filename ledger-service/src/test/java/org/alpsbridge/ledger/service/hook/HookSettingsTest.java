@@ -80,4 +80,17 @@ class HookSettingsTest {
         e = assertThrows(IllegalArgumentException.class, () -> HookSettings.read(none, true, List.of("--timeout")));
         assertEquals("--timeout needs a value", e.getMessage());
     }
+
+    /** The agent reads the C client's keys too (and skips them): it refuses a submit_timeout the client would. */
+    @Test
+    void submitTimeoutIsRefusedOutsideTheClientsRangeAsTheClientSaysIt() throws Exception {
+        for (String bad : List.of("soon", "0.01", "601")) {
+            Path file = Files.writeString(dir.resolve("submit.conf"), "submit_timeout=" + bad + "\n");
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> HookSettings.read(Map.of("ALPSBRIDGE_LEDGER_HOOK_CONFIG", file.toString())));
+            assertEquals(file + ":1: submit_timeout takes seconds from 0.05 to 600, not '" + bad + "'", e.getMessage());
+        }
+        Path good = Files.writeString(dir.resolve("submit.conf"), "submit_timeout=0.5\n");
+        HookSettings.read(Map.of("ALPSBRIDGE_LEDGER_HOOK_CONFIG", good.toString()));
+    }
 }

@@ -101,10 +101,7 @@ final class SlurmLab implements AutoCloseable {
                 ? HookClient.build(dir.resolve("client"), dir.resolve("ledger-hook.conf"))
                 : hooks == Hooks.CLIENT_ONLY ? HookClient.build() : null;
         if (hooks == Hooks.PREP) {
-            if (installation.prefix() != null) { // null: the system's (Debian's) Slurm
-                Programs.unavailable("the PrEp plugin is built here against Debian's Slurm only, not " + installation);
-            }
-            HookClient.buildPlugins(dir.resolve("plugins"), dir.resolve("ledger-hook.conf"));
+            HookClient.buildPlugins(installation, dir.resolve("plugins"), dir.resolve("ledger-hook.conf"));
         }
         SlurmLab lab = new SlurmLab(dir, munged, db != null ? db : "sqlite:" + dir.resolve("ledger.db"), cpus, hooks);
         lab.hookJar = hookJar;
@@ -131,6 +128,11 @@ final class SlurmLab implements AutoCloseable {
             lab.close();
             throw e;
         }
+    }
+
+    /** The Slurm this lab runs. */
+    SlurmInstallation installation() {
+        return slurm.installation();
     }
 
     String url() {
@@ -278,13 +280,14 @@ final class SlurmLab implements AutoCloseable {
                 // sched_interval=2: what ledger/README.md tells a site running the hooks (a job whose
                 // EpilogSlurmctld ends after slurmd's epilog frees its CPUs only at the next periodic pass);
                 // in every lab alike, so the storm's two runs differ by the hooks alone
-                .set("SchedulerParameters", "default_queue_depth=1000,sched_min_interval=100000,sched_interval=2")
+                // requeue_delay=5 (Slurm 26.05; 22.05 ignores it): a requeued job may run again after 5 s, not 121
+                .set("SchedulerParameters", "default_queue_depth=1000,sched_min_interval=100000,sched_interval=2,requeue_delay=5")
                 // slurmscriptd's lines of each PrologSlurmctld/EpilogSlurmctld it runs (at verbose): how long
                 // slurmctld waited for each hook call, in its own words (hookCalls); in every lab alike
                 .set("DebugFlags", "Script")
                 .set("SlurmctldDebug", "verbose");
         if (hooks == Hooks.PREP) {
-            spec.set("PrEpPlugins", "prep/ledger").set("PluginDir", HookClient.slurmPluginDir() + ":" + dir.resolve("plugins"));
+            spec.set("PrEpPlugins", "prep/ledger").set("PluginDir", HookClient.pluginDir(installation, dir.resolve("plugins")));
         } else if (hooks != Hooks.NONE) {
             spec.set("PrologSlurmctld", prolog).set("EpilogSlurmctld", epilog);
         }
@@ -450,6 +453,11 @@ final class SlurmLab implements AutoCloseable {
 
     String tail(String log) {
         return slurm.tail(log);
+    }
+
+    /** The harness's cluster under the lab (its installation, slurm.conf, munged), for what a suite adds to it. */
+    SlurmCluster cluster() {
+        return slurm;
     }
 
     @Override
