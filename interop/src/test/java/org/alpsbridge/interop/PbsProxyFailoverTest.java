@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -67,9 +66,7 @@ class PbsProxyFailoverTest {
         int rounds = Integer.getInteger("interop.rounds", 2);
         int lease = Integer.getInteger("interop.haLease", 5);
         int outage = Integer.getInteger("interop.outage", 60);
-        String list = System.getProperty("interop.seeds");
-        List<Long> seeds = list != null ? Arrays.stream(list.split(",")).map(String::strip).map(Long::valueOf).toList()
-                : List.of(Long.getLong("interop.seed", System.nanoTime() % 100_000_000L));
+        List<Long> seeds = ProxyPairFailover.seeds();
         for (long seed : seeds) {
             run(seed, jobs, rounds, lease, outage);
         }

@@ -319,4 +319,18 @@ final class ProxyPairFailover {
             }
         }
     }
+
+    /**
+     * The runs' seeds: {@code -Dinterop.seeds=S1,S2,...}, else {@code -Dinterop.runs=N} (1) consecutive seeds from
+     * {@code -Dinterop.seed} (else one drawn now and printed by the caller).
+     */
+    static List<Long> seeds() {
+        String list = System.getProperty("interop.seeds", "").strip();
+        if (!list.isEmpty()) {
+            return java.util.Arrays.stream(list.split(",")).map(String::strip).map(Long::parseLong).toList();
+        }
+        long first = Long.getLong("interop.seed", System.nanoTime() % 100_000_000L);
+        int count = Integer.getInteger("interop.runs", 1);
+        return java.util.stream.LongStream.range(first, first + count).boxed().toList();
+    }
 }

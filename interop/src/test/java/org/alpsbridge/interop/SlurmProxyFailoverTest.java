@@ -56,7 +56,7 @@ class SlurmProxyFailoverTest {
         int rounds = Integer.getInteger("interop.rounds", 2);
         int lease = Integer.getInteger("interop.haLease", 5);
         int outage = Integer.getInteger("interop.outage", 60);
-        List<Long> seeds = seeds();
+        List<Long> seeds = ProxyPairFailover.seeds();
         System.out.println("proxy failover: seeds " + seeds + " (-Dinterop.seeds=" + seeds.stream().map(String::valueOf)
                 .collect(java.util.stream.Collectors.joining(",")) + " replays), " + jobs + " jobs x " + rounds
                 + " rounds per run, ha_lease=" + lease + " s");
@@ -84,16 +84,6 @@ class SlurmProxyFailoverTest {
      * The runs' seeds: {@code -Dinterop.seeds=S1,S2,...}, or {@code -Dinterop.runs=N} seeds from {@code
      * -Dinterop.seed=S} on (S, S+1, ...; S from the clock unless given).
      */
-    private static List<Long> seeds() {
-        String list = System.getProperty("interop.seeds", "").strip();
-        if (!list.isEmpty()) {
-            return java.util.Arrays.stream(list.split(",")).map(String::strip).map(Long::parseLong).toList();
-        }
-        long first = Long.getLong("interop.seed", System.nanoTime() % 100_000_000L);
-        int count = Integer.getInteger("interop.runs", 1);
-        return java.util.stream.LongStream.range(first, first + count).boxed().toList();
-    }
-
     /**
      * One run on a fresh proxy pair, ledger and cluster: {@code rounds} rounds of {@code jobs} jobs, each killing the
      * active proxy, the last with ALPS unreachable for {@code outage} seconds; then the checks. The kills are added
