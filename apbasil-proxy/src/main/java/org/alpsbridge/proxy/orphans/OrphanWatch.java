@@ -183,7 +183,37 @@ public final class OrphanWatch {
             current = now;
             last = new Inspection(Instant.now(), inventoryTime, header.protocol(), reservations.size(), jobError);
         }
-        settleLeftBehind(seen);
+        settleLeftBehind(seen); // first: an interrupted RESERVE's reservation is settled as such (its hold voided)
+        releaseSuperseded();
+    }
+
+    /**
+     * Releases at once each orphan whose batch job has a newer reservation ({@link Reason#SUPERSEDED}): its
+     * scheduler has moved on to the newer one, so nobody will use or release it, and until it goes it holds nodes
+     * the scheduler thinks are free (every RESERVE placed on them is refused). Through the chain, so the ledger
+     * settles its hold; what fails stays listed and is tried again at the next full inventory.
+     */
+    private void releaseSuperseded() {
+        List<Orphan> superseded;
+        Backend through;
+        String protocol;
+        synchronized (this) {
+            superseded = current.values().stream().filter(o -> o.reasons().contains(Reason.SUPERSEDED)).toList();
+            through = chain;
+            protocol = last == null || last.protocol() == null || last.protocol().isEmpty() ? "1.0" : last.protocol();
+        }
+        if (superseded.isEmpty() || through == null) {
+            return;
+        }
+        for (Orphan o : superseded) {
+            if (releaseOne(through, protocol, o).released()) {
+                synchronized (this) {
+                    Map<Long, Orphan> now = new LinkedHashMap<>(current);
+                    now.remove(o.reservationId());
+                    current = now;
+                }
+            }
+        }
     }
 
     /** How much earlier than its RESERVE began (the database's clock) ALPS's clock may stamp a reservation. */

@@ -168,6 +168,25 @@ class OrphanWatchTest {
         assertEquals(List.of(Reason.NOT_CREATED_BY_PROXY), w.orphans().get(0).reasons());
     }
 
+    /**
+     * After a takeover the survivor adopted reservation 2 (a RESERVE the stopped proxy answered; the answer never
+     * reached the scheduler), and the job's RESERVE again made 5: 2 is released at once, through the chain.
+     */
+    @Test
+    void aReservationSupersededByItsJobsNewerOneIsReleasedAtOnce() throws Exception {
+        FakeAlps alps = new FakeAlps();
+        OrphanWatch w = watch(() -> java.util.Set.of("100"), dir.resolve("apkill"));
+        Backend chain = w.decorate(alps);
+        w.inspect(HEADER, List.of(node(12, 2L), node(13, null)), List.of(reservation(2, "100")), 0);
+        chain.call(call(reserveRequest(), "RESERVE"));
+        w.inspect(HEADER, List.of(node(12, 2L), node(13, 5L)), List.of(reservation(2, "100"), reservation(5, "100")),
+                System.nanoTime());
+        assertEquals(List.of("RESERVE", "RELEASE 2"), alps.seen);
+        assertTrue(w.orphans().isEmpty(), () -> w.orphans().toString());
+        w.inspect(HEADER, List.of(node(12, null), node(13, 5L)), List.of(reservation(5, "100")), System.nanoTime());
+        assertTrue(w.orphans().isEmpty(), () -> w.orphans().toString());
+    }
+
     @Test
     void aFailedReleaseThroughTheChainLeavesAnOrphanAndTheSafeReleaseKillsItsApplications() throws Exception {
         Path log = dir.resolve("apkill.log");
