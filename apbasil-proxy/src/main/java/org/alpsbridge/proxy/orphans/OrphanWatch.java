@@ -200,19 +200,29 @@ public final class OrphanWatch {
         synchronized (this) {
             superseded = current.values().stream().filter(o -> o.reasons().contains(Reason.SUPERSEDED)).toList();
             through = chain;
-            protocol = last == null || last.protocol() == null || last.protocol().isEmpty() ? "1.0" : last.protocol();
+            protocol = lastProtocol();
         }
         if (superseded.isEmpty() || through == null) {
             return;
         }
         for (Orphan o : superseded) {
             if (releaseOne(through, protocol, o).released()) {
-                synchronized (this) {
-                    Map<Long, Orphan> now = new LinkedHashMap<>(current);
-                    now.remove(o.reservationId());
-                    current = now;
-                }
+                forget(o.reservationId());
             }
+        }
+    }
+
+    /** The protocol of the last inspected inventory, for the RELEASEs the watch sends itself. Holds the lock. */
+    private String lastProtocol() {
+        return last == null || last.protocol() == null || last.protocol().isEmpty() ? "1.0" : last.protocol();
+    }
+
+    /** No longer lists the orphan {@code id}: it was released. */
+    private synchronized void forget(long id) {
+        if (current.containsKey(id)) {
+            Map<Long, Orphan> now = new LinkedHashMap<>(current);
+            now.remove(id);
+            current = now;
         }
     }
 
@@ -239,7 +249,7 @@ public final class OrphanWatch {
                 }
             });
             through = chain;
-            protocol = last == null || last.protocol() == null || last.protocol().isEmpty() ? "1.0" : last.protocol();
+            protocol = lastProtocol();
             inventoryTime = last == null ? 0 : last.inventoryTime();
         }
         List<Availability.LeftReserve> left;
@@ -302,13 +312,7 @@ public final class OrphanWatch {
                     outcome.add("released reservation " + r.id());
                     log.warn("orphans: released reservation {} (user {}, nodes {}) left by {}: no scheduler was told"
                             + " of it", r.id(), r.user(), r.nids(), from);
-                    synchronized (this) {
-                        if (current.containsKey(r.id())) {
-                            Map<Long, Orphan> now = new LinkedHashMap<>(current);
-                            now.remove(r.id());
-                            current = now;
-                        }
-                    }
+                    forget(r.id());
                 } else {
                     allReleased = false;
                     leftBehind.increment("release-failed");
@@ -382,7 +386,7 @@ public final class OrphanWatch {
                 targets.add(o);
             }
             through = chain;
-            protocol = last == null || last.protocol() == null || last.protocol().isEmpty() ? "1.0" : last.protocol();
+            protocol = lastProtocol();
         }
         if (through == null) {
             throw new IllegalStateException("orphans: the watch is not part of a backend chain");
