@@ -62,13 +62,9 @@ class PbsProxyFailoverTest {
 
     @Test
     void aPbsWorkloadThroughAProxyPairOutlivesTheActiveProxyKilledAtASeededPoint() throws Exception {
-        int jobs = Integer.getInteger("interop.jobs", 12);
-        int rounds = Integer.getInteger("interop.rounds", 2);
-        int lease = Integer.getInteger("interop.haLease", 5);
-        int outage = Integer.getInteger("interop.outage", 60);
-        List<Long> seeds = ProxyPairFailover.seeds();
-        for (long seed : seeds) {
-            run(seed, jobs, rounds, lease, outage);
+        ProxyPairFailover.Workload w = ProxyPairFailover.Workload.fromProperties();
+        for (long seed : w.seeds()) {
+            run(seed, w.jobs(), w.rounds(), w.lease(), w.outage());
         }
     }
 

@@ -321,16 +321,27 @@ final class ProxyPairFailover {
     }
 
     /**
-     * The runs' seeds: {@code -Dinterop.seeds=S1,S2,...}, else {@code -Dinterop.runs=N} (1) consecutive seeds from
-     * {@code -Dinterop.seed} (else one drawn now and printed by the caller).
+     * What a failover scenario runs, from the system properties: {@code -Dinterop.jobs} per round (12),
+     * {@code -Dinterop.rounds} (2), {@code -Dinterop.haLease} seconds (5), {@code -Dinterop.outage} seconds of ALPS
+     * unreachable in the last round (60), and the runs' seeds: {@code -Dinterop.seeds=S1,S2,...}, else
+     * {@code -Dinterop.runs=N} (1) consecutive seeds from {@code -Dinterop.seed} (else one drawn now, printed by the
+     * caller).
      */
-    static List<Long> seeds() {
-        String list = System.getProperty("interop.seeds", "").strip();
-        if (!list.isEmpty()) {
-            return java.util.Arrays.stream(list.split(",")).map(String::strip).map(Long::parseLong).toList();
+    record Workload(int jobs, int rounds, int lease, int outage, List<Long> seeds) {
+
+        static Workload fromProperties() {
+            return new Workload(Integer.getInteger("interop.jobs", 12), Integer.getInteger("interop.rounds", 2),
+                    Integer.getInteger("interop.haLease", 5), Integer.getInteger("interop.outage", 60), seedsFromProperties());
         }
-        long first = Long.getLong("interop.seed", System.nanoTime() % 100_000_000L);
-        int count = Integer.getInteger("interop.runs", 1);
-        return java.util.stream.LongStream.range(first, first + count).boxed().toList();
+
+        private static List<Long> seedsFromProperties() {
+            String list = System.getProperty("interop.seeds", "").strip();
+            if (!list.isEmpty()) {
+                return java.util.Arrays.stream(list.split(",")).map(String::strip).map(Long::parseLong).toList();
+            }
+            long first = Long.getLong("interop.seed", System.nanoTime() % 100_000_000L);
+            int count = Integer.getInteger("interop.runs", 1);
+            return java.util.stream.LongStream.range(first, first + count).boxed().toList();
+        }
     }
 }

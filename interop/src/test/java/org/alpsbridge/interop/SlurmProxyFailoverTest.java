@@ -52,11 +52,9 @@ class SlurmProxyFailoverTest {
 
     @Test
     void aWorkloadThroughAProxyPairOutlivesTheActiveProxyKilledAtASeededPoint() throws Exception {
-        int jobs = Integer.getInteger("interop.jobs", 12);
-        int rounds = Integer.getInteger("interop.rounds", 2);
-        int lease = Integer.getInteger("interop.haLease", 5);
-        int outage = Integer.getInteger("interop.outage", 60);
-        List<Long> seeds = ProxyPairFailover.seeds();
+        ProxyPairFailover.Workload w = ProxyPairFailover.Workload.fromProperties();
+        int jobs = w.jobs(), rounds = w.rounds(), lease = w.lease(), outage = w.outage();
+        List<Long> seeds = w.seeds();
         System.out.println("proxy failover: seeds " + seeds + " (-Dinterop.seeds=" + seeds.stream().map(String::valueOf)
                 .collect(java.util.stream.Collectors.joining(",")) + " replays), " + jobs + " jobs x " + rounds
                 + " rounds per run, ha_lease=" + lease + " s");
@@ -80,10 +78,6 @@ class SlurmProxyFailoverTest {
         assertEquals(List.of(), failed, "seeded runs that failed");
     }
 
-    /**
-     * The runs' seeds: {@code -Dinterop.seeds=S1,S2,...}, or {@code -Dinterop.runs=N} seeds from {@code
-     * -Dinterop.seed=S} on (S, S+1, ...; S from the clock unless given).
-     */
     /**
      * One run on a fresh proxy pair, ledger and cluster: {@code rounds} rounds of {@code jobs} jobs, each killing the
      * active proxy, the last with ALPS unreachable for {@code outage} seconds; then the checks. The kills are added
