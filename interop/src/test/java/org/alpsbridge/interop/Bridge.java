@@ -47,6 +47,8 @@ final class Bridge implements AutoCloseable {
     /** The daemon in front of a resident ALPS ({@link #startResidentAlps}), and its port; null and 0 without one. */
     private Process alps;
     private int alpsPort;
+    /** The clients run bin/apbasil's Java client ({@link #useJavaClient()}), not the native one. */
+    private boolean javaClient;
 
     /**
      * @param machine the emulator's machine spec, e.g. {@code xc30:16,engine=5.2.44}
@@ -116,15 +118,28 @@ final class Bridge implements AutoCloseable {
                 + "# waits) ride out a proxy restart: slurmstepd fatal()s when its first call, ENGINE, gets no answer\n"
                 + "export APBASIL_PROXY=" + proxies + " APBASIL_AUTH=munge APBASIL_RETRIES=8 APBASIL_MUNGE_SOCKET="
                 + munge.socket() + " APBASIL_CONFIG=/dev/null\n"
-                + "exec " + Host.repository().resolve("apbasil-proxy/target/c/apbasil") + "\n");
+                + (javaClient ? "export APBASIL_CLIENT=jvm JAVA=" + java() + " APBASIL_JAR=" + jar + "\nexec "
+                        + Host.repository().resolve("bin/apbasil") : "exec " + Host.repository().resolve("apbasil-proxy/target/c/apbasil"))
+                + "\n");
+    }
+
+    /**
+     * bin/apbasil's Java client ({@code APBASIL_CLIENT=jvm}) instead of the native one for the clients' apbasil and,
+     * if started after this, the resident ALPS's ({@link #alpsApbasil()}): the policy bench's {@code -Dinterop.client=jvm}.
+     */
+    void useJavaClient() {
+        javaClient = true;
+        writeApbasil("127.0.0.1:" + port);
     }
 
     /**
      * A wrapper around {@code program} (the {@code emulator} for ALPS on-system, {@code apbasil} off-system) that
-     * appends each call's method, query type and wall time in nanoseconds to {@code timings}, as its caller saw it.
+     * appends each call's method, query type and wall time in nanoseconds to {@code timings}, as its caller saw it,
+     * and each FAILURE answer's method and first message to {@code failures}.
      */
     Path timed(Path program) {
         Path timings = dir.resolve("timings");
+        Path failures = dir.resolve("failures");
         return Host.script(dir.resolve("timed-" + program.getFileName()), "#!/bin/bash\n"
                 + "# " + program.getFileName() + ", each call's method and wall time appended to " + timings + "\n"
                 + "req=$(mktemp) out=$(mktemp)\n"
@@ -135,6 +150,11 @@ final class Bridge implements AutoCloseable {
                 + "m=$(grep -o 'method=\"[A-Z]*\"' $req | head -1 | cut -d'\"' -f2)\n"
                 + "t=; [ \"$m\" = QUERY ] && t=$(grep -o 'type=\"[A-Z]*\"' $req | head -1 | cut -d'\"' -f2)\n"
                 + "echo \"$m${t:+/$t} $((t1 - t0))\" >> " + timings + "\n"
+                // the status is in the answer's first lines; an INVENTORY's 100 MB are not searched
+                + "if head -c 4096 $out | grep -q 'status=\"FAILURE\"'; then\n"
+                + "  echo \"$m${t:+/$t} $(head -c 4096 $out | tr -d '\\n' | grep -o '<Message[^>]*>[^<]*' | head -1 | sed 's/.*>//')\" >> "
+                + failures + "\n"
+                + "fi\n"
                 + "cat $out; rm -f $req $out\n"
                 + "exit $rc\n");
     }
@@ -160,6 +180,11 @@ final class Bridge implements AutoCloseable {
         List<String> all = new ArrayList<>(within);
         all.addAll(argv);
         return all;
+    }
+
+    /** The pid of the (first) proxy's JVM, for jcmd and /proc; -1 when it is not running. */
+    long proxyPid() {
+        return proxy == null ? -1 : proxy.pid();
     }
 
     /** Starts (or restarts) the proxy daemon and waits until it answers. */
@@ -280,7 +305,7 @@ final class Bridge implements AutoCloseable {
         Host.script(dir.resolve("apbasil-alps"), "#!/bin/sh\n"
                 + "# The apbasil of a scheduler on the Cray: bin/apbasil straight to the resident ALPS\n"
                 + "export APBASIL_PROXY=127.0.0.1:" + alpsPort + " APBASIL_AUTH=munge APBASIL_RETRIES=8 APBASIL_MUNGE_SOCKET="
-                + munge.socket() + " JAVA=" + java() + " APBASIL_JAR=" + jar + "\n"
+                + munge.socket() + " JAVA=" + java() + " APBASIL_JAR=" + jar + (javaClient ? " APBASIL_CLIENT=jvm" : "") + "\n"
                 + "exec " + Host.repository().resolve("bin/apbasil") + "\n");
         if (!Host.await(Duration.ofSeconds(60), () -> alpsStats().exit() == 0)) {
             throw new IllegalStateException("the resident ALPS did not start: " + dir.resolve("alps.log"));
