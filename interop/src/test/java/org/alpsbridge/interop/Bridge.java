@@ -89,7 +89,10 @@ final class Bridge implements AutoCloseable {
                 + " org.alpsbridge.basil.cli.EmulateCommand --machine " + machine + " --state " + dir.resolve("alps")
                 // a confirmed job's container (Slurm's proctrack/pgid pgid) is a claim while it lives, as ALPS kept a
                 // reservation until the batch job's pagg ended: the stepd's RELEASE after scancel then succeeds
-                + " --paggs host " + emulatorFlags;
+                + " --paggs host"
+                // users' ids from the host's password database, as ALPS takes them and as the proxy looks them up
+                // (--user-ids nss): a user's first RESERVE is patched into its cache, not fetched
+                + " --users host " + emulatorFlags;
         Path jsa = dir.resolve("emulator.jsa");
         Host.run(Map.of(), Duration.ofMinutes(2), List.of("sh", "-c", "echo '<BasilRequest protocol=\"1.0\" method=\"QUERY\""
                 + " type=\"ENGINE\"/>' | " + emulate.replace(" -Xshare:auto", " -XX:ArchiveClassesAtExit=" + jsa) + " >/dev/null"));
@@ -197,7 +200,7 @@ final class Bridge implements AutoCloseable {
         List<String> argv = new ArrayList<>(List.of(java(), "-jar", jar.toString(), "proxy", "serve",
                 "--listen", "127.0.0.1:" + at, "--backend", backend, "--auth", "munge",
                 "--set", "munge_socket=" + munge.socket(), "--set", "allow_reserve=root",
-                "--user-ids", "learn", "--apkill", dir.resolve("apkill").toString()));
+                "--apkill", dir.resolve("apkill").toString()));
         if (pairOptions.isEmpty()) {
             argv.addAll(List.of("--set", "exchange_journal=" + dir.resolve("exchanges.journal")));
         } else {
@@ -295,7 +298,7 @@ final class Bridge implements AutoCloseable {
         alpsPort = Host.freePort();
         List<String> argv = new ArrayList<>(List.of(java(), "-jar", jar.toString(), "proxy", "serve",
                 "--listen", "127.0.0.1:" + alpsPort, "--backend", "emulator:" + machine, "--auth", "munge", "--policy", "off",
-                "--set", "munge_socket=" + munge.socket(), "--set", "allow_reserve=root"));
+                "--set", "munge_socket=" + munge.socket(), "--set", "allow_reserve=root", "--set", "emulator_users=host"));
         for (String kv : settings) {
             argv.addAll(List.of("--set", kv));
         }
