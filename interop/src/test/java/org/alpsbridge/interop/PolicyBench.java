@@ -291,7 +291,9 @@ final class PolicyBench {
                 }
             }
             out.append("  ").append(s.name()).append(" failed RESERVEs by class: ").append(classes).append('\n');
-            s.failed().forEach(f -> out.append("    ").append(f).append('\n'));
+            Map<String, Integer> same = new TreeMap<>();
+            s.failed().forEach(f -> same.merge(f, 1, Integer::sum));
+            same.forEach((f, n) -> out.append("    ").append(n).append(" x ").append(f).append('\n'));
             if (s == off) {
                 int stale = classes.getOrDefault("already reserved", 0);
                 verdict(out, failed, stale == 0, "off-system RESERVEs refused 'already reserved' on nodes no planted"
