@@ -47,6 +47,8 @@ final class Bridge implements AutoCloseable {
     /** The daemon in front of a resident ALPS ({@link #startResidentAlps}), and its port; null and 0 without one. */
     private Process alps;
     private int alpsPort;
+    /** The clients run bin/apbasil's Java client ({@link #useJavaClient()}), not the native one. */
+    private boolean javaClient;
 
     /**
      * @param machine the emulator's machine spec, e.g. {@code xc30:16,engine=5.2.44}
@@ -87,7 +89,10 @@ final class Bridge implements AutoCloseable {
                 + " org.alpsbridge.basil.cli.EmulateCommand --machine " + machine + " --state " + dir.resolve("alps")
                 // a confirmed job's container (Slurm's proctrack/pgid pgid) is a claim while it lives, as ALPS kept a
                 // reservation until the batch job's pagg ended: the stepd's RELEASE after scancel then succeeds
-                + " --paggs host " + emulatorFlags;
+                + " --paggs host"
+                // users' ids from the host's password database, as ALPS takes them and as the proxy looks them up
+                // (--user-ids nss): a user's first RESERVE is patched into its cache, not fetched
+                + " --users host " + emulatorFlags;
         Path jsa = dir.resolve("emulator.jsa");
         Host.run(Map.of(), Duration.ofMinutes(2), List.of("sh", "-c", "echo '<BasilRequest protocol=\"1.0\" method=\"QUERY\""
                 + " type=\"ENGINE\"/>' | " + emulate.replace(" -Xshare:auto", " -XX:ArchiveClassesAtExit=" + jsa) + " >/dev/null"));
@@ -116,15 +121,28 @@ final class Bridge implements AutoCloseable {
                 + "# waits) ride out a proxy restart: slurmstepd fatal()s when its first call, ENGINE, gets no answer\n"
                 + "export APBASIL_PROXY=" + proxies + " APBASIL_AUTH=munge APBASIL_RETRIES=8 APBASIL_MUNGE_SOCKET="
                 + munge.socket() + " APBASIL_CONFIG=/dev/null\n"
-                + "exec " + Host.repository().resolve("apbasil-proxy/target/c/apbasil") + "\n");
+                + (javaClient ? "export APBASIL_CLIENT=jvm JAVA=" + java() + " APBASIL_JAR=" + jar + "\nexec "
+                        + Host.repository().resolve("bin/apbasil") : "exec " + Host.repository().resolve("apbasil-proxy/target/c/apbasil"))
+                + "\n");
+    }
+
+    /**
+     * bin/apbasil's Java client ({@code APBASIL_CLIENT=jvm}) instead of the native one for the clients' apbasil and,
+     * if started after this, the resident ALPS's ({@link #alpsApbasil()}): the policy bench's {@code -Dinterop.client=jvm}.
+     */
+    void useJavaClient() {
+        javaClient = true;
+        writeApbasil("127.0.0.1:" + port);
     }
 
     /**
      * A wrapper around {@code program} (the {@code emulator} for ALPS on-system, {@code apbasil} off-system) that
-     * appends each call's method, query type and wall time in nanoseconds to {@code timings}, as its caller saw it.
+     * appends each call's method, query type and wall time in nanoseconds to {@code timings}, as its caller saw it,
+     * and each FAILURE answer's method and first message to {@code failures}.
      */
     Path timed(Path program) {
         Path timings = dir.resolve("timings");
+        Path failures = dir.resolve("failures");
         return Host.script(dir.resolve("timed-" + program.getFileName()), "#!/bin/bash\n"
                 + "# " + program.getFileName() + ", each call's method and wall time appended to " + timings + "\n"
                 + "req=$(mktemp) out=$(mktemp)\n"
@@ -135,6 +153,11 @@ final class Bridge implements AutoCloseable {
                 + "m=$(grep -o 'method=\"[A-Z]*\"' $req | head -1 | cut -d'\"' -f2)\n"
                 + "t=; [ \"$m\" = QUERY ] && t=$(grep -o 'type=\"[A-Z]*\"' $req | head -1 | cut -d'\"' -f2)\n"
                 + "echo \"$m${t:+/$t} $((t1 - t0))\" >> " + timings + "\n"
+                // the status is in the answer's first lines; an INVENTORY's 100 MB are not searched
+                + "if head -c 4096 $out | grep -q 'status=\"FAILURE\"'; then\n"
+                + "  echo \"$m${t:+/$t} $(head -c 4096 $out | tr -d '\\n' | grep -o '<Message[^>]*>[^<]*' | head -1 | sed 's/.*>//')\" >> "
+                + failures + "\n"
+                + "fi\n"
                 + "cat $out; rm -f $req $out\n"
                 + "exit $rc\n");
     }
@@ -162,6 +185,11 @@ final class Bridge implements AutoCloseable {
         return all;
     }
 
+    /** The pid of the (first) proxy's JVM, for jcmd and /proc; -1 when it is not running. */
+    long proxyPid() {
+        return proxy == null ? -1 : proxy.pid();
+    }
+
     /** Starts (or restarts) the proxy daemon and waits until it answers. */
     void startProxy() throws IOException {
         proxy = launch(port, "proxy.log");
@@ -172,7 +200,7 @@ final class Bridge implements AutoCloseable {
         List<String> argv = new ArrayList<>(List.of(java(), "-jar", jar.toString(), "proxy", "serve",
                 "--listen", "127.0.0.1:" + at, "--backend", backend, "--auth", "munge",
                 "--set", "munge_socket=" + munge.socket(), "--set", "allow_reserve=root",
-                "--user-ids", "learn", "--apkill", dir.resolve("apkill").toString()));
+                "--apkill", dir.resolve("apkill").toString()));
         if (pairOptions.isEmpty()) {
             argv.addAll(List.of("--set", "exchange_journal=" + dir.resolve("exchanges.journal")));
         } else {
@@ -270,7 +298,7 @@ final class Bridge implements AutoCloseable {
         alpsPort = Host.freePort();
         List<String> argv = new ArrayList<>(List.of(java(), "-jar", jar.toString(), "proxy", "serve",
                 "--listen", "127.0.0.1:" + alpsPort, "--backend", "emulator:" + machine, "--auth", "munge", "--policy", "off",
-                "--set", "munge_socket=" + munge.socket(), "--set", "allow_reserve=root"));
+                "--set", "munge_socket=" + munge.socket(), "--set", "allow_reserve=root", "--set", "emulator_users=host"));
         for (String kv : settings) {
             argv.addAll(List.of("--set", kv));
         }
@@ -280,7 +308,7 @@ final class Bridge implements AutoCloseable {
         Host.script(dir.resolve("apbasil-alps"), "#!/bin/sh\n"
                 + "# The apbasil of a scheduler on the Cray: bin/apbasil straight to the resident ALPS\n"
                 + "export APBASIL_PROXY=127.0.0.1:" + alpsPort + " APBASIL_AUTH=munge APBASIL_RETRIES=8 APBASIL_MUNGE_SOCKET="
-                + munge.socket() + " JAVA=" + java() + " APBASIL_JAR=" + jar + "\n"
+                + munge.socket() + " JAVA=" + java() + " APBASIL_JAR=" + jar + (javaClient ? " APBASIL_CLIENT=jvm" : "") + "\n"
                 + "exec " + Host.repository().resolve("bin/apbasil") + "\n");
         if (!Host.await(Duration.ofSeconds(60), () -> alpsStats().exit() == 0)) {
             throw new IllegalStateException("the resident ALPS did not start: " + dir.resolve("alps.log"));

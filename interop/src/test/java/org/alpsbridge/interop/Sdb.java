@@ -71,9 +71,16 @@ final class Sdb implements AutoCloseable {
         if (rows.length() == 0) {
             throw new IllegalStateException("no Node in the inventory: " + inventoryXml);
         }
-        sdb.sql("CREATE DATABASE XTAdmin; CREATE TABLE XTAdmin.processor (processor_id INT PRIMARY KEY,"
-                + " x_coord INT, y_coord INT, z_coord INT, processor_type VARCHAR(16));"
-                + " INSERT INTO XTAdmin.processor VALUES " + rows + ";").ok();
+        // from a file: at 4,392 nodes the statement passes the 128 kB a single argument may have
+        Path file = sdb.dir.resolve("processor.sql");
+        try {
+            Files.writeString(file, "CREATE DATABASE XTAdmin; CREATE TABLE XTAdmin.processor (processor_id INT PRIMARY KEY,"
+                    + " x_coord INT, y_coord INT, z_coord INT, processor_type VARCHAR(16));"
+                    + " INSERT INTO XTAdmin.processor VALUES " + rows + ";\n");
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        sdb.sql("source " + file).ok();
     }
 
     Host.Result sql(String statements) {

@@ -1,41 +1,36 @@
 package org.alpsbridge.interop;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.TreeMap;
-import java.util.TreeSet;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * What the proxy's policy saves for a real Slurm 18.08: the same seeded workload (50 jobs, {@code -Dinterop.jobs=N})
- * scheduled twice in one run on the same emulated XC30 answering with the {@code xc30-2256} latency MODEL, first
- * on-system, then off-system. ALPS is resident in both runs ({@link Bridge#startResidentAlps}: a daemon, policy off,
- * in front of the in-process emulator with the model and the claims of slurmstepd's session), so each ALPS call costs
- * the model's latency and nothing else on either side: on-system cray.conf {@code apbasil=} is {@code bin/apbasil}
- * straight to it; off-system {@code bin/apbasil} → proxy → it (asked from the proxy's process). Both sides pay one
- * client start per Slurm call; off/on isolates what the bridge adds. A wrapper around each {@code apbasil} times every
- * call as Slurm saw it (slurmctld's and slurmstepd's); the resident ALPS's own stats count the calls that reached it.
- * Prints the table, the proxy's stats and ALPS's.
+ * What the proxy's policy saves for a real Slurm 18.08 (issue 34's "Done when"): the same seeded workload (50 jobs,
+ * {@code -Dinterop.jobs=N}) scheduled twice in one run on the same emulated machine ({@code -Dinterop.machine},
+ * default xc30:16; knl:4392 is Theta's size) answering with the {@code xc30-2256} latency MODEL, first on-system, then
+ * off-system. ALPS is resident in both runs ({@link Bridge#startResidentAlps}: a daemon, policy off, in front of the
+ * in-process emulator with the model and the claims of slurmstepd's session), so each ALPS call costs the model's
+ * latency and nothing else on either side: on-system cray.conf {@code apbasil=} is {@code bin/apbasil} straight to
+ * it; off-system {@code apbasil} → proxy → it. Both sides run the same client ({@code -Dinterop.client=native}, the
+ * default, or {@code jvm}); off/on isolates what the bridge adds. A wrapper around each {@code apbasil} times every
+ * call as Slurm saw it; the resident ALPS's own stats count the calls that reached it. On both sides two reservations
+ * are planted straight at ALPS during the workload (off-system behind the proxy's back; the proxy must find them).
+ * Prints the table ({@link PolicyBench}), the stats and the checks, and fails when a check fails.
  * Opt-in ({@code long}): {@code mvn -B -ntp -Plong -pl interop -am verify -Dtest=SlurmPolicyBench
- * -Dsurefire.failIfNoSpecifiedTests=false}.
+ * -Dsurefire.failIfNoSpecifiedTests=false [-Dinterop.machine=knl:4392] [-Dinterop.client=jvm]}.
  */
 @Tag("long")
 @Order(4) // the class order: src/test/resources/junit-platform.properties
 class SlurmPolicyBench {
 
-    /** One side's figures: each method's call times (ns) as Slurm saw them, what reached ALPS, the proxy's stats. */
-    private record Side(String name, Map<String, List<Long>> seen, Map<String, Integer> reachedAlps, Duration makespan,
-                        String proxyStats) {
-    }
+    private static final int PLANTED = 2;
 
     @Test
     void inventoryCallsAndLatencySlurmSawOnSystemAndOffSystem() throws Exception {
@@ -43,45 +38,54 @@ class SlurmPolicyBench {
         long seed = Long.getLong("interop.seed", 20261125L);
         Side on = run("on-system", true, jobs, seed);
         Side off = run("off-system", false, jobs, seed);
-        System.out.println(table(jobs, seed, on, off));
-        System.out.println("stats (on-system):\n" + on.proxyStats());
-        System.out.println("stats (off-system):\n" + off.proxyStats());
-        int madeOff = off.seen().getOrDefault("QUERY/INVENTORY", List.of()).size();
-        assertTrue(off.reachedAlps().getOrDefault("QUERY/INVENTORY", 0) < madeOff,
-                "the policy answered some of Slurm's INVENTORY calls itself");
+        System.out.println(PolicyBench.table("Slurm 18.08.9", jobs, seed, on.figures(), off.figures()));
+        System.out.println("stats (on-system):\n" + on.figures().proxyStats());
+        System.out.println("stats (off-system):\n" + off.figures().proxyStats());
+        System.out.println("slurmctld (off-system): " + off.ctldNotes());
+        System.out.println("load average at the end: " + PolicyBench.loadAverage());
+        List<String> failed = PolicyBench.checks(on.figures(), off.figures(), off.plantedFound(), concat(on.errors(), off.errors()));
+        assertEquals(List.of(), failed, "issue 34's Done-when checks");
+    }
+
+    /** One side: {@link PolicyBench}'s figures, slurmctld's own notes, its errors and the planted orphans found. */
+    private record Side(PolicyBench.Side figures, String ctldNotes, List<String> errors, List<String> plantedFound) {
     }
 
     private static Side run(String name, boolean onSystem, int jobs, long seed) throws Exception {
         Path prefix = Clients.slurm();
-        Bridge bridge = new Bridge("slurm-bench-" + name, "xc30:16", List.of());
+        Bridge bridge = PolicyBench.bridge("slurm-bench-" + name, List.of("--orphan-jobs", "squeue -h -o %A"));
         CraySlurm slurm = null;
         try {
-            bridge.startResidentAlps(List.of("emulator_latency_profile=xc30-2256", "emulator_latency_seed=1", "emulator_paggs=host"));
             bridge.proxyEnvironment(CraySlurm.environment(prefix, bridge));
             bridge.startProxy();
             slurm = CraySlurm.start(prefix, bridge, bridge.timed(onSystem ? bridge.alpsApbasil() : bridge.apbasil()));
             if (onSystem) {
                 bridge.stopProxy(); // it filled the SDB; its refreshes must not count as Slurm's calls
             }
-            Path timings = bridge.dir().resolve("timings");
-            int skipTimings = Files.exists(timings) ? Files.readAllLines(timings).size() : 0;
-            Map<String, Integer> before = reachedAlps(bridge);
+            PolicyBench.Mark mark = PolicyBench.mark(bridge);
+            System.out.println(name + ": load average at the start " + PolicyBench.loadAverage());
             long t0 = System.nanoTime();
             slurm.submitMixed(jobs, seed, SlurmInteropTest.USERS);
             CraySlurm s = slurm;
-            assertTrue(Host.await(Duration.ofMinutes(40), () -> s.queue().isEmpty()), name + ": jobs left " + slurm.queue());
+            List<String> planted = new ArrayList<>();
+            Duration limit = Duration.ofMinutes(Integer.getInteger("interop.sideMinutes", 40));
+            // one at the workload's start, one when half the jobs have gone: off-system behind the proxy's back; on
+            // both sides, so that each makespan pays for them (Slurm finds them itself and releases them)
+            planted.add(PolicyBench.plant(bridge, 1, Duration.ofMinutes(5)));
+            assertTrue(Host.await(limit, () -> s.queue().size() <= jobs / 2), name + ": jobs left " + slurm.queue());
+            planted.add(PolicyBench.plant(bridge, PLANTED, Duration.ofMinutes(5)));
+            assertTrue(Host.await(limit, () -> s.queue().isEmpty()), name + ": jobs left " + slurm.queue());
             Duration makespan = Duration.ofNanos(System.nanoTime() - t0);
-            Map<String, Integer> reached = reachedAlps(bridge);
-            before.forEach((k, v) -> reached.merge(k, -v, Integer::sum));
-            Map<String, List<Long>> seen = new TreeMap<>();
-            for (String line : Files.readAllLines(timings).subList(skipTimings, Files.readAllLines(timings).size())) {
-                String[] f = line.strip().split(" ");
-                if (f.length == 2) {
-                    seen.computeIfAbsent(f[0], k -> new ArrayList<>()).add(Long.parseLong(f[1]));
-                }
-            }
-            String stats = (onSystem ? "" : "proxy:\n" + bridge.stats().out()) + "resident ALPS:\n" + bridge.alpsStats().out();
-            return new Side(name, seen, reached, makespan, stats);
+            System.out.println(name + ": makespan " + makespan.toSeconds() + " s, load average at the end "
+                    + PolicyBench.loadAverage());
+            PolicyBench.Side figures = PolicyBench.side(bridge, name, mark, makespan, !onSystem, planted);
+            String ctld = slurm.ctldLog();
+            List<String> bySlurm = planted.stream().filter(id -> ctld.contains("orphaned ALPS reservation " + id + ",")).toList();
+            List<String> found = onSystem ? List.of() : PolicyBench.orphansFound(bridge, planted, bySlurm);
+            // Slurm's finding them, and its RESERVEs refused on their nodes (classified by the checks)
+            String[] expected = planted.stream().flatMap(id -> java.util.stream.Stream.of("orphaned ALPS reservation " + id + ",",
+                    "already reserved (resId " + id + ")")).toArray(String[]::new);
+            return new Side(figures, ctldNotes(slurm), slurm.basilErrors(expected), found);
         } finally {
             if (slurm != null) {
                 slurm.close();
@@ -90,46 +94,28 @@ class SlurmPolicyBench {
         }
     }
 
-    /** Calls that reached ALPS, by method key: the resident ALPS daemon's requests, from its {@code stats --json}. */
-    private static Map<String, Integer> reachedAlps(Bridge bridge) {
-        Map<String, Integer> n = new TreeMap<>();
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"([A-Z]+(?:/[A-Z]+)?)\":\\{\"requests\":(\\d+)")
-                .matcher(bridge.alpsStats("--json").ok().out());
-        while (m.find()) {
-            n.put(m.group(1), Integer.parseInt(m.group(2)));
-        }
-        return n;
+    /**
+     * What slurmctld's log says about its ALPS inventories: how often it found nodes ALPS still held, how long its
+     * main scheduler and backfill passes took, and its slowest apbasil calls (at knl:4392, 80-140 MB each).
+     */
+    private static String ctldNotes(CraySlurm slurm) {
+        String log = slurm.ctldLog();
+        long held = log.lines().filter(l -> l.contains("still held")).count();
+        long mismatch = log.lines().filter(l -> l.contains("ALPS") && l.contains("mismatch")).count();
+        long orphaned = log.lines().filter(l -> l.contains("orphaned ALPS reservation")).count();
+        List<String> slow = log.lines().filter(l -> l.contains("took") && (l.contains("BASIL") || l.contains("apbasil")))
+                .limit(5).toList();
+        List<String> sched = log.lines().filter(l -> l.contains("sched: Allocate") || l.contains("backfill: Started"))
+                .toList();
+        long backfillStarted = sched.stream().filter(l -> l.contains("backfill")).count();
+        return "'still held' " + held + ", mismatches " + mismatch + ", orphaned reservations " + orphaned
+                + ", jobs started by the main scheduler " + (sched.size() - backfillStarted) + " and by backfill "
+                + backfillStarted + (slow.isEmpty() ? "" : "\n  slow calls: " + String.join("\n  ", slow));
     }
 
-    private static String table(int jobs, long seed, Side on, Side off) {
-        StringBuilder t = new StringBuilder(String.format(Locale.ROOT,
-                "Slurm 18.08.9, %d jobs (seed %d), xc30:16 answering with the xc30-2256 latency model%n"
-                        + "makespan: on-system %.0f s, off-system %.0f s%n"
-                        + "%-16s | %-36s | %-36s%n%-16s | %6s %6s %7s %7s %7s | %6s %6s %7s %7s %7s%n",
-                jobs, seed, on.makespan().toMillis() / 1e3, off.makespan().toMillis() / 1e3, "", "on-system (apbasil -> ALPS)",
-                "off-system (apbasil -> proxy -> ALPS)", "method", "calls", "ALPS", "p50 ms", "p90 ms", "max ms", "calls", "ALPS",
-                "p50 ms", "p90 ms", "max ms"));
-        TreeSet<String> methods = new TreeSet<>(on.seen().keySet());
-        methods.addAll(off.seen().keySet());
-        methods.addAll(off.reachedAlps().keySet());
-        for (String m : methods) {
-            t.append(String.format(Locale.ROOT, "%-16s | %s | %s%n", m, row(on, m), row(off, m)));
-        }
-        return t.toString();
-    }
-
-    private static String row(Side s, String method) {
-        List<Long> times = new ArrayList<>(s.seen().getOrDefault(method, List.of()));
-        times.sort(null);
-        int reached = s.reachedAlps().getOrDefault(method, 0);
-        if (times.isEmpty()) {
-            return String.format(Locale.ROOT, "%6d %6d %7s %7s %7s", 0, reached, "-", "-", "-");
-        }
-        return String.format(Locale.ROOT, "%6d %6d %7.0f %7.0f %7.0f", times.size(), reached, pct(times, 0.5), pct(times, 0.9),
-                times.get(times.size() - 1) / 1e6);
-    }
-
-    private static double pct(List<Long> sorted, double q) {
-        return sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(q * sorted.size()) - 1)) / 1e6;
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
     }
 }

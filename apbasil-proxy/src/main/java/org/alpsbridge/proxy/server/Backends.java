@@ -43,10 +43,13 @@ public final class Backends {
         }
         if (spec.startsWith("emulator:")) {
             EmulatorBackend b = EmulatorBackend.create(spec.substring("emulator:".length()));
-            // the drop-in's --latency-profile and --paggs, so both forms of the emulator model ALPS the same way
+            // the drop-in's --latency-profile, --paggs and --users, so both forms of the emulator model ALPS the same way
             b.emulator().control().latencyProfile(config.emulatorLatencyProfile(), config.emulatorLatencySeed(), 1.0);
             if (config.emulatorPaggs()) {
                 b.emulator().control().watchPaggs(org.alpsbridge.basil.emulator.Control.HOST_PAGGS);
+            }
+            if (config.emulatorUsersFromHost()) {
+                b.emulator().control().userIds(org.alpsbridge.basil.emulator.Control.hostUserIds());
             }
             return b;
         }

@@ -47,6 +47,11 @@ public final class ProxyConfig {
                 "emulator: backend: host makes a confirmed reservation's pagg_id a claim while a process on this host has it"
                         + " as its process group or session, as the drop-in's --paggs host; none: no pagg is a claim",
                 "host", "none")),
+        EMULATOR_USERS(Setting.choice("emulator_users", "names",
+                "emulator: backend: where the uid and gid in users' reservations come from, as the drop-in's --users: names"
+                        + " derives them from the user name; host asks this host's password database (getent passwd), as ALPS"
+                        + " does, the name's ids for a user it does not know",
+                "names", "host")),
         AUTH(Setting.choice("auth", "munge", "munge (credential required on every request) or none (lab use on loopback only)",
                 "munge", "none")),
         MUNGE_SOCKET(Setting.text("munge_socket", "", "munged's socket; empty = libmunge's default")),
@@ -331,6 +336,11 @@ public final class ProxyConfig {
 
     public long emulatorLatencySeed() {
         return Long.parseLong(get(Key.EMULATOR_LATENCY_SEED));
+    }
+
+    /** Whether an {@code emulator:} backend takes users' ids from this host's password database. */
+    public boolean emulatorUsersFromHost() {
+        return get(Key.EMULATOR_USERS).equals("host");
     }
 
     /** Whether an {@code emulator:} backend counts this host's process groups and sessions as claims. */

@@ -1,12 +1,8 @@
 package org.alpsbridge.proxy.policy;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -54,39 +50,5 @@ class UserIdsTest {
             assertEquals(1, s.patchMismatches());
             assertEquals(2L, s.refreshes().get("reserve-unpatched"), "refreshes " + s.refreshes());
         }
-    }
-
-    @Test
-    void theNameServiceGivesTheUidAndPrimaryGidThatIdGives() throws Exception {
-        String me = System.getProperty("user.name");
-        long[] ids = UserIds.nameService().lookup(me);
-        assertArrayEquals(new long[] {Long.parseLong(run("id", "-u")), Long.parseLong(run("id", "-g"))}, ids,
-                "getent passwd " + me + " gave " + Arrays.toString(ids));
-    }
-
-    @Test
-    void theNameServiceKnowsNothingOfUnknownUsersNumbersOrOptions() {
-        UserIds nss = UserIds.nameService();
-        assertNull(nss.lookup("no-such-user-alpsbridge"));
-        assertNull(nss.lookup("0"), "getent passwd 0 answers root's entry, which is not user \"0\"");
-        assertNull(nss.lookup("--help"));
-        assertNull(nss.lookup("a b"));
-        assertNull(nss.lookup(""));
-    }
-
-    @Test
-    void aPasswdLineGivesItsUidAndGidOnlyForTheUserItNames() {
-        assertArrayEquals(new long[] {1001, 100}, UserIds.passwdEntry("alice:x:1001:100:Alice:/home/alice:/bin/bash\n", "alice"));
-        assertNull(UserIds.passwdEntry("alice:x:1001:100:Alice:/home/alice:/bin/bash", "bob"));
-        assertNull(UserIds.passwdEntry("alice:x:one:100:Alice:/home/alice:/bin/bash", "alice"));
-        assertNull(UserIds.passwdEntry("alice:x:1001", "alice"));
-        assertNull(UserIds.passwdEntry("", "alice"));
-    }
-
-    private static String run(String... command) throws Exception {
-        Process p = new ProcessBuilder(command).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-        assertEquals(0, p.waitFor(), String.join(" ", command));
-        return out;
     }
 }

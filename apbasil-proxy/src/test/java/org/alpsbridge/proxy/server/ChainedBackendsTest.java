@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -43,6 +44,21 @@ class ChainedBackendsTest {
                 leader.destroyForcibly().waitFor();
             }
         }
+    }
+
+    @Test
+    void withEmulatorUsersHostTheEmulatorWritesTheIdsTheProxysNameServiceLooksUp() throws Exception {
+        ProxyConfig alpsConfig = ProxyDaemonTest.lab("127.0.0.1:0").with(Map.of("emulator_users", "host"));
+        try (ProxyDaemon alps = ProxyDaemon.builder().config(alpsConfig).backend(Backends.of("emulator:xc30:4", alpsConfig)).start()) {
+            Backend front = Backends.of("proxy:" + alps.address().text(), ProxyDaemonTest.lab("127.0.0.1:0"));
+            BasilRequest reserve = BasilRequest.reserve("1.3", "root", "7", null, List.of(ReserveParam.builder().width(1L).build()));
+            assertTrue(CODEC.readResponse(front.call(call(reserve))).responseData().isSuccess());
+            String inventory = new String(front.call(call(BasilRequest.query("1.3", "INVENTORY"))), StandardCharsets.UTF_8);
+            long[] looked = org.alpsbridge.proxy.policy.UserIds.nameService().lookup("root");
+            assertTrue(inventory.contains("user_id=\"" + looked[0] + "\" group_id=\"" + looked[1] + "\""),
+                    "root's reservation carries what the name service gives the proxy: " + inventory);
+        }
+        assertThrows(IllegalArgumentException.class, () -> ProxyConfig.defaults().with(Map.of("emulator_users", "ldap")));
     }
 
     @Test

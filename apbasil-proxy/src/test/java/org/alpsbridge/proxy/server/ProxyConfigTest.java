@@ -60,8 +60,8 @@ class ProxyConfigTest {
         Path f = dir.resolve("proxy.conf");
         Files.writeString(f, "listen=127.0.0.1:1\napbasil_timout=5\n");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ProxyConfig.read(f));
-        assertEquals(f + ":2: unknown key 'apbasil_timout' (known keys: listen, backend, emulator_latency_profile, emulator_latency_seed, emulator_paggs, auth, munge_socket, "
-                + "allow_query, allow_reserve, allow_admin, apbasil_timeout, backend_concurrency, workers, queue, "
+        assertEquals(f + ":2: unknown key 'apbasil_timout' (known keys: listen, backend, emulator_latency_profile, emulator_latency_seed, "
+                + "emulator_paggs, emulator_users, auth, munge_socket, allow_query, allow_reserve, allow_admin, apbasil_timeout, backend_concurrency, workers, queue, "
                 + "max_request_bytes, max_response_bytes, request_timeout, reply_timeout, shutdown_timeout, "
                 + "exchange_memory, exchange_journal, tls_cert, tls_key, ha_db, ha_name, ha_lease)", e.getMessage());
     }

@@ -62,6 +62,13 @@ public final class EmulateCommand implements Callable<Integer> {
                     + " still runs leaves the reservation until it ends (default ${DEFAULT-VALUE}: no pagg is a claim).")
     String paggs;
 
+    @Option(names = "--users", defaultValue = "names", paramLabel = "names|host",
+            description = "Where the uid and gid written in a user's reservations come from: names derives them from the"
+                    + " user name (the same on every host); host asks this host's password database (getent passwd), as"
+                    + " ALPS asks its own, falling back to the name for a user it does not know. Use host beside an"
+                    + " apbasil proxy that looks users up (proxy serve --user-ids nss) (default ${DEFAULT-VALUE}).")
+    String users;
+
     @Spec
     CommandSpec spec;
 
@@ -97,6 +104,11 @@ public final class EmulateCommand implements Callable<Integer> {
             case "host" -> dir.watchingPaggs(org.alpsbridge.basil.emulator.Control.HOST_PAGGS);
             case "none" -> { }
             default -> throw new ParameterException(spec.commandLine(), "--paggs is none or host, not '" + paggs + "'");
+        }
+        switch (users) {
+            case "host" -> dir.userIds(org.alpsbridge.basil.emulator.Control.hostUserIds());
+            case "names" -> { }
+            default -> throw new ParameterException(spec.commandLine(), "--users is names or host, not '" + users + "'");
         }
         dir.apbasil(machine, request, out, profile, latencySeed);
         out.flush();

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.TreeMap;
 import java.util.function.IntConsumer;
 import java.util.function.IntPredicate;
+import java.util.function.Function;
 import java.util.function.LongPredicate;
 import java.util.function.LongSupplier;
 
@@ -33,6 +34,8 @@ final class Apsched {
     /** Whether a process aggregate still exists; never, unless the emulator watches this host's (see Control). */
     private LongPredicate paggAlive = pagg -> false;
     private boolean watchingPaggs;
+    /** The uid and gid ALPS writes in a user's applications: from the name alone, unless told otherwise (Control). */
+    private Function<String, long[]> userIds = Views::idsOfName;
     private long changeCount = 1;
     private long schedChangeCount = 1;
     private final Placement placement;
@@ -318,6 +321,16 @@ final class Apsched {
         return watchingPaggs;
     }
 
+    /** Takes users' uid and gid from {@code ids} from now on (see {@link Control#userIds}). */
+    void userIds(Function<String, long[]> ids) {
+        userIds = ids;
+    }
+
+    /** {uid, gid} ALPS writes in {@code user}'s applications. */
+    long[] userIds(String user) {
+        return userIds.apply(user);
+    }
+
     /** Removes releasing reservations whose last claim has ended (the emulator does it at each call); true if one went. */
     boolean sweepReleased() {
         boolean any = false;
@@ -379,8 +392,9 @@ final class Apsched {
         }
         Reservation.Command c = r.commands.get(0);
         long apid = nextApid++;
-        long uid = Views.userId(r.user);
-        r.applications.add(new Reservation.Application(apid, uid, uid, Math.max(1, now()), cmd, c.width(), c.depth(), c.nppn()));
+        long[] ids = userIds(r.user);
+        r.applications.add(new Reservation.Application(apid, ids[0], ids[1], Math.max(1, now()), cmd, c.width(), c.depth(),
+                c.nppn()));
         return apid;
     }
 

@@ -111,6 +111,31 @@ public final class Control {
         return false;
     }
 
+    /**
+     * Takes the uid and gid written in users' reservations from {@code ids} ({user → {uid, gid}}) instead of
+     * deriving them from the name. {@link #hostUserIds()} asks this host's password database, as ALPS asks its own.
+     */
+    public void userIds(java.util.function.Function<String, long[]> ids) {
+        Objects.requireNonNull(ids, "ids");
+        emulator.changing(() -> {
+            emulator.apsched().userIds(ids);
+            return null;
+        });
+    }
+
+    /**
+     * This host's password database (getent passwd), each name looked up once; a name it does not know gets the
+     * ids derived from the name, as by default. Beside an apbasil proxy on this host that looks users up too
+     * ({@code --user-ids nss}), both write the same ids, as ALPS and a daemon on the Cray's service node do.
+     */
+    public static java.util.function.Function<String, long[]> hostUserIds() {
+        java.util.Map<String, long[]> known = new java.util.concurrent.ConcurrentHashMap<>();
+        return user -> known.computeIfAbsent(user, u -> {
+            long[] ids = org.alpsbridge.passwd.PasswordDatabase.lookup(u);
+            return ids != null ? ids : Views.idsOfName(u);
+        }).clone();
+    }
+
     /** Makes every call of {@code method} answer bytes that are not XML. */
     public void garbage(Method method) {
         set(method, new Faults.Fault(Faults.Kind.GARBAGE, null, null, 0, 0));

@@ -84,14 +84,13 @@ public final class Emulator {
     }
 
     /**
-     * The uid and gid this ALPS writes in a user's reservations: the emulator's stand-in for the password
-     * database the real ALPS consults (it derives them from the name; the gid equals the uid).
+     * The uid and gid this ALPS writes in a user's reservations: what the real ALPS takes from the password
+     * database. By default derived from the name (the gid equals the uid); {@link Control#userIds} changes that.
      *
      * @return {uid, gid}
      */
     public long[] userIds(String user) {
-        long uid = Views.userId(user);
-        return new long[] {uid, uid};
+        return apsched.userIds(user);
     }
 
     /** Compute nodes (batch and interactive) of the machine; service nodes are not counted. */

@@ -58,7 +58,7 @@ final class Queries {
             }
             if (req.inventoryReservationsWanted()) {
                 for (Reservation r : apsched.reservations()) {
-                    w.reservation(Views.reservation(r));
+                    w.reservation(Views.reservation(r, apsched.userIds(r.user)));
                 }
             }
         }

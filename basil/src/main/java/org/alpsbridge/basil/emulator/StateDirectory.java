@@ -50,6 +50,7 @@ public final class StateDirectory {
     private final LongSupplier clock;
 
     private java.util.function.LongPredicate paggs;
+    private java.util.function.Function<String, long[]> userIds;
 
     public StateDirectory(Path dir) {
         this(dir, () -> System.currentTimeMillis() / 1000);
@@ -201,12 +202,21 @@ public final class StateDirectory {
         if (paggs != null) {
             e.control().watchPaggs(paggs);
         }
+        if (userIds != null) {
+            e.control().userIds(userIds);
+        }
         return e;
     }
 
     /** Counts confirmed reservations' process aggregates as claims ({@link Control#watchPaggs}). */
     public StateDirectory watchingPaggs(java.util.function.LongPredicate alive) {
         this.paggs = alive;
+        return this;
+    }
+
+    /** Takes users' uid and gid from {@code ids} ({@link Control#userIds}). */
+    public StateDirectory userIds(java.util.function.Function<String, long[]> ids) {
+        this.userIds = ids;
         return this;
     }
 

@@ -115,14 +115,14 @@ final class Views {
         return ids;
     }
 
-    static ReservationView reservation(Reservation r) {
+    /** {@code r} as an inventory shows it, its pseudo-application carrying the user's {@code ids} ({uid, gid}). */
+    static ReservationView reservation(Reservation r, long[] ids) {
         List<ReservationView.Application> apps = new ArrayList<>();
         List<ReservationView.Command> basil = new ArrayList<>();
         for (Reservation.Command c : r.commands) {
             basil.add(new ReservationView.Command(c.width(), c.depth(), c.nppn(), c.memoryMb(), c.architecture(), "BASIL"));
         }
-        long uid = userId(r.user);
-        apps.add(new ReservationView.Application(r.basilApid, uid, uid, 0, basil));
+        apps.add(new ReservationView.Application(r.basilApid, ids[0], ids[1], 0, basil));
         long memory = r.commands.get(0).memoryMb();
         for (Reservation.Application a : r.applications) {
             apps.add(new ReservationView.Application(a.apid(), a.userId(), a.groupId(), a.timeStamp(),
@@ -132,8 +132,12 @@ final class Views {
                 r.gpcMode == null ? "NONE" : r.gpcMode, apps);
     }
 
-    /** A stable numeric uid for a user name: the emulator has no password database. */
-    static long userId(String user) {
-        return 10_000 + Math.floorMod(user.hashCode(), 50_000);
+    /**
+     * A stable uid for a user name, and the same gid, for an emulator that does not consult a password database
+     * (the default: the same ids on every host, so its documents are the same everywhere).
+     */
+    static long[] idsOfName(String user) {
+        long uid = 10_000 + Math.floorMod(user.hashCode(), 50_000);
+        return new long[] {uid, uid};
     }
 }

@@ -48,6 +48,26 @@ class EmulateCommandTest {
         return bytes.toByteArray();
     }
 
+    /** Runs {@code basil emulate ARGS}, which must fail as a usage error (exit 2); returns what it said on stderr. */
+    private static String usageError(byte[] stdin, String... args) {
+        StringWriter err = new StringWriter();
+        CommandLine cmd = new CommandLine(new BasilCommand());
+        cmd.setErr(new PrintWriter(err));
+        InputStream oldIn = System.in;
+        String[] all = new String[args.length + 1];
+        all[0] = "emulate";
+        System.arraycopy(args, 0, all, 1, args.length);
+        int code;
+        try {
+            System.setIn(new ByteArrayInputStream(stdin));
+            code = cmd.execute(all);
+        } finally {
+            System.setIn(oldIn);
+        }
+        assertEquals(2, code, "exit code; stderr: " + err);
+        return err.toString();
+    }
+
     @Test
     void theDropInAnswersOnStdoutAndControlActionsChangeWhatItSees() throws Exception {
         BasilCodec codec = BasilCodec.standard();
@@ -82,18 +102,28 @@ class EmulateCommandTest {
         // ENGINE's modelled median is 25 ms; no draw is below a third of it.
         assertTrue(elapsed >= 8_000_000, "waited " + elapsed + " ns");
 
-        StringWriter err = new StringWriter();
-        CommandLine cmd = new CommandLine(new BasilCommand());
-        cmd.setErr(new PrintWriter(err));
-        InputStream oldIn = System.in;
-        try {
-            System.setIn(new ByteArrayInputStream(engine));
-            code[0] = cmd.execute("emulate", "--machine", "xc30:4", "--state", dir.toString(), "--latency-profile", "xc40");
-        } finally {
-            System.setIn(oldIn);
-        }
-        assertEquals(2, code[0]);
-        assertTrue(err.toString().contains("unknown latency profile 'xc40'") && err.toString().contains("xc30-2256"), err.toString());
+        String err = usageError(engine, "--machine", "xc30:4", "--state", dir.toString(), "--latency-profile", "xc40");
+        assertTrue(err.contains("unknown latency profile 'xc40'") && err.toString().contains("xc30-2256"), err.toString());
+    }
+
+    @Test
+    void withUsersHostTheDropInWritesTheHostsIdsForAUserAndRefusesAnUnknownChoice() throws Exception {
+        BasilCodec codec = BasilCodec.standard();
+        int[] code = new int[1];
+        byte[] reserve = codec.write(BasilRequest.reserve("1.3", "root", "9", null, List.of(ReserveParam.builder().width(1).build())));
+        assertTrue(codec.readResponse(run(reserve, new StringWriter(), code, "--machine", "xc30:4", "--state", dir.toString()))
+                .responseData().isSuccess());
+        byte[] inventory = codec.write(BasilRequest.query("1.3", "INVENTORY"));
+        String derived = new String(run(inventory, new StringWriter(), code, "--machine", "xc30:4", "--state", dir.toString()),
+                StandardCharsets.UTF_8);
+        String host = new String(run(inventory, new StringWriter(), code, "--machine", "xc30:4", "--state", dir.toString(),
+                "--users", "host"), StandardCharsets.UTF_8);
+        assertEquals(0, code[0]);
+        assertTrue(!derived.contains("user_id=\"0\"") && host.contains("user_id=\"0\" group_id=\"0\""),
+                "root's reservation by name:\n" + derived + "\nfrom the host:\n" + host);
+
+        String err = usageError(inventory, "--machine", "xc30:4", "--state", dir.toString(), "--users", "ldap");
+        assertTrue(err.contains("--users is names or host, not 'ldap'"), err);
     }
 
     @Test

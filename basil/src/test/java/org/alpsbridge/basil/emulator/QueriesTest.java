@@ -65,6 +65,32 @@ class QueriesTest {
     }
 
     @Test
+    void usersIdsComeFromTheNameUnlessTheHostsPasswordDatabaseIsAskedAsAlpsAsksIt() throws Exception {
+        Emulator e = Emulator.create("xc30:4");
+        long rootReservation = e.control().plantReservation("root", "1", 1);
+        long apid = e.control().launch(rootReservation, "a.out");
+        long strangers = e.control().plantReservation("no-such-user-alpsbridge", "2", 2);
+        long[] derived = e.userIds("root");
+        assertEquals(derived[0], derived[1], "by default the gid is the uid");
+        assertTrue(derived[0] >= 10_000, "by default root's ids are derived from the name, not 0: " + derived[0]);
+
+        e.control().userIds(Control.hostUserIds());
+        Read read = inventory(e, BasilRequest.query("1.3", "INVENTORY"));
+        ReservationView root = read.reservations().stream().filter(r -> r.reservationId() == rootReservation).findFirst()
+                .orElseThrow();
+        // the pseudo-application is written as ALPS writes it now; an aprun launched before keeps the ids it had
+        assertEquals(List.of(0L, 0L), List.of(root.applications().get(0).userId(), root.applications().get(0).groupId()),
+                "root's reservation in the host's ids (uid 0, gid 0)");
+        assertEquals(derived[0], root.applications().stream().filter(a -> a.applicationId() == apid).findFirst().orElseThrow()
+                .userId());
+        ReservationView stranger = read.reservations().stream().filter(r -> r.reservationId() == strangers).findFirst()
+                .orElseThrow();
+        long[] fallback = Views.idsOfName("no-such-user-alpsbridge");
+        assertEquals(fallback[0], stranger.applications().get(0).userId(), "a name the host does not know keeps its derived ids");
+        assertEquals(List.of(0L, 0L), List.of(e.userIds("root")[0], e.userIds("root")[1]));
+    }
+
+    @Test
     void anEngineOfCle52BeforeUp03PutsMemoryOnTheNodeFromOnePointThreeAndLaterEnginesOnTheSegments() throws Exception {
         for (String engine : List.of("5.2.0", "5.2.2", "5.2.44", "5.1.0")) {
             Emulator e = Emulator.create("xc30:2,engine=" + engine);
