@@ -407,7 +407,12 @@ final class Bridge implements AutoCloseable {
     String basil(Path client, String request) throws IOException {
         Path file = Files.createTempFile(dir, "request", ".xml");
         Files.writeString(file, request);
-        return Host.run(Map.of(), Duration.ofSeconds(120), inside(List.of("sh", "-c", client + " < " + file))).ok().out();
+        return run(Duration.ofSeconds(120), List.of("sh", "-c", client + " < " + file)).ok().out();
+    }
+
+    /** A command where the clients run (inside the bridge's namespace, if any), e.g. an {@code apbasil}. */
+    Host.Result run(Duration limit, List<String> command) {
+        return Host.run(Map.of(), limit, inside(command));
     }
 
     /** The emulated machine's inventory in BASIL 1.3, or 1.2 from an ALPS of engine 5.0 (which knows no 1.3). */

@@ -252,9 +252,17 @@ final class PbsComplex implements AutoCloseable {
         inside(Map.of(), Duration.ofSeconds(20), List.of("kill", "-HUP", Long.toString(momPid()))).ok();
     }
 
-    /** BATCH, UP compute nodes of the emulated machine's inventory: the vnodes pbs_mom makes. */
+    /**
+     * BATCH, UP compute nodes of the emulated machine's inventory: the vnodes pbs_mom makes. Asked in BASIL 1.4, as
+     * pbs_mom asks, so that a proxy caching per protocol caches nothing pbs_mom would not have made it cache.
+     */
     private int computeNodes() throws IOException {
-        Matcher m = Pattern.compile("<Node [^>]*role=\"BATCH\" state=\"UP\"").matcher(bridge.inventory());
+        String inventory = bridge.basil("<?xml version=\"1.0\"?>\n<BasilRequest protocol=\"1.4\" method=\"QUERY\""
+                + " type=\"INVENTORY\"/>\n");
+        if (!inventory.contains("status=\"SUCCESS\"")) {
+            inventory = bridge.inventory(); // an ALPS older than 1.4
+        }
+        Matcher m = Pattern.compile("<Node [^>]*role=\"BATCH\" state=\"UP\"").matcher(inventory);
         int n = 0;
         while (m.find()) {
             n++;
