@@ -137,8 +137,8 @@ final class Bridge implements AutoCloseable {
 
     /**
      * A wrapper around {@code program} (the {@code emulator} for ALPS on-system, {@code apbasil} off-system) that
-     * appends each call's method, query type and wall time in nanoseconds to {@code timings}, as its caller saw it,
-     * and each FAILURE answer's method and first message to {@code failures}.
+     * appends each call's method, query type, wall time in nanoseconds and end (epoch ns) to {@code timings}, as its
+     * caller saw it, and each FAILURE answer's method and first message to {@code failures}.
      */
     Path timed(Path program) {
         Path timings = dir.resolve("timings");
@@ -152,7 +152,7 @@ final class Bridge implements AutoCloseable {
                 + "t1=$(date +%s%N)\n"
                 + "m=$(grep -o 'method=\"[A-Z]*\"' $req | head -1 | cut -d'\"' -f2)\n"
                 + "t=; [ \"$m\" = QUERY ] && t=$(grep -o 'type=\"[A-Z]*\"' $req | head -1 | cut -d'\"' -f2)\n"
-                + "echo \"$m${t:+/$t} $((t1 - t0))\" >> " + timings + "\n"
+                + "echo \"$m${t:+/$t} $((t1 - t0)) $t1\" >> " + timings + "\n"
                 // the status is in the answer's first lines; an INVENTORY's 100 MB are not searched
                 + "if head -c 4096 $out | grep -q 'status=\"FAILURE\"'; then\n"
                 + "  echo \"$m${t:+/$t} $(head -c 4096 $out | tr -d '\\n' | grep -o '<Message[^>]*>[^<]*' | head -1 | sed 's/.*>//')\" >> "

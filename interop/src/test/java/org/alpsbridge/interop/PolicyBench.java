@@ -138,7 +138,7 @@ final class PolicyBench {
         List<String> timings = lines(bridge, "timings");
         for (String line : timings.subList(mark.timings(), timings.size())) {
             String[] f = line.strip().split(" ");
-            if (f.length == 2) {
+            if (f.length >= 2) {
                 seen.computeIfAbsent(f[0], k -> new ArrayList<>()).add(Long.parseLong(f[1]));
             }
         }
@@ -151,6 +151,19 @@ final class PolicyBench {
         String json = bridge.stats("--json").ok().out();
         return new Side(name, seen, failed, reached, makespan, "proxy:\n" + bridge.stats().out() + alps,
                 counter(json, "policy_refreshes"), heap(bridge), planted);
+    }
+
+    /** When each {@code method} call (e.g. {@code QUERY/INVENTORY}) since {@code mark} ended, epoch ms, in order. */
+    static List<Long> ends(Bridge bridge, Mark mark, String method) {
+        List<String> timings = lines(bridge, "timings");
+        List<Long> ends = new ArrayList<>();
+        for (String line : timings.subList(mark.timings(), timings.size())) {
+            String[] f = line.strip().split(" ");
+            if (f.length == 3 && f[0].equals(method)) {
+                ends.add(Long.parseLong(f[2]) / 1_000_000);
+            }
+        }
+        return ends;
     }
 
     /** Calls that reached ALPS, by method key: the resident ALPS daemon's requests, from its {@code stats --json}. */
@@ -315,15 +328,21 @@ final class PolicyBench {
                 }
             }
             out.append("  ").append(s.name()).append(" failed RESERVEs by class: ").append(classes).append('\n');
-            s.failed().forEach(f -> out.append("    ").append(f).append('\n'));
+            Map<String, Integer> same = new TreeMap<>();
+            s.failed().forEach(f -> same.merge(f, 1, Integer::sum));
+            same.forEach((f, n) -> out.append("    ").append(n).append(" x ").append(f).append('\n'));
             if (s == off) {
                 int stale = classes.getOrDefault("already reserved", 0);
                 verdict(out, failed, stale == 0, "off-system RESERVEs refused 'already reserved' on nodes no planted"
                         + " reservation holds: " + stale);
             }
         }
-        verdict(out, failed, plantedFound.containsAll(off.planted()) && !off.planted().isEmpty(),
-                "planted orphans found through the proxy: " + plantedFound + " of " + off.planted());
+        if (off.planted().isEmpty()) {
+            out.append("  (not run) planted orphans: none planted\n");
+        } else {
+            verdict(out, failed, plantedFound.containsAll(off.planted()), "planted orphans found through the proxy: "
+                    + plantedFound + " of " + off.planted());
+        }
         verdict(out, failed, schedulerErrors.isEmpty(), "fatal or BASIL errors in the scheduler's logs: " + schedulerErrors.size()
                 + (schedulerErrors.isEmpty() ? "" : "\n    " + String.join("\n    ", schedulerErrors)));
         double ratioOffOn = off.makespan().toMillis() / (double) on.makespan().toMillis();

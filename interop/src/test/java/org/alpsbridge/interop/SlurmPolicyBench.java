@@ -30,7 +30,8 @@ import org.junit.jupiter.api.Test;
 @Order(4) // the class order: src/test/resources/junit-platform.properties
 class SlurmPolicyBench {
 
-    private static final int PLANTED = 2;
+    /** Reservations planted per side, {@code -Dinterop.plant=N} (2; 0 measures the makespans without them). */
+    private static final int PLANTED = Integer.getInteger("interop.plant", 2);
 
     @Test
     void inventoryCallsAndLatencySlurmSawOnSystemAndOffSystem() throws Exception {
@@ -41,6 +42,7 @@ class SlurmPolicyBench {
         System.out.println(PolicyBench.table("Slurm 18.08.9", jobs, seed, on.figures(), off.figures()));
         System.out.println("stats (on-system):\n" + on.figures().proxyStats());
         System.out.println("stats (off-system):\n" + off.figures().proxyStats());
+        System.out.println("slurmctld (on-system): " + on.ctldNotes());
         System.out.println("slurmctld (off-system): " + off.ctldNotes());
         System.out.println("load average at the end: " + PolicyBench.loadAverage());
         List<String> failed = PolicyBench.checks(on.figures(), off.figures(), off.plantedFound(), concat(on.errors(), off.errors()));
@@ -66,14 +68,17 @@ class SlurmPolicyBench {
             System.out.println(name + ": load average at the start " + PolicyBench.loadAverage());
             long t0 = System.nanoTime();
             slurm.submitMixed(jobs, seed, SlurmInteropTest.USERS);
+            double submitted = (System.nanoTime() - t0) / 1e9;
             CraySlurm s = slurm;
             List<String> planted = new ArrayList<>();
             Duration limit = Duration.ofMinutes(Integer.getInteger("interop.sideMinutes", 40));
-            // one at the workload's start, one when half the jobs have gone: off-system behind the proxy's back; on
-            // both sides, so that each makespan pays for them (Slurm finds them itself and releases them)
-            planted.add(PolicyBench.plant(bridge, 1, Duration.ofMinutes(5)));
-            assertTrue(Host.await(limit, () -> s.queue().size() <= jobs / 2), name + ": jobs left " + slurm.queue());
-            planted.add(PolicyBench.plant(bridge, PLANTED, Duration.ofMinutes(5)));
+            // the first at the workload's start, the next as jobs leave (with 2: when half have gone); off-system
+            // behind the proxy's back; on both sides, so that each makespan pays for them (Slurm releases them itself)
+            for (int n = 1; n <= PLANTED; n++) {
+                int left = jobs - jobs * (n - 1) / PLANTED;
+                assertTrue(Host.await(limit, () -> s.queue().size() <= left), name + ": jobs left " + slurm.queue());
+                planted.add(PolicyBench.plant(bridge, n, Duration.ofMinutes(5)));
+            }
             assertTrue(Host.await(limit, () -> s.queue().isEmpty()), name + ": jobs left " + slurm.queue());
             Duration makespan = Duration.ofNanos(System.nanoTime() - t0);
             System.out.println(name + ": makespan " + makespan.toSeconds() + " s, load average at the end "
@@ -85,7 +90,9 @@ class SlurmPolicyBench {
             // Slurm's finding them, and its RESERVEs refused on their nodes (classified by the checks)
             String[] expected = planted.stream().flatMap(id -> java.util.stream.Stream.of("orphaned ALPS reservation " + id + ",",
                     "already reserved (resId " + id + ")")).toArray(String[]::new);
-            return new Side(figures, ctldNotes(slurm), slurm.basilErrors(expected), found);
+            String notes = String.format(java.util.Locale.ROOT, "%d sbatch in %.1f s; ", jobs, submitted)
+                    + ctldNotes(slurm, PolicyBench.ends(bridge, mark, "QUERY/INVENTORY"));
+            return new Side(figures, notes, slurm.basilErrors(expected), found);
         } finally {
             if (slurm != null) {
                 slurm.close();
@@ -94,23 +101,56 @@ class SlurmPolicyBench {
         }
     }
 
+    private static final java.util.regex.Pattern INVENTORY_LINE = java.util.regex.Pattern.compile(
+            "^\\[([0-9T:.-]+)\\] debug:  BASIL [0-9.]+ INVENTORY: ");
+    private static final java.util.regex.Pattern SLOW = java.util.regex.Pattern.compile(
+            "very large processing time from (\\w+): usec=(\\d+)");
+
     /**
-     * What slurmctld's log says about its ALPS inventories: how often it found nodes ALPS still held, how long its
-     * main scheduler and backfill passes took, and its slowest apbasil calls (at knl:4392, 80-140 MB each).
+     * What slurmctld's log says about its ALPS inventories: how often it found nodes ALPS still held or an orphan, how
+     * long it took from the end of each INVENTORY call ({@code inventoryEnds}, the wrapper's) to its "BASIL INVENTORY:
+     * n/m batch nodes available" (the parse of the answer and the update of its node table), which of its passes
+     * started the jobs (the main scheduler reads the inventory inside its {@code max_sched_time}), and its "very large
+     * processing time" warnings.
      */
-    private static String ctldNotes(CraySlurm slurm) {
+    private static String ctldNotes(CraySlurm slurm, List<Long> inventoryEnds) {
         String log = slurm.ctldLog();
         long held = log.lines().filter(l -> l.contains("still held")).count();
-        long mismatch = log.lines().filter(l -> l.contains("ALPS") && l.contains("mismatch")).count();
         long orphaned = log.lines().filter(l -> l.contains("orphaned ALPS reservation")).count();
-        List<String> slow = log.lines().filter(l -> l.contains("took") && (l.contains("BASIL") || l.contains("apbasil")))
-                .limit(5).toList();
-        List<String> sched = log.lines().filter(l -> l.contains("sched: Allocate") || l.contains("backfill: Started"))
-                .toList();
-        long backfillStarted = sched.stream().filter(l -> l.contains("backfill")).count();
-        return "'still held' " + held + ", mismatches " + mismatch + ", orphaned reservations " + orphaned
-                + ", jobs started by the main scheduler " + (sched.size() - backfillStarted) + " and by backfill "
-                + backfillStarted + (slow.isEmpty() ? "" : "\n  slow calls: " + String.join("\n  ", slow));
+        long main = log.lines().filter(l -> l.contains("sched: Allocate")).count();
+        long backfill = log.lines().filter(l -> l.contains("backfill: Started")).count();
+        List<Long> parse = new ArrayList<>();
+        java.util.Map<String, Long> slow = new java.util.TreeMap<>();
+        java.util.Map<String, Integer> slowCount = new java.util.TreeMap<>();
+        int next = 0;
+        for (String line : log.lines().toList()) {
+            java.util.regex.Matcher m = INVENTORY_LINE.matcher(line);
+            if (m.find()) {
+                long at = java.time.LocalDateTime.parse(m.group(1)).atZone(java.time.ZoneId.systemDefault()).toInstant().toEpochMilli();
+                Long end = null;
+                while (next < inventoryEnds.size() && inventoryEnds.get(next) <= at) {
+                    end = inventoryEnds.get(next++);
+                }
+                if (end != null) {
+                    parse.add(at - end);
+                }
+            }
+            java.util.regex.Matcher w = SLOW.matcher(line);
+            if (w.find()) {
+                slow.merge(w.group(1), Long.parseLong(w.group(2)) / 1000, Math::max);
+                slowCount.merge(w.group(1), 1, Integer::sum);
+            }
+        }
+        parse.sort(null);
+        String parsed = parse.isEmpty() ? "no INVENTORY matched to its log line" : String.format(java.util.Locale.ROOT,
+                "INVENTORY answer to its log line (parse, node table) p50 %d ms, max %d ms (%d)", parse.get(parse.size() / 2),
+                parse.get(parse.size() - 1), parse.size());
+        StringBuilder warnings = new StringBuilder();
+        slow.forEach((f, ms) -> warnings.append(warnings.length() == 0 ? "" : ", ").append(f).append(" x").append(slowCount.get(f))
+                .append(" max ").append(ms).append(" ms"));
+        return parsed + "; 'still held' " + held + ", orphaned reservations " + orphaned + "; jobs started by the main"
+                + " scheduler " + main + ", by backfill " + backfill + "; 'very large processing time': "
+                + (warnings.length() == 0 ? "none" : warnings);
     }
 
     private static List<String> concat(List<String> a, List<String> b) {

@@ -58,7 +58,8 @@ import org.slf4j.LoggerFactory;
  * ({@link EngineMemory}; {@code policy_engine_answers{source=backend|memory}}).
  *
  * <p>A RESERVE or CONFIRM answered FAILURE changed nothing (ALPS rejects them whole), so it costs no
- * refresh. Selective INVENTORY requests (with a body) and every other method pass straight through.
+ * refresh, but for a RESERVE refused on a node held by a reservation the cache does not show (made behind the
+ * proxy's back): that one costs the next INVENTORY a full fetch, which shows the scheduler the reservation. Selective INVENTORY requests (with a body) and every other method pass straight through.
  * RESERVE, SWITCH, refreshes and cache answers are serialized by one lock, as slurmctld itself makes
  * its calls one at a time; a RELEASE (slurmstepd's, beside slurmctld's calls) calls ALPS outside it and takes it only
  * to apply its answer, and a CONFIRM, which changes nothing an inventory shows, passes through; the backend is
@@ -74,6 +75,9 @@ public final class InventoryPolicy implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(InventoryPolicy.class);
     /** ALPS's answer to a RELEASE of a reservation it does not have (Slurm's libalps matches the same words). */
     private static final java.util.regex.Pattern NO_ENTRY = java.util.regex.Pattern.compile("No entry for resId (\\d+)");
+    /** ALPS's refusal of a RESERVE on a node a reservation holds (apsched's words, as the emulator writes them). */
+    private static final java.util.regex.Pattern ALREADY_RESERVED = java.util.regex.Pattern.compile(
+            "is already reserved \\(resId (\\d+)\\)");
 
     private final PolicySettings settings;
     private final Clock clock;
@@ -587,6 +591,7 @@ public final class InventoryPolicy implements AutoCloseable {
         switch (method) {
             case "RESERVE" -> {
                 if (!answer.isSuccess()) {
+                    heldUnseen(answer);
                     return;
                 }
                 Optional<Reserved> reserved = answer.content(Reserved.class);
@@ -663,6 +668,26 @@ public final class InventoryPolicy implements AutoCloseable {
             case "SWITCH" -> staleAll(RefreshReason.SWITCH);
             default -> {
                 // CONFIRM binds a process aggregate, which the inventory does not show
+            }
+        }
+    }
+
+    /**
+     * A RESERVE refused because a reservation the cache does not show holds its node: one made behind the proxy's back
+     * (an orphan, an interactive aprun), which no SUMMARY reveals and no RESERVE answer will while the scheduler keeps
+     * asking for that node (each refused, until the refresh interval). The caches that do not show it are stale
+     * ({@code unseen-reservation}): the scheduler's next INVENTORY is a full one and shows it. One the cache shows
+     * (a draining reservation, the scheduler's own window) changes nothing.
+     */
+    private void heldUnseen(ResponseData answer) {
+        java.util.regex.Matcher held = ALREADY_RESERVED.matcher(answer.messageText() == null ? "" : answer.messageText());
+        if (!held.find()) {
+            return;
+        }
+        long id = Long.parseLong(held.group(1));
+        for (Entry e : entries.values()) {
+            if (e.cache != null && e.staleBecause == null && !e.cache.holds(id)) {
+                e.staleBecause = RefreshReason.UNSEEN_RESERVATION;
             }
         }
     }

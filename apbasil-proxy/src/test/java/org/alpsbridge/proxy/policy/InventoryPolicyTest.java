@@ -200,6 +200,27 @@ class InventoryPolicyTest {
         assertEquals(1, alps.calls("QUERY/INVENTORY"));
     }
 
+    /**
+     * A reservation made behind the proxy's back on the node the scheduler asks for next: ALPS refuses that RESERVE
+     * (and would refuse every retry until the refresh interval); the next INVENTORY is a full one and shows it.
+     */
+    @Test
+    void aReserveRefusedOnANodeHeldByAReservationTheCacheDoesNotShowFetchesAFreshInventory() throws Exception {
+        Backend b = chain(PolicySettings.DEFAULTS);
+        b.call(query("1.3", "INVENTORY"));
+        alps.reservations.add(reservation(9));
+        alps.reserveAnswer = org.alpsbridge.basil.codec.Failures.failure("1.3", Method.RESERVE,
+                org.alpsbridge.basil.model.ErrorClass.TRANSIENT, "BACKEND", "ALPS error: apsched: node 0 is already reserved (resId 9)");
+        b.call(call(reserve()));
+        assertArrayEquals(alps.inventory("1.3"), b.call(query("1.3", "INVENTORY")));
+        assertEquals(2, alps.calls("QUERY/INVENTORY"));
+        assertEquals(1, stats.snapshot().counters().get("policy_refreshes").values().get("unseen-reservation"));
+        // refused again on a node of a reservation the cache now shows: nothing new
+        b.call(call(reserve()));
+        b.call(query("1.3", "INVENTORY"));
+        assertEquals(2, alps.calls("QUERY/INVENTORY"));
+    }
+
     @Test
     void aReserveTheCacheCannotWorkOutFetchesAFreshInventory() throws Exception {
         Backend b = chain(PolicySettings.DEFAULTS);
