@@ -109,6 +109,13 @@ public final class ProxyBenchCommand implements Callable<Integer> {
     @Option(names = "--seconds", description = "Length of each throughput part; 0 skips it (default: ${DEFAULT-VALUE}).")
     int seconds = 10;
 
+    @Option(names = "--cached-inventory",
+            description = "Instead of the rows above, the cached INVENTORY on --machine (e.g. knl:4392): the heap the "
+                    + "policy's cache holds, the time to receive an INVENTORY answered from it (--runs), and RESERVE/RELEASE "
+                    + "latency for --seconds each while nothing else runs, while clients ask INVENTORY back to back, and "
+                    + "while one client stalls half-way through an INVENTORY answer.")
+    boolean cachedInventory;
+
     /** One line of the report: wall times in milliseconds of one kind of run. */
     private record Row(String name, List<Double> millis) {
         double percentile(double p) {
@@ -133,6 +140,10 @@ public final class ProxyBenchCommand implements Callable<Integer> {
                     "--runs and --clients must be at least 1, --warmup and --seconds not negative");
         }
         PrintWriter out = spec.commandLine().getOut();
+        if (cachedInventory) {
+            new CachedInventoryBench(machine, protocol, runs, seconds, out).run();
+            return 0;
+        }
         Path apbasilPath = apbasil != null ? apbasil : defaultApbasil();
         Path nativePath = nativeClient != null ? nativeClient : defaultNative();
         String jar = System.getProperty("java.class.path");
