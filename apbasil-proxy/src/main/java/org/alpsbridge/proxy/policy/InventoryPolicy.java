@@ -59,8 +59,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A RESERVE or CONFIRM answered FAILURE changed nothing (ALPS rejects them whole), so it costs no
  * refresh. Selective INVENTORY requests (with a body) and every other method pass straight through.
- * RESERVE, SWITCH, refreshes and cache answers are serialized by one lock, as slurmctld itself makes
- * its calls one at a time; a RELEASE (slurmstepd's, beside slurmctld's calls) calls ALPS outside it and takes it only
+ * RESERVE, SWITCH, refreshes and the choice of a cache answer are serialized by one lock, as slurmctld itself makes
+ * its calls one at a time (the answer's document is written and sent outside it: {@link InventoryAnswer}); a RELEASE (slurmstepd's, beside slurmctld's calls) calls ALPS outside it and takes it only
  * to apply its answer, and a CONFIRM, which changes nothing an inventory shows, passes through; the backend is
  * called on the caller's thread, except the interval refresh of {@link #start()}.
  *
@@ -313,7 +313,14 @@ public final class InventoryPolicy implements AutoCloseable {
 
     // ---- INVENTORY ------------------------------------------------------------------------------------
 
+    /**
+     * A full fetch runs under the lock (the cache it makes must follow every change before it); a cached answer is
+     * only taken under it ({@link CachedInventory#answer}: references to immutable views) and written after letting
+     * go, so no RESERVE, SWITCH or RELEASE patch waits behind the writing of the document, and the daemon sends it
+     * with no lock held.
+     */
     private byte[] inventory(Call call, String protocol) throws BackendException {
+        InventoryAnswer cached;
         lock.lock();
         try {
             Entry e = entries.computeIfAbsent(protocol, p -> new Entry());
@@ -325,11 +332,14 @@ public final class InventoryPolicy implements AutoCloseable {
                 return refresh(e, call, reason);
             }
             answered.increment("cache");
-            return e.cache.document(clock.millis());
-        } catch (BasilException ex) {
-            throw new BackendException("policy: cannot write the cached inventory: " + ex.getMessage(), true, ex);
+            cached = e.cache.answer(clock.millis());
         } finally {
             lock.unlock();
+        }
+        try {
+            return cached.bytes();
+        } catch (BasilException ex) {
+            throw new BackendException("policy: cannot write the cached inventory: " + ex.getMessage(), true, ex);
         }
     }
 
