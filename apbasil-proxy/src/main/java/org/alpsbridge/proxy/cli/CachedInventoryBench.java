@@ -1,5 +1,6 @@
 package org.alpsbridge.proxy.cli;
 
+import io.netty.buffer.PooledByteBufAllocator;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -57,6 +58,8 @@ final class CachedInventoryBench {
     private final PrintWriter out;
     private final AtomicLong ids = new AtomicLong();
     private InetSocketAddress address;
+    private long stalledHeap;
+    private long stalledDirect;
 
     CachedInventoryBench(String machine, String protocol, int runs, int seconds, PrintWriter out) {
         this.machine = machine;
@@ -116,7 +119,7 @@ final class CachedInventoryBench {
                     (heapCached - heapBefore) / MB, fetch.megabytes(), rssBytes() / MB);
             out.flush();
 
-            Row unchanged = new Row("from cache, unchanged");
+            Row unchanged = new Row("from cache, unchanged");  // the same bytes, or re-stamped in a new second
             Row patched = new Row("from cache, after a RESERVE");
             for (int i = 0; i < runs; i++) {
                 timedInventory(unchanged);
@@ -139,9 +142,8 @@ final class CachedInventoryBench {
                 changesWhile("nothing else", 0, false);
                 changesWhile("2 clients ask INVENTORY back to back", 2, false);
                 changesWhile("a client stalls half-way through an INVENTORY", 0, true);
-                long heapLoaded = heapAfterGc();
-                out.printf(Locale.ROOT, "  heap after a full GC after the load: %.1f MB; RSS %.1f MB%n", heapLoaded / MB,
-                        rssBytes() / MB);
+                out.printf(Locale.ROOT, "  while the client stalled: heap after a full GC %.1f MB, Netty's direct buffers %.1f MB "
+                        + "in use; RSS at the end %.1f MB%n", stalledHeap / MB, stalledDirect / MB, rssBytes() / MB);
             }
             out.flush();
         }
@@ -160,6 +162,10 @@ final class CachedInventoryBench {
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, readers));
         List<Future<?>> load = new ArrayList<>();
         Socket stall = stalled ? stalledInventory() : null;
+        if (stalled) {
+            stalledHeap = heapAfterGc();
+            stalledDirect = PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory();
+        }
         try {
             for (int i = 0; i < readers; i++) {
                 load.add(pool.submit(() -> {
