@@ -29,6 +29,8 @@ import org.alpsbridge.basil.model.ReserveParam;
 import org.alpsbridge.basil.model.Reserved;
 import org.alpsbridge.basil.model.ResponseData;
 import org.alpsbridge.proxy.backend.Backend;
+import org.alpsbridge.proxy.backend.BackendException;
+import org.alpsbridge.proxy.backend.Call;
 import org.alpsbridge.proxy.policy.InventoryPolicy;
 import org.alpsbridge.proxy.policy.PolicySettings;
 import org.alpsbridge.proxy.policy.UserIds;
@@ -59,6 +61,8 @@ final class CachedInventoryBench {
     private final AtomicLong ids = new AtomicLong();
     private InetSocketAddress address;
     private long stalledHeap;
+    /** What RESERVE and RELEASE take at ALPS itself (the emulator), in the phase under way. */
+    private final Map<String, Row> atAlps = new java.util.concurrent.ConcurrentHashMap<>();
     private long stalledDirect;
 
     CachedInventoryBench(String machine, String protocol, int runs, int seconds, PrintWriter out) {
@@ -103,7 +107,8 @@ final class CachedInventoryBench {
         InventoryPolicy policy = new InventoryPolicy(PolicySettings.DEFAULTS.withRefreshInterval(Duration.ofHours(1)),
                 users, new Stats());
         long heapBefore = heapAfterGc();
-        try (ProxyDaemon daemon = ProxyDaemon.builder().config(config).backend(backend).decorate(policy::decorate).start()) {
+        try (ProxyDaemon daemon = ProxyDaemon.builder().config(config).backend(timedAtAlps(backend)).decorate(policy::decorate)
+                .start()) {
             InetSocketAddress bound = (InetSocketAddress) daemon.address().socketAddress();
             address = new InetSocketAddress(bound.getHostString(), bound.getPort());
             out.printf(Locale.ROOT, "proxy bench --cached-inventory: machine %s, protocol %s, java %s, %d cpus, max heap %d MB%n",
@@ -136,12 +141,14 @@ final class CachedInventoryBench {
             out.flush();
 
             if (seconds > 0) {
-                out.printf(Locale.ROOT, "%nRESERVE and RELEASE (one client, one after the other, %d s each)%n", seconds);
-                out.printf(Locale.ROOT, "%-58s %7s %9s %9s %9s %11s%n", "while", "calls", "p50 ms", "p90 ms", "max ms",
-                        "INVENTORYs");
-                changesWhile("nothing else", 0, false);
-                changesWhile("2 clients ask INVENTORY back to back", 2, false);
-                changesWhile("a client stalls half-way through an INVENTORY", 0, true);
+                out.printf(Locale.ROOT, "%nRESERVE and RELEASE (one client, one after the other, %d s each; ALPS: the same calls' "
+                        + "time in the emulator itself; INVENTORYs: answered, or fetched afresh, meanwhile)%n", seconds);
+                out.printf(Locale.ROOT, "%-58s %7s %9s %9s %9s %9s %9s %11s%n", "while", "calls", "p50 ms", "p90 ms", "max ms",
+                        "ALPS p50", "ALPS p90", "INVENTORYs");
+                changesWhile("nothing else", 0, false, null);
+                changesWhile("2 clients ask INVENTORY back to back", 2, false, null);
+                changesWhile("a client stalls half-way through an INVENTORY", 0, true, null);
+                changesWhile("the cache is fetched afresh back to back", 1, false, policy);
                 out.printf(Locale.ROOT, "  while the client stalled: heap after a full GC %.1f MB, Netty's direct buffers %.1f MB "
                         + "in use; RSS at the end %.1f MB%n", stalledHeap / MB, stalledDirect / MB, rssBytes() / MB);
             }
@@ -152,11 +159,13 @@ final class CachedInventoryBench {
     /**
      * RESERVE+RELEASE cycles for {@link #seconds} while {@code readers} clients ask INVENTORY back to back (each
      * answer from the cache, re-written after each cycle's patches), or while one client holds an INVENTORY answer
-     * half read.
+     * half read, or while {@code refreshing} fetches full inventories back to back (as an operator's refresh does).
      */
-    private void changesWhile(String what, int readers, boolean stalled) throws Exception {
+    private void changesWhile(String what, int readers, boolean stalled, InventoryPolicy refreshing) throws Exception {
         Row reserve = new Row("RESERVE");
         Row release = new Row("RELEASE");
+        atAlps.put("RESERVE", new Row("RESERVE at ALPS"));
+        atAlps.put("RELEASE", new Row("RELEASE at ALPS"));
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong inventories = new AtomicLong();
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, readers));
@@ -170,7 +179,11 @@ final class CachedInventoryBench {
             for (int i = 0; i < readers; i++) {
                 load.add(pool.submit(() -> {
                     while (!stop.get()) {
-                        inventory();
+                        if (refreshing != null) {
+                            refreshing.refreshNow();
+                        } else {
+                            inventory();
+                        }
                         inventories.incrementAndGet();
                     }
                     return null;
@@ -198,10 +211,40 @@ final class CachedInventoryBench {
             }
         }
         for (Row r : List.of(reserve, release)) {
-            out.printf(Locale.ROOT, "%-58s %7d %9.2f %9.2f %9.2f %11s%n", r.name() + " / " + what, r.millis().size(),
-                    r.percentile(50), r.percentile(90), r.percentile(100), readers == 0 ? "" : Long.toString(inventories.get()));
+            Row alps = atAlps.get(r.name());
+            out.printf(Locale.ROOT, "%-58s %7d %9.2f %9.2f %9.2f %9.2f %9.2f %11s%n", r.name() + " / " + what, r.millis().size(),
+                    r.percentile(50), r.percentile(90), r.percentile(100), alps.percentile(50), alps.percentile(90),
+                    readers == 0 ? "" : Long.toString(inventories.get()));
         }
         out.flush();
+    }
+
+    /** {@code alps}, with the time each RESERVE and RELEASE takes there noted in {@link #atAlps}. */
+    private Backend timedAtAlps(Backend alps) {
+        return new Backend() {
+            @Override
+            public byte[] call(Call call) throws BackendException {
+                long t0 = System.nanoTime();
+                try {
+                    return alps.call(call);
+                } finally {
+                    Row r = atAlps.get(call.method());
+                    if (r != null) {
+                        r.millis().add((System.nanoTime() - t0) / 1e6);
+                    }
+                }
+            }
+
+            @Override
+            public String describe() {
+                return alps.describe();
+            }
+
+            @Override
+            public void close() {
+                alps.close();
+            }
+        };
     }
 
     private void timedInventory(Row row) throws Exception {

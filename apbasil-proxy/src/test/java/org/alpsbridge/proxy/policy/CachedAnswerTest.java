@@ -1,6 +1,8 @@
 package org.alpsbridge.proxy.policy;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,17 +14,26 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.alpsbridge.basil.codec.BasilCodec;
 import org.alpsbridge.basil.emulator.Emulator;
 import org.alpsbridge.basil.inventory.InventoryHeader;
 import org.alpsbridge.basil.inventory.InventoryReader;
 import org.alpsbridge.basil.inventory.InventoryWriter;
 import org.alpsbridge.basil.inventory.NodeView;
 import org.alpsbridge.basil.inventory.ReservationView;
+import org.alpsbridge.basil.model.BasilRequest;
+import org.alpsbridge.basil.model.ReserveParam;
+import org.alpsbridge.basil.model.Reserved;
+import org.alpsbridge.proxy.backend.Backend;
+import org.alpsbridge.proxy.backend.Call;
+import org.alpsbridge.proxy.backend.Caller;
+import org.alpsbridge.proxy.stats.Stats;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,6 +41,8 @@ import org.junit.jupiter.api.Test;
  * INVENTORY gets is still exactly one document ALPS would have answered, whatever changes run beside it.
  */
 class CachedAnswerTest {
+
+    private static final BasilCodec CODEC = BasilCodec.standard();
 
     /**
      * Scheduler INVENTORYs from several threads at once, with RESERVEs and RELEASEs through the policy between and
@@ -81,6 +94,70 @@ class CachedAnswerTest {
             never.removeAll(alpsStates);
             assertTrue(never.isEmpty(), never.size() + " of " + served.size() + " distinct answers are none that ALPS gave");
             assertTrue(served.size() > 1, "the readers saw the changes: " + served.size() + " distinct answers");
+        }
+    }
+
+    /**
+     * A RELEASE is answered while a full fetch holds the policy (an 82-MB INVENTORY takes seconds to fetch and read),
+     * and its patch is applied to what that fetch brings: the fetch shows the reservation (ALPS answered it before the
+     * RELEASE), and the next cached answer, like ALPS, no longer does.
+     */
+    @Test
+    void aReleaseIsAnsweredWhileARefreshHoldsThePolicyAndPatchesWhatItBrings() throws Exception {
+        InventoryPolicyTest.ManualClock clock = new InventoryPolicyTest.ManualClock();
+        Emulator alps = Emulator.create("xc30:16", () -> clock.millis() / 1000);
+        CountDownLatch fetched = new CountDownLatch(1);
+        CountDownLatch finish = new CountDownLatch(1);
+        AtomicBoolean holdFetch = new AtomicBoolean();
+        InventoryPolicy policy = new InventoryPolicy(PolicySettings.DEFAULTS, alps::userIds, clock, new Stats(), Runnable::run);
+        Backend chain = policy.decorate(new Backend() {
+            @Override
+            public byte[] call(Call call) {
+                byte[] answer = alps.handle(call.request());
+                if ("INVENTORY".equals(call.queryType()) && holdFetch.get()) {
+                    fetched.countDown();
+                    try {
+                        finish.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                return answer;
+            }
+
+            @Override
+            public String describe() {
+                return "emulator";
+            }
+        });
+        byte[] inventory = CODEC.write(BasilRequest.query("1.3", "INVENTORY"));
+        Call inventoryCall = new Call(inventory, "1.3", "QUERY", "INVENTORY", Caller.UNAUTHENTICATED, null);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            chain.call(inventoryCall);
+            long id = CODEC.readResponse(chain.call(new Call(CODEC.write(BasilRequest.reserve("1.3", "alice", "7", null,
+                    List.of(ReserveParam.builder().width(32L).nodes("3").build()))), "1.3", "RESERVE", null,
+                    Caller.UNAUTHENTICATED, null))).responseData().content(Reserved.class).orElseThrow().reservationId();
+
+            holdFetch.set(true);
+            Future<Integer> refresh = pool.submit(policy::refreshNow);
+            fetched.await();
+            Future<byte[]> release = pool.submit(() -> chain.call(new Call(CODEC.write(BasilRequest.release("1.3", id)), "1.3",
+                    "RELEASE", null, Caller.UNAUTHENTICATED, null)));
+            assertTrue(CODEC.readResponse(release.get(60, TimeUnit.SECONDS)).responseData().isSuccess(),
+                    "the RELEASE is answered while the refresh still holds the policy");
+            assertFalse(refresh.isDone(), "(the refresh was still held)");
+            finish.countDown();
+            assertEquals(1, refresh.get(60, TimeUnit.SECONDS));
+
+            holdFetch.set(false);
+            byte[] served = chain.call(inventoryCall);
+            assertArrayEquals(alps.handle(inventory), served, "the cached answer after both is ALPS's");
+            assertFalse(new String(served, StandardCharsets.US_ASCII).contains("reservation_id=\"" + id + "\""));
+        } finally {
+            finish.countDown();
+            pool.shutdownNow();
+            policy.close();
         }
     }
 
