@@ -400,9 +400,19 @@ final class Bridge implements AutoCloseable {
 
     /** One BASIL request through the clients' {@code apbasil} (proxy, MUNGE, emulator); the answer's text. */
     String basil(String request) throws IOException {
+        return basil(apbasil(), request);
+    }
+
+    /** One BASIL request through {@code client} (e.g. {@link #alpsApbasil()}, past the proxy), where the clients run. */
+    String basil(Path client, String request) throws IOException {
         Path file = Files.createTempFile(dir, "request", ".xml");
         Files.writeString(file, request);
-        return Host.run(Map.of(), Duration.ofSeconds(120), inside(List.of("sh", "-c", apbasil() + " < " + file))).ok().out();
+        return run(Duration.ofSeconds(120), List.of("sh", "-c", client + " < " + file)).ok().out();
+    }
+
+    /** A command where the clients run (inside the bridge's namespace, if any), e.g. an {@code apbasil}. */
+    Host.Result run(Duration limit, List<String> command) {
+        return Host.run(Map.of(), limit, inside(command));
     }
 
     /** The emulated machine's inventory in BASIL 1.3, or 1.2 from an ALPS of engine 5.0 (which knows no 1.3). */

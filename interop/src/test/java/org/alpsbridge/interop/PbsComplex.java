@@ -15,7 +15,7 @@ import java.util.stream.Stream;
 
 /**
  * An OpenPBS complex with ALPS support as a Cray site ran it — pbs_comm, pbs_server (and its own PostgreSQL
- * datastore), pbs_sched and one pbs_mom whose {@code $alps_client} is the bridge's {@code apbasil} — in a private
+ * datastore), pbs_sched and one pbs_mom whose {@code $alps_client} is the bridge's {@code apbasil} (or a client given) — in a private
  * network, mount and UTS namespace of its own.
  *
  * <p>Why a namespace: PBS refuses to run on loopback alone. TPP ({@code tpp_platform.c}) and the server's host
@@ -44,14 +44,17 @@ final class PbsComplex implements AutoCloseable {
     private final Path dir;
     private final Path home;
     private final Bridge bridge;
+    /** pbs_mom's {@code $alps_client}. */
+    private final Path alpsClient;
     private final Process namespace;
     private final List<String> nsenter;
 
-    private PbsComplex(Path prefix, Path dir, Bridge bridge, Process namespace) {
+    private PbsComplex(Path prefix, Path dir, Bridge bridge, Path alpsClient, Process namespace) {
         this.prefix = prefix;
         this.dir = dir;
         this.home = dir.resolve("home");
         this.bridge = bridge;
+        this.alpsClient = alpsClient;
         this.namespace = namespace;
         this.nsenter = List.of("nsenter", "--target", Long.toString(namespace.pid()), "--net", "--mount", "--uts", "--");
     }
@@ -73,6 +76,16 @@ final class PbsComplex implements AutoCloseable {
 
     /** As {@link #start(Path, Bridge)}, the proxies started by {@code proxies} (inside the namespace). */
     static PbsComplex start(Path prefix, Bridge bridge, Proxies proxies) throws IOException {
+        return start(prefix, bridge, proxies, bridge.apbasil());
+    }
+
+    /**
+     * As {@link #start(Path, Bridge, Proxies)}, pbs_mom's {@code $alps_client} {@code alpsClient} instead of the
+     * bridge's {@code apbasil}: e.g. {@link Bridge#alpsApbasil()} (on the Cray, straight to a resident ALPS that
+     * {@code proxies} started in the namespace), or a {@link Bridge#timed} wrapper. It must be on a path pbs_mom
+     * accepts (the bridge's directory is one).
+     */
+    static PbsComplex start(Path prefix, Bridge bridge, Proxies proxies, Path alpsClient) throws IOException {
         Path dir = bridge.dir().resolve("pbs");
         Files.createDirectories(dir);
         Files.writeString(dir.resolve("hosts"), "127.0.0.1 localhost\n" + ADDRESS + " " + HOST + "\n");
@@ -102,7 +115,7 @@ final class PbsComplex implements AutoCloseable {
             namespace.destroyForcibly();
             Host.skip("no private network namespace for PBS (unshare --net, veth): " + Files.readString(dir.resolve("namespace.log")));
         }
-        PbsComplex c = new PbsComplex(prefix, dir, bridge, namespace);
+        PbsComplex c = new PbsComplex(prefix, dir, bridge, alpsClient, namespace);
         try {
             c.configure();
             bridge.within(c.nsenter);
@@ -155,7 +168,7 @@ final class PbsComplex implements AutoCloseable {
         // what a Cray site sets in mom_priv/config: the ALPS client; output copied locally; the job's events logged
         Files.writeString(home.resolve("mom_priv/config"), String.join("\n",
                 "$clienthost " + HOST,
-                "$alps_client " + bridge.apbasil(),
+                "$alps_client " + alpsClient,
                 "$usecp *:/dev/null /dev/null",
                 "# sandbox=PRIVATE jobs run here: the jobs' users (daemon, nobody, ...) have no usable home",
                 "$jobdir_root " + dir.resolve("jobdirs"),
@@ -213,10 +226,13 @@ final class PbsComplex implements AutoCloseable {
         if (!Host.await(Duration.ofSeconds(90), () -> vnodes().size() >= 1)) {
             throw new IllegalStateException("pbs_mom reported no compute vnode: " + cmd("pbsnodes", "-av").out() + momLog());
         }
-        if (licensedVnodes() < expected) {
+        // a HUP that lands while the server is still sending pbs_mom its hooks (the same second as its first vnode,
+        // with a fast ALPS) makes it read the inventory again and tell the server nothing: HUP again after a while
+        for (int hup = 0; hup < 4 && licensedVnodes() < expected; hup++) {
             hupMom();
+            Host.await(Duration.ofSeconds(30), () -> licensedVnodes() >= expected);
         }
-        if (!Host.await(Duration.ofSeconds(120), () -> licensedVnodes() >= expected)) {
+        if (licensedVnodes() < expected) {
             throw new IllegalStateException(expected + " free, licensed vnodes expected: " + cmd("pbsnodes", "-av").out());
         }
     }
@@ -236,9 +252,17 @@ final class PbsComplex implements AutoCloseable {
         inside(Map.of(), Duration.ofSeconds(20), List.of("kill", "-HUP", Long.toString(momPid()))).ok();
     }
 
-    /** BATCH, UP compute nodes of the emulated machine's inventory: the vnodes pbs_mom makes. */
+    /**
+     * BATCH, UP compute nodes of the emulated machine's inventory: the vnodes pbs_mom makes. Asked in BASIL 1.4, as
+     * pbs_mom asks, so that a proxy caching per protocol caches nothing pbs_mom would not have made it cache.
+     */
     private int computeNodes() throws IOException {
-        Matcher m = Pattern.compile("<Node [^>]*role=\"BATCH\" state=\"UP\"").matcher(bridge.inventory());
+        String inventory = bridge.basil("<?xml version=\"1.0\"?>\n<BasilRequest protocol=\"1.4\" method=\"QUERY\""
+                + " type=\"INVENTORY\"/>\n");
+        if (!inventory.contains("status=\"SUCCESS\"")) {
+            inventory = bridge.inventory(); // an ALPS older than 1.4
+        }
+        Matcher m = Pattern.compile("<Node [^>]*role=\"BATCH\" state=\"UP\"").matcher(inventory);
         int n = 0;
         while (m.find()) {
             n++;

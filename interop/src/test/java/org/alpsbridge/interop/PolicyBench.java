@@ -65,13 +65,27 @@ final class PolicyBench {
      * container a claim); the clients as {@link #client()} says. The proxy is not started.
      */
     static Bridge bridge(String name, List<String> proxyOptions) throws IOException, InterruptedException {
+        Bridge bridge = bridgeWithoutAlps(name, proxyOptions);
+        startResidentAlps(bridge);
+        return bridge;
+    }
+
+    /**
+     * As {@link #bridge}, the resident ALPS not started yet: OpenPBS's clients live in the complex's network
+     * namespace, where {@link #startResidentAlps} must start it once the bridge runs there ({@link Bridge#within}).
+     */
+    static Bridge bridgeWithoutAlps(String name, List<String> proxyOptions) throws IOException, InterruptedException {
         Bridge bridge = new Bridge(name, machine(), proxyOptions);
         if (client().equals("jvm")) {
             bridge.useJavaClient();
         }
+        return bridge;
+    }
+
+    /** The bench's resident ALPS: the latency model, seeded, the scheduler's job container a claim. */
+    static void startResidentAlps(Bridge bridge) throws IOException {
         bridge.startResidentAlps(List.of("emulator_latency_profile=" + LATENCY_MODEL, "emulator_latency_seed=1",
                 "emulator_paggs=host"));
-        return bridge;
     }
 
     /** Where a side's workload starts: the wrapper's lines and ALPS's counts before it. */
@@ -204,7 +218,7 @@ final class PolicyBench {
         Path answer = bridge.dir().resolve("probe-answer.xml");
         Files.writeString(request, "<?xml version=\"1.0\"?>\n<BasilRequest protocol=\"1.3\" method=\"QUERY\" type=\"INVENTORY\"/>\n");
         long t0 = System.nanoTime();
-        Host.run(Map.of(), Duration.ofMinutes(5), List.of("sh", "-c", apbasil + " < " + request + " > " + answer)).ok();
+        bridge.run(Duration.ofMinutes(5), List.of("sh", "-c", apbasil + " < " + request + " > " + answer)).ok();
         ms.add((System.nanoTime() - t0) / 1e6);
         if (!Files.readString(answer).contains("status=\"SUCCESS\"")) {
             throw new IllegalStateException("the INVENTORY probe through " + apbasil + " failed: " + Files.readString(answer));
@@ -221,17 +235,27 @@ final class PolicyBench {
      * again every 2 s while ALPS has none (the workload holds the machine). Returns its reservation id.
      */
     static String plant(Bridge bridge, int n, Duration within) throws IOException {
+        return plant(bridge, n, within, null);
+    }
+
+    /**
+     * As {@link #plant(Bridge, int, Duration)}, on node {@code nid} (null: wherever ALPS finds one): OpenPBS places
+     * jobs from its own vnode accounting, never from an inventory's reservations, so its planted reservations go on
+     * vnodes it keeps offline.
+     */
+    static String plant(Bridge bridge, int n, Duration within, String nid) throws IOException {
         String batch = PLANTED_BATCH_ID + n;
         Path request = bridge.dir().resolve("plant-request.xml");
         Files.writeString(request, "<?xml version=\"1.0\"?>\n<BasilRequest protocol=\"1.3\" method=\"RESERVE\">\n"
                 + " <ReserveParamArray user_name=\"nobody\" batch_id=\"" + batch + "\">\n"
-                + "  <ReserveParam architecture=\"XT\" width=\"1\" depth=\"1\" nppn=\"1\"/>\n"
+                + "  <ReserveParam architecture=\"XT\" width=\"1\" depth=\"1\" nppn=\"1\""
+                + (nid == null ? "/>\n" : "><NodeParamArray><NodeParam>" + nid + "</NodeParam></NodeParamArray></ReserveParam>\n")
                 + " </ReserveParamArray>\n</BasilRequest>\n");
         Pattern reserved = Pattern.compile("<Reserved reservation_id=\"(\\d+)\"");
         String[] last = {""};
         String[] id = {null};
         boolean done = Host.await(within, () -> {
-            last[0] = Host.run(Map.of(), Duration.ofMinutes(2), List.of("sh", "-c", bridge.alpsApbasil() + " < " + request)).out();
+            last[0] = bridge.run(Duration.ofMinutes(2), List.of("sh", "-c", bridge.alpsApbasil() + " < " + request)).out();
             Matcher m = reserved.matcher(last[0]);
             if (m.find()) {
                 id[0] = m.group(1);

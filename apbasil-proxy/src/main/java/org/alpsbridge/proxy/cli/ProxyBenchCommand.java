@@ -109,6 +109,18 @@ public final class ProxyBenchCommand implements Callable<Integer> {
     @Option(names = "--seconds", description = "Length of each throughput part; 0 skips it (default: ${DEFAULT-VALUE}).")
     int seconds = 10;
 
+    @Option(names = "--cached-inventory",
+            description = "Instead of the rows above, the cached INVENTORY on --machine (e.g. knl:4392): the heap the "
+                    + "policy's cache holds, the time to receive an INVENTORY answered from it (--runs), and RESERVE/RELEASE "
+                    + "latency for --seconds each while nothing else runs, while clients ask INVENTORY back to back, and "
+                    + "while one client stalls half-way through an INVENTORY answer.")
+    boolean cachedInventory;
+
+    @Option(names = "--fill", paramLabel = "PERCENT",
+            description = "With --cached-inventory: reserve this share of the compute nodes whole first, 16 nodes a "
+                    + "reservation, for a busy machine's larger inventory (default: ${DEFAULT-VALUE}).")
+    int fillPercent = 0;
+
     /** One line of the report: wall times in milliseconds of one kind of run. */
     private record Row(String name, List<Double> millis) {
         double percentile(double p) {
@@ -128,11 +140,15 @@ public final class ProxyBenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (runs < 1 || warmup < 0 || clients < 1 || seconds < 0) {
+        if (runs < 1 || warmup < 0 || clients < 1 || seconds < 0 || fillPercent < 0 || fillPercent > 100) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(),
-                    "--runs and --clients must be at least 1, --warmup and --seconds not negative");
+                    "--runs and --clients must be at least 1, --warmup and --seconds not negative, --fill 0 to 100");
         }
         PrintWriter out = spec.commandLine().getOut();
+        if (cachedInventory) {
+            new CachedInventoryBench(machine, protocol, runs, seconds, fillPercent, out).run();
+            return 0;
+        }
         Path apbasilPath = apbasil != null ? apbasil : defaultApbasil();
         Path nativePath = nativeClient != null ? nativeClient : defaultNative();
         String jar = System.getProperty("java.class.path");

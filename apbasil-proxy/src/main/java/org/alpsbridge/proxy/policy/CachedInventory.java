@@ -11,7 +11,6 @@ import java.util.Set;
 import org.alpsbridge.basil.codec.BasilException;
 import org.alpsbridge.basil.inventory.InventoryHeader;
 import org.alpsbridge.basil.inventory.InventoryReader;
-import org.alpsbridge.basil.inventory.InventoryWriter;
 import org.alpsbridge.basil.inventory.NodeView;
 import org.alpsbridge.basil.inventory.ReservationView;
 import org.alpsbridge.basil.model.BasilRequest;
@@ -20,8 +19,10 @@ import org.alpsbridge.basil.model.ReserveParam;
 
 /**
  * The last full inventory of one protocol version, as views, kept current by the reservation changes the
- * proxy forwarded, and written back on demand with the inventory writer the backend's own documents come
- * from. Not thread-safe: the policy guards it.
+ * proxy forwarded, and answered as {@link InventoryAnswer}s: taken under the policy's lock, written with the
+ * inventory writer the backend's own documents come from outside it. Not thread-safe: the policy guards it; the
+ * views are immutable, and a patch replaces a node's view in this entry's own list, so an answer taken before
+ * keeps the views it was taken with.
  *
  * <p>Besides the document it keeps what a RESERVE answer does not say and earlier inventories did: each
  * user's uid and gid (from their reservations' pseudo-applications), the highest application id ALPS has
@@ -37,6 +38,8 @@ final class CachedInventory {
     private final InventoryHeader header;
     private final List<NodeView> nodes;
     private final Map<Long, Integer> position = new HashMap<>();
+    /** Where each reservation holds something: positions in {@link #nodes}, so a patch touches those nodes only. */
+    private final Map<Long, Set<Integer>> heldAt = new HashMap<>();
     private final LinkedHashMap<Long, ReservationView> reservations = new LinkedHashMap<>();
     private final Map<String, long[]> idsByUser;
     private final long clockOffsetSeconds;
@@ -47,10 +50,10 @@ final class CachedInventory {
     private final Set<Long> patched = new LinkedHashSet<>();
     /** Patched reservations whose uid and gid came from a {@link UserIds} lookup, not from an inventory. */
     private final Set<Long> lookedUp = new LinkedHashSet<>();
-    private byte[] written;
-    private long writtenTimestamp;
-    /** The size of the last document this entry had (fetched or written): the next one's is about the same. */
-    private long writtenBytes;
+    /** The answer for the content as it stands (under the stamp of its time), or null after a patch. */
+    private InventoryAnswer answer;
+    /** The size of the fetched document: the written ones are about the same. */
+    private final long sizeHint;
 
     private CachedInventory(String protocol, InventoryHeader header, List<NodeView> nodes, List<ReservationView> reservations,
                             Map<String, long[]> idsByUser, long maxApid, long maxReservationId, long clockOffsetSeconds, long fetchedAtMillis,
@@ -60,6 +63,9 @@ final class CachedInventory {
         this.nodes = nodes;
         for (int i = 0; i < nodes.size(); i++) {
             position.put(nodes.get(i).nodeId(), i);
+            for (Long id : nodes.get(i).reservations()) {
+                heldAt.computeIfAbsent(id, k -> new java.util.TreeSet<>()).add(i);
+            }
         }
         reservations.forEach(r -> this.reservations.put(r.reservationId(), r));
         this.idsByUser = idsByUser;
@@ -68,9 +74,8 @@ final class CachedInventory {
         this.clockOffsetSeconds = clockOffsetSeconds;
         this.fetchedAtMillis = fetchedAtMillis;
         this.fetchStartedNanos = fetchStartedNanos;
-        this.written = document;
-        this.writtenBytes = document.length;
-        this.writtenTimestamp = header.timestamp() == null ? Long.MIN_VALUE : header.timestamp();
+        this.answer = InventoryAnswer.fetched(header, nodes, reservations, document);
+        this.sizeHint = document.length;
     }
 
     /**
@@ -136,19 +141,21 @@ final class CachedInventory {
         return Math.floorDiv(nowMillis, 1000) + clockOffsetSeconds;
     }
 
-    /** The document the backend would write now: the fetched bytes while nothing changed, else written anew. */
-    byte[] document(long nowMillis) throws BasilException {
-        long timestamp = header.timestamp() == null ? Long.MIN_VALUE : alpsSeconds(nowMillis);
-        if (written == null || timestamp != writtenTimestamp) {
-            InventoryHeader h = new InventoryHeader(header.protocol(), header.status(), header.method(), header.errorClass(),
-                    header.errorSource(), header.messages(), header.mppHost(),
-                    header.timestamp() == null ? null : timestamp, header.cpcu(), header.changecount(),
-                    header.schedchangecount());
-            written = InventoryWriter.write(h, nodes, List.copyOf(reservations.values()), writtenBytes);
-            writtenTimestamp = timestamp;
-            writtenBytes = written.length;
+    /**
+     * What the backend would answer now: the fetched bytes while nothing changed within the second, the same bytes
+     * re-stamped in a later second, or the content as it stands written anew after a patch. Cheap (nothing is written
+     * here): take it under the policy's lock, ask its {@link InventoryAnswer#bytes()} outside.
+     */
+    InventoryAnswer answer(long nowMillis) {
+        Long timestamp = header.timestamp() == null ? null : alpsSeconds(nowMillis);
+        if (answer != null && java.util.Objects.equals(answer.header().timestamp(), timestamp)) {
+            return answer;
         }
-        return written;
+        InventoryHeader h = new InventoryHeader(header.protocol(), header.status(), header.method(), header.errorClass(),
+                header.errorSource(), header.messages(), header.mppHost(), timestamp, header.cpcu(), header.changecount(),
+                header.schedchangecount());
+        answer = answer != null ? answer.restamped(h) : InventoryAnswer.of(h, nodes, List.copyOf(reservations.values()), sizeHint);
+        return answer;
     }
 
     /**
@@ -238,7 +245,10 @@ final class CachedInventory {
                 v11 ? ("SHARED".equals(lead.reservationMode()) ? "SHARED" : "EXCLUSIVE") : null,
                 v11 ? (lead.gpcMode() == null ? "NONE" : lead.gpcMode()) : null,
                 List.of(new ReservationView.Application(apid, ids[0], ids[1], 0, commands)));
-        changed.forEach(nodes::set);
+        changed.forEach((at, node) -> {
+            nodes.set(at, node);
+            heldAt.computeIfAbsent(id, k -> new java.util.TreeSet<>()).add(at);
+        });
         reservations.put(id, view);
         maxApid = apid;
         maxReservationId = Math.max(maxReservationId, id);
@@ -246,7 +256,7 @@ final class CachedInventory {
         if (fromLookup) {
             lookedUp.add(id);
         }
-        written = null;
+        answer = null;
         return true;
     }
 
@@ -260,9 +270,10 @@ final class CachedInventory {
         if (!reservations.containsKey(id)) {
             return false;
         }
+        Set<Integer> held = heldAt.getOrDefault(id, Set.of());
         for (Long nid : nids) {
             Integer at = position.get(nid);
-            if (at != null && nodes.get(at).reservations().contains(id)) {
+            if (at != null && held.contains(at)) {
                 return true;
             }
         }
@@ -280,15 +291,13 @@ final class CachedInventory {
         if (reservations.remove(id) == null) {
             return;
         }
-        for (int i = 0; i < nodes.size(); i++) {
-            NodeView n = nodes.get(i);
-            if (n.reservations().contains(id)) {
-                nodes.set(i, without(n, id));
-            }
+        for (int i : heldAt.getOrDefault(id, Set.of())) {
+            nodes.set(i, without(nodes.get(i), id));
         }
+        heldAt.remove(id);
         patched.remove(id);
         lookedUp.remove(id);
-        written = null;
+        answer = null;
     }
 
     private static NodeView without(NodeView n, long id) {
@@ -337,16 +346,15 @@ final class CachedInventory {
                 out.add("reservation " + id + ": cached " + mine + " but ALPS shows " + theirs);
                 continue;
             }
-            for (NodeView n : nodes) {
-                if (n.reservations().contains(id)) {
-                    Integer at = fresh.position.get(n.nodeId());
-                    // the node's state, role or labels may have changed since (SUMMARY's business): only what
-                    // the reservation holds there was the patch's doing
-                    if (at == null || !holdings(fresh.nodes.get(at), id).equals(holdings(n, id))) {
-                        out.add("reservation " + id + " on node " + n.nodeId() + ": allocations differ, cached " + holdings(n, id)
-                                + " but ALPS shows " + (at == null ? "no such node" : holdings(fresh.nodes.get(at), id)));
-                        break;
-                    }
+            for (int i : heldAt.getOrDefault(id, Set.of())) {
+                NodeView n = nodes.get(i);
+                Integer at = fresh.position.get(n.nodeId());
+                // the node's state, role or labels may have changed since (SUMMARY's business): only what
+                // the reservation holds there was the patch's doing
+                if (at == null || !holdings(fresh.nodes.get(at), id).equals(holdings(n, id))) {
+                    out.add("reservation " + id + " on node " + n.nodeId() + ": allocations differ, cached " + holdings(n, id)
+                            + " but ALPS shows " + (at == null ? "no such node" : holdings(fresh.nodes.get(at), id)));
+                    break;
                 }
             }
         }

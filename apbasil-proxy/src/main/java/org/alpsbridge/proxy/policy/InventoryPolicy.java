@@ -59,11 +59,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A RESERVE or CONFIRM answered FAILURE changed nothing (ALPS rejects them whole), so it costs no
  * refresh, but for a RESERVE refused on a node held by a reservation the cache does not show (made behind the
- * proxy's back): that one costs the next INVENTORY a full fetch, which shows the scheduler the reservation. Selective INVENTORY requests (with a body) and every other method pass straight through.
- * RESERVE, SWITCH, refreshes and cache answers are serialized by one lock, as slurmctld itself makes
- * its calls one at a time; a RELEASE (slurmstepd's, beside slurmctld's calls) calls ALPS outside it and takes it only
- * to apply its answer, and a CONFIRM, which changes nothing an inventory shows, passes through; the backend is
- * called on the caller's thread, except the interval refresh of {@link #start()}.
+ * proxy's back): that one costs the next INVENTORY a full fetch, which shows the scheduler the reservation.
+ * Selective INVENTORY requests (with a body) and every other method pass straight through.
+ * RESERVE, SWITCH, refreshes and the choice of a cache answer are serialized by one lock, as slurmctld itself makes
+ * its calls one at a time (the answer's document is written and sent outside it: {@link InventoryAnswer}); a RELEASE
+ * (slurmstepd's, beside slurmctld's calls) calls ALPS outside it and never waits for it: its answer is applied under
+ * it, by the RELEASE or by the lock's next holder, and a CONFIRM, which changes nothing an inventory shows, passes
+ * through; the backend is called on the caller's thread, except the interval refresh of {@link #start()}.
  *
  * <p>Each refresh checks the cache's own RESERVE patches against what ALPS shows; a difference is logged
  * and counted ({@code policy_patch_mismatches}). What no SUMMARY shows (reservations made behind the
@@ -83,6 +85,8 @@ public final class InventoryPolicy implements AutoCloseable {
     private final Clock clock;
     private final BasilCodec codec = BasilCodec.standard();
     private final ReentrantLock lock = new ReentrantLock();
+    /** RELEASE patches waiting for the lock ({@link #applyLocked}). */
+    private final java.util.Queue<Runnable> deferred = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final Map<String, Entry> entries = new HashMap<>();
     private final List<FullInventoryListener> listeners = new CopyOnWriteArrayList<>();
     private final Executor notifier;
@@ -152,11 +156,11 @@ public final class InventoryPolicy implements AutoCloseable {
 
     /** Wraps the chain below: the backend, or the backend's timing decorator. */
     public Backend decorate(Backend below) {
-        lock.lock();
+        lock();
         try {
             this.inner = below;
         } finally {
-            lock.unlock();
+            unlock();
         }
         return new Policy(below);
     }
@@ -231,7 +235,7 @@ public final class InventoryPolicy implements AutoCloseable {
 
     private int refreshWhere(Predicate<Entry> due, RefreshReason reason) {
         int fetched = 0;
-        lock.lock();
+        lock();
         try {
             for (Map.Entry<String, Entry> e : new ArrayList<>(entries.entrySet())) {
                 if (e.getValue().cache != null && due.test(e.getValue())) {
@@ -244,7 +248,7 @@ public final class InventoryPolicy implements AutoCloseable {
         } catch (BasilException | BackendException | RuntimeException ex) {
             log.warn("policy: {} refresh failed: {}", reason.label(), ex.getMessage());
         } finally {
-            lock.unlock();
+            unlock();
         }
         return fetched;
     }
@@ -287,12 +291,12 @@ public final class InventoryPolicy implements AutoCloseable {
 
     /** The nodes of the cached inventory of {@code protocol}, as last served; null when none (for tests). */
     List<NodeView> cachedNodes(String protocol) {
-        lock.lock();
+        lock();
         try {
             Entry e = entries.get(protocol);
             return e == null || e.cache == null ? null : e.cache.nodes();
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -305,7 +309,7 @@ public final class InventoryPolicy implements AutoCloseable {
             return entries.values().stream().filter(e -> e.cache != null)
                     .mapToLong(e -> (now - e.cache.fetchedAtMillis) / 1000).max().orElse(-1);
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -317,8 +321,15 @@ public final class InventoryPolicy implements AutoCloseable {
 
     // ---- INVENTORY ------------------------------------------------------------------------------------
 
+    /**
+     * A full fetch runs under the lock (the cache it makes must follow every change before it); a cached answer is
+     * only taken under it ({@link CachedInventory#answer}: references to immutable views) and written after letting
+     * go, so no RESERVE, SWITCH or RELEASE patch waits behind the writing of the document, and the daemon sends it
+     * with no lock held.
+     */
     private byte[] inventory(Call call, String protocol) throws BackendException {
-        lock.lock();
+        InventoryAnswer cached;
+        lock();
         try {
             Entry e = entries.computeIfAbsent(protocol, p -> new Entry());
             RefreshReason reason = staleness(e, protocol);
@@ -329,11 +340,14 @@ public final class InventoryPolicy implements AutoCloseable {
                 return refresh(e, call, reason);
             }
             answered.increment("cache");
-            return e.cache.document(clock.millis());
+            cached = e.cache.answer(clock.millis());
+        } finally {
+            unlock();
+        }
+        try {
+            return cached.bytes();
         } catch (BasilException ex) {
             throw new BackendException("policy: cannot write the cached inventory: " + ex.getMessage(), true, ex);
-        } finally {
-            lock.unlock();
         }
     }
 
@@ -530,9 +544,10 @@ public final class InventoryPolicy implements AutoCloseable {
     /**
      * A reservation change. RESERVE and SWITCH run under the lock, so that no cached answer or refresh falls
      * between ALPS's change and its patch (a RESERVE's patch infers ids from the order of changes). RELEASE runs
-     * outside it and is applied under it: a cached answer given meanwhile still shows the reservation, as ALPS
-     * may while it releases; a refresh fetched meanwhile may or may not show it, and the release's patch (drop it,
-     * or watch it drain) is right either way. So slurmstepd's RELEASE never waits behind slurmctld's INVENTORY.
+     * outside it and is applied under it, by whoever holds it next if it is busy ({@link #applyLocked}): a cached
+     * answer given meanwhile still shows the reservation, as ALPS may while it releases; a refresh fetched meanwhile
+     * may or may not show it, and the release's patch (drop it, or watch it drain), applied after the refresh, is
+     * right either way. So slurmstepd's RELEASE never waits behind slurmctld's INVENTORY, refresh or RESERVE.
      * CONFIRM binds a process aggregate, which no inventory shows: it passes straight through.
      */
     private byte[] change(Call call) throws BackendException {
@@ -541,7 +556,7 @@ public final class InventoryPolicy implements AutoCloseable {
         }
         boolean whole = !"RELEASE".equals(call.method());
         if (whole) {
-            lock.lock();
+            lock();
         }
         try {
             BasilRequest request;
@@ -568,22 +583,50 @@ public final class InventoryPolicy implements AutoCloseable {
             return response;
         } finally {
             if (whole) {
-                lock.unlock();
+                unlock();
             }
         }
     }
 
-    /** Runs a patch under the lock: as it is when the whole change holds it, else taking it for the patch alone. */
+    /**
+     * Runs a patch under the lock: as it is when the whole change holds it; else (a RELEASE) it is queued, and applied
+     * at once if the lock is free, or else by the lock's holder before it lets go (a refresh, a RESERVE, a cached
+     * answer being chosen) or by its next holder: the RELEASE is answered without waiting, and everything that takes
+     * the lock after it was answered sees its patch.
+     */
     private void applyLocked(boolean held, Runnable patch) {
         if (held) {
             patch.run();
             return;
         }
+        deferred.add(patch);
+        if (lock.tryLock()) {
+            unlock();
+        }
+    }
+
+    /** Takes the lock and applies the RELEASE patches queued before. */
+    private void lock() {
         lock.lock();
-        try {
-            patch.run();
-        } finally {
+        applyDeferred();
+    }
+
+    /** Applies the RELEASE patches queued meanwhile and lets go; one queued as it lets go is applied if the lock is free. */
+    private void unlock() {
+        do {
+            applyDeferred();
             lock.unlock();
+        } while (!deferred.isEmpty() && lock.tryLock());
+    }
+
+    private void applyDeferred() {
+        for (Runnable patch; (patch = deferred.poll()) != null; ) {
+            try {
+                patch.run();
+            } catch (RuntimeException ex) {
+                log.warn("policy: a RELEASE patch failed: {}", ex.toString());
+                staleAll(RefreshReason.UNKNOWN_OUTCOME);
+            }
         }
     }
 

@@ -6,6 +6,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -47,11 +48,11 @@ final class ExchangeHandler extends SimpleChannelInboundHandler<Exchange> {
     }
 
     /**
-     * Writes the reply and closes. A client that stops reading would otherwise hold the connection and the
-     * reply's buffer for ever: after {@code reply_timeout} it is cut off.
+     * Writes the reply ({@link ReplyFrame}: slice by slice, while the client takes it) and closes. A client that stops
+     * reading would otherwise hold the connection and the reply for ever: after {@code reply_timeout} it is cut off.
      */
     private void answer(ChannelHandlerContext ctx, Reply reply) {
-        ChannelFuture written = ctx.writeAndFlush(reply);
+        ChannelFuture written = ctx.writeAndFlush(new ReplyFrame(reply, ctx, ctx.pipeline().get(ChunkedWriteHandler.class)));
         ScheduledFuture<?> cutOff = ctx.executor().schedule(() -> {
             if (!written.isDone()) {
                 log.warn("{} did not take its answer within reply_timeout ({} ms); closing", ctx.channel().remoteAddress(),

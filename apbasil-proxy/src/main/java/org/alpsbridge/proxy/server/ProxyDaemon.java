@@ -19,6 +19,7 @@ import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
@@ -63,8 +64,10 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>Pipeline per connection: {@code [SslHandler] → LengthFieldBasedFrameDecoder (fail-fast at
- * max_request_bytes) → ExchangeDecoder → RequestDeadline → ExchangeHandler}, with {@code ReplyEncoder}
- * outbound. Backend work runs on a bounded worker pool, never on the event loop.
+ * max_request_bytes) → ExchangeDecoder → RequestDeadline → ExchangeHandler}, with a {@code ChunkedWriteHandler}
+ * outbound that sends each reply as a {@link ReplyFrame} (slices of the answer itself, taken while the connection is
+ * writable). Backend work runs on a bounded worker pool, never on the event loop; a worker is done with an exchange
+ * once its answer is had, before it is sent.
  */
 public final class ProxyDaemon implements AutoCloseable {
 
@@ -191,7 +194,7 @@ public final class ProxyDaemon implements AutoCloseable {
                                 0, LENGTH_BYTES, true));
                         p.addLast("exchange", new ExchangeDecoder());
                         p.addLast("deadline", new RequestDeadline(config.requestTimeout()));
-                        p.addLast("reply", REPLY_ENCODER);
+                        p.addLast("reply", new ChunkedWriteHandler());
                         p.addLast("handler", new ExchangeHandler(processor, config.replyTimeout()));
                     }
                 });
@@ -227,8 +230,6 @@ public final class ProxyDaemon implements AutoCloseable {
             addresses.add(address);
         }
     }
-
-    private static final ReplyEncoder REPLY_ENCODER = new ReplyEncoder();
 
     /** A socket file left by a daemon that died is removed; one with a live daemon behind it is not. */
     private static void removeStaleSocket(Path path) throws IOException {

@@ -84,8 +84,12 @@ public final class Reply {
     }
 
     public byte[] encode() {
-        return ByteBuffer.allocate(Exchange.MAGIC.length + 1 + payload.length)
-                .put(Exchange.MAGIC).put((byte) status.code).put(payload).array();
+        return ByteBuffer.allocate(Exchange.MAGIC.length + 1 + payload.length).put(prefix()).put(payload).array();
+    }
+
+    /** What the body carries before the payload: the magic and the status ({@link #encode()} is the two joined). */
+    public byte[] prefix() {
+        return ByteBuffer.allocate(Exchange.MAGIC.length + 1).put(Exchange.MAGIC).put((byte) status.code).array();
     }
 
     public static Reply decode(ByteBuffer body) {

@@ -18,7 +18,7 @@ import org.alpsbridge.proxy.backend.Caller;
 import org.alpsbridge.proxy.stats.Stats;
 
 /**
- * A scheduler's calls through the policy to an emulated XC30 of 16 nodes on a hand-moved clock, for scripted
+ * A scheduler's calls through the policy to an emulated XC30 (16 nodes unless told) on a hand-moved clock, for scripted
  * policy scenarios: inventories, whole-node reservations, and what ALPS itself would answer at the same moment.
  */
 final class EmulatedScheduler implements AutoCloseable {
@@ -26,7 +26,7 @@ final class EmulatedScheduler implements AutoCloseable {
     private static final BasilCodec CODEC = BasilCodec.standard();
 
     final InventoryPolicyTest.ManualClock clock = new InventoryPolicyTest.ManualClock();
-    final Emulator emulator = Emulator.create("xc30:16", () -> clock.millis() / 1000);
+    final Emulator emulator;
     final Stats stats = new Stats();
     final InventoryPolicy policy;
     private final Backend chain;
@@ -42,6 +42,12 @@ final class EmulatedScheduler implements AutoCloseable {
      *     backend's process start, the drop-in emulator's JVM and modelled latency
      */
     EmulatedScheduler(Function<Emulator, UserIds> userIds, Duration beforeAlps) throws Exception {
+        this("xc30:16", userIds, beforeAlps);
+    }
+
+    /** @param machine the emulated machine, e.g. {@code xc30:256} */
+    EmulatedScheduler(String machine, Function<Emulator, UserIds> userIds, Duration beforeAlps) throws Exception {
+        emulator = Emulator.create(machine, () -> clock.millis() / 1000);
         policy = new InventoryPolicy(PolicySettings.DEFAULTS, userIds.apply(emulator), clock, stats, Runnable::run);
         chain = policy.decorate(new Backend() {
             @Override
@@ -74,6 +80,11 @@ final class EmulatedScheduler implements AutoCloseable {
                 .architecture("XT").width(32L).nppn(32).depth(1).nodes(Long.toString(nid)).build()));
         return CODEC.readResponse(chain.call(new Call(CODEC.write(r), "1.3", "RESERVE", null, Caller.UNAUTHENTICATED, null)))
                 .responseData().content(Reserved.class).orElseThrow().reservationId();
+    }
+
+    /** Releases a reservation through the policy. */
+    void release(long id) throws Exception {
+        chain.call(new Call(CODEC.write(BasilRequest.release("1.3", id)), "1.3", "RELEASE", null, Caller.UNAUTHENTICATED, null));
     }
 
     void advance(Duration d) {
