@@ -59,10 +59,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A RESERVE or CONFIRM answered FAILURE changed nothing (ALPS rejects them whole), so it costs no
  * refresh. Selective INVENTORY requests (with a body) and every other method pass straight through.
- * RESERVE, SWITCH, refreshes and the choice of a cache answer are serialized by one lock, as slurmctld itself makes
- * its calls one at a time (the answer's document is written and sent outside it: {@link InventoryAnswer}); a RELEASE
- * (slurmstepd's, beside slurmctld's calls) calls ALPS outside it and never waits for it: its answer is applied under
- * it, by the RELEASE or by the lock's next holder, and a CONFIRM, which changes nothing an inventory shows, passes through; the backend is
+ * Refreshes, the choice of a cache answer and the patches of reservation changes are serialized by one lock (the
+ * answer's document is written and sent outside it: {@link InventoryAnswer}); RESERVE, SWITCH and RELEASE call ALPS
+ * outside it and never wait for it, nor for each other (pbs_mom reserves from several job starters at once,
+ * slurmstepd releases beside slurmctld's calls): each answer is applied under it, by the change or by the lock's next
+ * holder ({@link #change}), and a CONFIRM, which changes nothing an inventory shows, passes through; the backend is
  * called on the caller's thread, except the interval refresh of {@link #start()}.
  *
  * <p>Each refresh checks the cache's own RESERVE patches against what ALPS shows; a difference is logged
@@ -80,9 +81,11 @@ public final class InventoryPolicy implements AutoCloseable {
     private final Clock clock;
     private final BasilCodec codec = BasilCodec.standard();
     private final ReentrantLock lock = new ReentrantLock();
-    /** RELEASE patches waiting for the lock ({@link #applyLocked}). */
+    /** Reservation changes' patches waiting for the lock ({@link #patchLater}). */
     private final java.util.Queue<Runnable> deferred = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final Map<String, Entry> entries = new HashMap<>();
+    /** RESERVEs at ALPS now ({@link #begin}); guards itself. */
+    private final java.util.Set<InFlight> reservesInFlight = new java.util.HashSet<>();
     private final List<FullInventoryListener> listeners = new CopyOnWriteArrayList<>();
     private final Executor notifier;
     private final ExecutorService ownNotifier;
@@ -96,7 +99,7 @@ public final class InventoryPolicy implements AutoCloseable {
     /** Caches fetched before this (the policy's clock) are not answered from: see {@link #distrustCache}. */
     private volatile long distrustedBeforeMillis = Long.MIN_VALUE;
     private volatile RefreshReason distrustReason = RefreshReason.OPERATOR;
-    private Backend inner;
+    private volatile Backend inner;
     private UserIds userIds;
     /** Lookups since the last refresh, unknown users included (as null), so each costs one lookup per interval. */
     private final Map<String, long[]> lookups = new HashMap<>();
@@ -537,76 +540,88 @@ public final class InventoryPolicy implements AutoCloseable {
     // ---- reservation changes ----------------------------------------------------------------------------
 
     /**
-     * A reservation change. RESERVE and SWITCH run under the lock, so that no cached answer or refresh falls
-     * between ALPS's change and its patch (a RESERVE's patch infers ids from the order of changes). RELEASE runs
-     * outside it and is applied under it, by whoever holds it next if it is busy ({@link #applyLocked}): a cached
-     * answer given meanwhile still shows the reservation, as ALPS may while it releases; a refresh fetched meanwhile
-     * may or may not show it, and the release's patch (drop it, or watch it drain), applied after the refresh, is
-     * right either way. So slurmstepd's RELEASE never waits behind slurmctld's INVENTORY, refresh or RESERVE.
-     * CONFIRM binds a process aggregate, which no inventory shows: it passes straight through.
+     * A reservation change. The backend is called without the policy's lock, so no change waits for another (pbs_mom
+     * reserves from forked job starters at once), nor for a refresh or a cached answer being chosen; its patch is
+     * queued and applied under the lock, by the change itself or by whoever holds the lock next ({@link #patchLater}).
+     * A cached answer given while a change is at ALPS shows the state before it, as a query ALPS answered beside the
+     * change may; a refresh completing meanwhile may or may not show it, and the patch, applied after that refresh, is
+     * right either way (a RESERVE the refresh already shows is skipped; a RELEASE drops the reservation or watches it
+     * drain). A RESERVE's pseudo-application id is inferred only when no other RESERVE was at ALPS beside it (then the
+     * order of the answers is the order of ALPS's ids) and its reservation id is the next one; otherwise the next
+     * scheduler INVENTORY is a full one ({@code reserve-overlapped}). slurmctld reserves one at a time, so its RESERVEs
+     * are patched as before. CONFIRM binds a process aggregate, which no inventory shows: it passes straight through.
      */
     private byte[] change(Call call) throws BackendException {
         if ("CONFIRM".equals(call.method())) {
             return inner.call(call);
         }
-        boolean whole = !"RELEASE".equals(call.method());
-        if (whole) {
-            lock();
-        }
+        BasilRequest request;
         try {
-            BasilRequest request;
-            try {
-                request = codec.readRequest(call.request());
-            } catch (BasilException ex) {
-                return inner.call(call); // the backend answers the malformed request; nothing changes
-            }
-            byte[] response;
-            try {
-                response = inner.call(call);
-            } catch (BackendException ex) {
-                applyLocked(whole, () -> staleAll(RefreshReason.UNKNOWN_OUTCOME));
-                throw ex;
-            }
-            ResponseData answer;
-            try {
-                answer = codec.readResponse(response).responseData();
-            } catch (BasilException ex) {
-                applyLocked(whole, () -> staleAll(RefreshReason.UNKNOWN_OUTCOME));
-                return response;
-            }
-            applyLocked(whole, () -> apply(call.method(), request, answer));
-            return response;
-        } finally {
-            if (whole) {
-                unlock();
-            }
+            request = codec.readRequest(call.request());
+        } catch (BasilException ex) {
+            return inner.call(call); // the backend answers the malformed request; nothing changes
         }
+        InFlight flight = "RESERVE".equals(call.method()) ? begin() : null;
+        byte[] response;
+        try {
+            response = inner.call(call);
+        } catch (BackendException | RuntimeException ex) {
+            patchLater(flight, overlapped -> staleAll(RefreshReason.UNKNOWN_OUTCOME));
+            throw ex;
+        }
+        ResponseData answer;
+        try {
+            answer = codec.readResponse(response).responseData();
+        } catch (BasilException ex) {
+            patchLater(flight, overlapped -> staleAll(RefreshReason.UNKNOWN_OUTCOME));
+            return response;
+        }
+        patchLater(flight, overlapped -> apply(call.method(), request, answer, overlapped));
+        return response;
+    }
+
+    /** A RESERVE at ALPS whose answer has not been queued yet; marked when another RESERVE was at ALPS beside it. */
+    private static final class InFlight {
+        boolean overlapped;
+    }
+
+    /** Notes a RESERVE going to ALPS: it and every one already there overlap. */
+    private InFlight begin() {
+        InFlight flight = new InFlight();
+        synchronized (reservesInFlight) {
+            if (!reservesInFlight.isEmpty()) {
+                flight.overlapped = true;
+                reservesInFlight.forEach(f -> f.overlapped = true);
+            }
+            reservesInFlight.add(flight);
+        }
+        return flight;
     }
 
     /**
-     * Runs a patch under the lock: as it is when the whole change holds it; else (a RELEASE) it is queued, and applied
-     * at once if the lock is free, or else by the lock's holder before it lets go (a refresh, a RESERVE, a cached
-     * answer being chosen) or by its next holder: the RELEASE is answered without waiting, and everything that takes
-     * the lock after it was answered sees its patch.
+     * Queues a change's patch (told whether its RESERVE overlapped another; false for other changes) and applies it at
+     * once if the lock is free, else the lock's holder applies it before it lets go (after a refresh, to what the
+     * refresh brought) or its next holder does: the change is answered without waiting, and everything that takes the
+     * lock after it was answered sees its patch. A RESERVE leaves the in-flight set as its patch is queued, in one
+     * step, so patches are queued in the order ALPS answered.
      */
-    private void applyLocked(boolean held, Runnable patch) {
-        if (held) {
-            patch.run();
-            return;
+    private void patchLater(InFlight flight, java.util.function.Consumer<Boolean> patch) {
+        synchronized (reservesInFlight) {
+            boolean overlapped = flight != null && reservesInFlight.remove(flight) && flight.overlapped;
+            deferred.add(() -> patch.accept(overlapped));
         }
-        deferred.add(patch);
         if (lock.tryLock()) {
             unlock();
         }
     }
 
-    /** Takes the lock and applies the RELEASE patches queued before. */
+    /** Takes the lock and applies the change patches queued before. */
     private void lock() {
         lock.lock();
         applyDeferred();
     }
 
-    /** Applies the RELEASE patches queued meanwhile and lets go; one queued as it lets go is applied if the lock is free. */
+    /** Applies the change patches queued meanwhile and lets go; one queued as it lets go is applied if the lock is free. */
     private void unlock() {
         do {
             applyDeferred();
@@ -619,13 +634,14 @@ public final class InventoryPolicy implements AutoCloseable {
             try {
                 patch.run();
             } catch (RuntimeException ex) {
-                log.warn("policy: a RELEASE patch failed: {}", ex.toString());
+                log.warn("policy: a reservation change's patch failed: {}", ex.toString());
                 staleAll(RefreshReason.UNKNOWN_OUTCOME);
             }
         }
     }
 
-    private void apply(String method, BasilRequest request, ResponseData answer) {
+    /** @param overlapped a RESERVE that another RESERVE was at ALPS beside */
+    private void apply(String method, BasilRequest request, ResponseData answer, boolean overlapped) {
         switch (method) {
             case "RESERVE" -> {
                 if (!answer.isSuccess()) {
@@ -643,8 +659,20 @@ public final class InventoryPolicy implements AutoCloseable {
                     if (e.cache == null) {
                         continue;
                     }
+                    if (e.cache.holds(id)) {
+                        // a refresh completed after ALPS made it, while its answer was on the way: shown as ALPS has it
+                        patches.increment("reserve-seen");
+                        continue;
+                    }
                     if (e.staleBecause != null) {
                         e.cache.noteUnapplied(id);
+                        continue;
+                    }
+                    if (overlapped) {
+                        // another RESERVE was at ALPS beside it: which of them took which application id is unknown
+                        e.cache.noteUnapplied(id);
+                        e.staleBecause = RefreshReason.RESERVE_OVERLAPPED;
+                        patches.increment("reserve-overlapped");
                         continue;
                     }
                     if (!e.cache.isNextReservation(id)) {
