@@ -25,6 +25,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.alpsbridge.basil.codec.BasilCodec;
 import org.alpsbridge.basil.emulator.LatencyProfile;
+import org.alpsbridge.basil.inventory.InventoryReader;
 import org.alpsbridge.basil.model.BasilRequest;
 import org.alpsbridge.basil.model.ReserveParam;
 import org.alpsbridge.basil.model.Reserved;
@@ -32,6 +33,7 @@ import org.alpsbridge.basil.model.ResponseData;
 import org.alpsbridge.proxy.backend.Backend;
 import org.alpsbridge.proxy.backend.BackendException;
 import org.alpsbridge.proxy.backend.Call;
+import org.alpsbridge.proxy.backend.Caller;
 import org.alpsbridge.proxy.policy.InventoryPolicy;
 import org.alpsbridge.proxy.policy.PolicySettings;
 import org.alpsbridge.proxy.policy.UserIds;
@@ -61,6 +63,7 @@ final class CachedInventoryBench {
     private final String protocol;
     private final int runs;
     private final int seconds;
+    private final int fillPercent;
     private final PrintWriter out;
     private final AtomicLong ids = new AtomicLong();
     private InetSocketAddress address;
@@ -69,7 +72,12 @@ final class CachedInventoryBench {
     private final Map<String, Row> atAlps = new java.util.concurrent.ConcurrentHashMap<>();
     private long stalledDirect;
 
-    CachedInventoryBench(String machine, String protocol, int runs, int seconds, PrintWriter out) {
+    /**
+     * @param fillPercent the share of the compute nodes reserved whole (16 nodes a reservation) before the cache is
+     *     filled, for a busy machine's inventory
+     */
+    CachedInventoryBench(String machine, String protocol, int runs, int seconds, int fillPercent, PrintWriter out) {
+        this.fillPercent = fillPercent;
         this.machine = machine;
         this.protocol = protocol;
         this.runs = runs;
@@ -110,6 +118,7 @@ final class CachedInventoryBench {
         // Every INVENTORY of the run is answered from the cache (a SUMMARY before each, the default), none refreshed.
         InventoryPolicy policy = new InventoryPolicy(PolicySettings.DEFAULTS.withRefreshInterval(Duration.ofHours(1)),
                 users, new Stats());
+        int filled = fill(backend);
         long heapBefore = heapAfterGc();
         try (ProxyDaemon daemon = ProxyDaemon.builder().config(config).backend(timedAtAlps(backend)).decorate(policy::decorate)
                 .start()) {
@@ -120,6 +129,10 @@ final class CachedInventoryBench {
                     Runtime.getRuntime().maxMemory() >> 20);
             out.printf(Locale.ROOT, "  daemon %s in this JVM: policy (SUMMARY before each cached answer) over emulator:%s; "
                     + "clients read each answer to its end over loopback TCP, keeping none of it%n", address, machine);
+            if (filled > 0) {
+                out.printf(Locale.ROOT, "  %d%% of the compute nodes reserved whole first: %d reservations of up to 16 nodes%n",
+                        fillPercent, filled);
+            }
             Row fetch = new Row("INVENTORY fetched (cache empty)");
             timedInventory(fetch);
             long heapCached = heapAfterGc();
@@ -241,6 +254,35 @@ final class CachedInventoryBench {
                     readers == 0 ? "" : Long.toString(inventories.get()));
         }
         out.flush();
+    }
+
+    /**
+     * Reserves {@link #fillPercent} of the compute nodes whole, every processor of them, 16 nodes a reservation, at
+     * ALPS directly; returns how many reservations that made.
+     */
+    private int fill(Backend alps) throws Exception {
+        if (fillPercent <= 0 || !(alps instanceof EmulatorBackend e)) {
+            return 0;
+        }
+        Call inventory = new Call(CODEC.write(BasilRequest.query(protocol, "INVENTORY")), protocol, "QUERY", "INVENTORY",
+                Caller.UNAUTHENTICATED, null);
+        long perNode;
+        try (InventoryReader r = InventoryReader.open(new java.io.ByteArrayInputStream(alps.call(inventory)))) {
+            perNode = r.nextNode().processorCount();
+        }
+        int made = 0;
+        for (int left = e.emulator().computeNodes() * fillPercent / 100; left > 0; left -= 16) {
+            int nodes = Math.min(16, left);
+            byte[] reserve = CODEC.write(BasilRequest.reserve(protocol, "bench", "fill-" + made, null,
+                    List.of(ReserveParam.builder().width(nodes).nppn(1).depth(perNode).build())));
+            ResponseData d = CODEC.readResponse(alps.call(new Call(reserve, protocol, "RESERVE", null, Caller.UNAUTHENTICATED,
+                    null))).responseData();
+            if (!d.isSuccess()) {
+                throw new IllegalStateException("filling the machine: a RESERVE failed: " + d.messageText());
+            }
+            made++;
+        }
+        return made;
     }
 
     /** {@code alps}, with the time each RESERVE and RELEASE takes there noted in {@link #atAlps}. */
