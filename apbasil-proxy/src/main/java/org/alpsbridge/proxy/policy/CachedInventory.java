@@ -132,6 +132,11 @@ final class CachedInventory {
         return List.copyOf(reservations.values());
     }
 
+    /** The ids of the reservations this inventory shows. */
+    Set<Long> reservationIds() {
+        return Set.copyOf(reservations.keySet());
+    }
+
     Long schedchangecount() {
         return header.schedchangecount();
     }
