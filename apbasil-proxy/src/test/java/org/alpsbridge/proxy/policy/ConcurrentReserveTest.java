@@ -141,6 +141,22 @@ class ConcurrentReserveTest {
         }
     }
 
+    /** A SWITCH takes no ids: it is answered while a RESERVE is at ALPS, and the next INVENTORY is a full one, as ever. */
+    @Test
+    void aSwitchIsAnsweredWhileAReserveIsAtAlpsAndTheNextInventoryIsAlps() throws Exception {
+        try (EmulatedScheduler s = scheduler()) {
+            long held = s.reserve("alice", 2);
+            Future<Long> id = reserveHeld(s, 1, true);
+            byte[] answer = answered(() -> s.switchReservation(held, "OUT"));
+            assertTrue(CODEC.readResponse(answer).responseData().isSuccess(), new String(answer, java.nio.charset.StandardCharsets.UTF_8));
+            assertFalse(id.isDone(), "(the RESERVE was still held)");
+            letGo(1);
+            id.get(60, TimeUnit.SECONDS);
+            s.assertServedIsAlps("after the SWITCH and the RESERVE");
+            assertEquals(Map.of("start", 1L, "switch", 1L), s.refreshes());
+        }
+    }
+
     @Test
     void aCachedAnswerGivenWhileAReserveIsAtAlpsShowsTheStateBeforeItAndTheNextOneShowsIt() throws Exception {
         try (EmulatedScheduler s = scheduler()) {

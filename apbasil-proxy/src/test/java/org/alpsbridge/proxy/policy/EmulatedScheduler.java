@@ -89,6 +89,12 @@ final class EmulatedScheduler implements AutoCloseable {
                 .responseData().content(Reserved.class).orElseThrow().reservationId();
     }
 
+    /** Switches a reservation OUT (suspends it) or IN through the policy; returns ALPS's answer. */
+    byte[] switchReservation(long id, String action) throws Exception {
+        return chain.call(new Call(CODEC.write(BasilRequest.switchReservation("1.3", id, action)), "1.3", "SWITCH", null,
+                Caller.UNAUTHENTICATED, null));
+    }
+
     /** Releases a reservation through the policy. */
     void release(long id) throws Exception {
         chain.call(new Call(CODEC.write(BasilRequest.release("1.3", id)), "1.3", "RELEASE", null, Caller.UNAUTHENTICATED, null));
