@@ -119,10 +119,20 @@ public final class InventoryPolicy implements AutoCloseable {
         long summaryCheckedMillis = Long.MIN_VALUE;
         long lastFetchMillis;
         boolean noSummary;
-        /** Whether a scheduler was answered from the cache since its fetch: the idle timer then fetches a full one. */
+        /** Whether a scheduler was answered from the cache since its fetch: then only an exact reservations check renews it. */
         boolean readSinceFetch;
         /** When the last reservations-only check the listeners saw started (the policy's clock), or MIN_VALUE. */
         long checkedAtMillis = Long.MIN_VALUE;
+        /**
+         * When a reservations-only check last found a read cache's reservations exactly as ALPS shows them (the
+         * policy's clock), or MIN_VALUE: the cache's age for the refresh interval counts from there.
+         */
+        long renewedAtMillis = Long.MIN_VALUE;
+
+        /** Since when the cache is known right, for the refresh interval: its fetch or its last renewal. */
+        long freshSinceMillis() {
+            return Math.max(cache.fetchedAtMillis, renewedAtMillis);
+        }
     }
 
     /**
@@ -153,8 +163,8 @@ public final class InventoryPolicy implements AutoCloseable {
                 "QUERY(STATUS) checks of reservations released with claims outstanding, by outcome: gone, held, failed.",
                 "outcome");
         this.reservationChecks = stats.counter("policy_reservation_checks",
-                "The idle timer's reservations-only INVENTORYs of a cache no scheduler read since its fetch, by outcome: "
-                        + "same (the listeners were given them, no full fetch), changed, failed (a full fetch followed).", "outcome");
+                "The idle timer's reservations-only INVENTORYs, by outcome: same (the listeners were given them and a"
+                        + " cache schedulers read renewed, no full fetch), changed, failed (a full fetch followed).", "outcome");
         this.answered = stats.counter("policy_inventory_answers", "Scheduler INVENTORY requests, by where the answer came from.", "source");
         stats.gauge("policy_cache_age_seconds", "Age of the oldest cached full inventory.", this::oldestAgeSeconds);
     }
@@ -222,7 +232,7 @@ public final class InventoryPolicy implements AutoCloseable {
     public void refreshDue() {
         long interval = settings.refreshInterval().toMillis();
         long now = clock.millis();
-        refreshWhere(e -> now - Math.max(e.cache.fetchedAtMillis, e.checkedAtMillis) + e.lastFetchMillis + timerPeriodMillis()
+        refreshWhere(e -> now - Math.max(e.freshSinceMillis(), e.checkedAtMillis) + e.lastFetchMillis + timerPeriodMillis()
                 >= interval, RefreshReason.INTERVAL);
     }
 
@@ -250,7 +260,7 @@ public final class InventoryPolicy implements AutoCloseable {
         try {
             for (Map.Entry<String, Entry> e : new ArrayList<>(entries.entrySet())) {
                 if (e.getValue().cache != null && due.test(e.getValue())) {
-                    if (reason == RefreshReason.INTERVAL && !e.getValue().readSinceFetch
+                    if (reason == RefreshReason.INTERVAL && reservationCheckMayDo(e.getValue())
                             && reservationsUnchanged(e.getValue(), e.getKey())) {
                         continue;
                     }
@@ -281,6 +291,16 @@ public final class InventoryPolicy implements AutoCloseable {
      *
      * @return true when the listeners were given the reservations and no full fetch is needed
      */
+    /**
+     * Whether the idle timer may ask ALPS for its reservations alone instead of a full inventory: for a cache no
+     * scheduler read since its fetch, always; for one schedulers read, while it is younger than the full refresh
+     * interval (what neither SUMMARY nor the reservations show, node labels and roles, is fetched at least that often).
+     */
+    private boolean reservationCheckMayDo(Entry e) {
+        return !e.readSinceFetch || clock.millis() - e.cache.fetchedAtMillis + e.lastFetchMillis + timerPeriodMillis()
+                < settings.fullRefreshInterval().toMillis();
+    }
+
     private boolean reservationsUnchanged(Entry e, String protocol) {
         if (!Protocols.atLeast(protocol, "1.1")) {
             return false;
@@ -306,6 +326,15 @@ public final class InventoryPolicy implements AutoCloseable {
                 || !fresh.reservationIds().equals(e.cache.reservationIds())) {
             reservationChecks.increment("changed");
             return false;
+        }
+        if (e.readSinceFetch) {
+            // a scheduler reads this cache: it stays right only if every reservation (its applications too: an aprun
+            // launched or ended) is exactly as ALPS shows it now, and then it is renewed as if fetched at the check
+            if (!e.cache.sameReservations(fresh)) {
+                reservationChecks.increment("changed");
+                return false;
+            }
+            e.renewedAtMillis = startedMillis;
         }
         reservationChecks.increment("same");
         e.checkedAtMillis = startedMillis;
@@ -428,7 +457,7 @@ public final class InventoryPolicy implements AutoCloseable {
         }
         long now = clock.millis();
         long age = now - e.cache.fetchedAtMillis;
-        if (age >= settings.refreshInterval().toMillis()) {
+        if (now - e.freshSinceMillis() >= settings.refreshInterval().toMillis()) {
             return RefreshReason.INTERVAL;
         }
         if (e.noSummary || !Protocols.atLeast(protocol, "1.3")) {

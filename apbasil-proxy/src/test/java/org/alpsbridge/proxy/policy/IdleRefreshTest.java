@@ -14,10 +14,11 @@ import org.alpsbridge.basil.inventory.ReservationView;
 import org.junit.jupiter.api.Test;
 
 /**
- * The idle timer of a cache no scheduler read since its fetch (pbs_mom asks INVENTORY only at its start) asks ALPS for
- * the reservations alone; the full-inventory listeners (the orphan watch, the ledger sweep) are given exactly what a
- * full inventory would have given them, and a reservation made behind the proxy's back still reaches them within one
- * interval, with its nodes.
+ * The idle timer asks ALPS for the reservations alone before it fetches a full inventory. For a cache no scheduler read
+ * since its fetch (pbs_mom asks INVENTORY only at its start) the full-inventory listeners (the orphan watch, the ledger
+ * sweep) are given exactly what a full inventory would have given them, and a reservation made behind the proxy's back
+ * still reaches them within one interval, with its nodes. A cache schedulers read is renewed only while ALPS shows
+ * every reservation exactly as cached, and fetched whole at least once per full refresh interval.
  */
 class IdleRefreshTest {
 
@@ -80,15 +81,36 @@ class IdleRefreshTest {
     }
 
     @Test
-    void aCacheASchedulerReadIsFetchedWholeByTheIdleTimer() throws Exception {
+    void aCacheASchedulerReadIsRenewedWhileAlpsShowsItsReservationsExactlyAndFetchedWholeOtherwise() throws Exception {
         try (EmulatedScheduler s = new EmulatedScheduler(emulator -> emulator::userIds)) {
+            long first = s.reserve("alice", 0);
             s.inventory();
-            s.inventory(); // answered from the cache
+            s.reserve("bob", 1);
+            s.inventory(); // answered from the cache: a scheduler reads it
+
             s.advance(INTERVAL);
             s.policy.refreshDue();
-            assertEquals(Map.of("start", 1L, "interval", 1L), s.refreshes());
-            assertEquals(0, checks(s, "same") + checks(s, "changed"));
-            s.assertServedIsAlps("after the idle refresh");
+            assertEquals(Map.of("start", 1L), s.refreshes(), "the reservations as cached: renewed, no full fetch");
+            assertEquals(1, checks(s, "same"));
+            s.assertServedIsAlps("answered from the renewed cache past the refresh interval");
+            assertEquals(Map.of("start", 1L), s.refreshes(), "the scheduler's INVENTORY past the interval is no full fetch");
+
+            s.emulator.control().launch(first, "a.out"); // an aprun behind the proxy's back: same ids, one more application
+            s.advance(INTERVAL);
+            s.policy.refreshDue();
+            assertEquals(1L, s.refreshes().get("interval"), "an application the cache does not show: a full fetch");
+            assertEquals(1, checks(s, "changed"));
+            s.assertServedIsAlps("after the full fetch");
+
+            Duration full = PolicySettings.DEFAULTS.fullRefreshInterval();
+            for (Duration waited = Duration.ZERO; waited.compareTo(full) < 0; waited = waited.plus(INTERVAL)) {
+                s.advance(INTERVAL);
+                s.policy.refreshDue();
+                s.inventory();
+            }
+            assertEquals(2L, s.refreshes().get("interval"),
+                    "renewed at each interval, and fetched whole once the full refresh interval had passed: " + s.refreshes());
+            s.assertServedIsAlps("at the end");
         }
     }
 }
