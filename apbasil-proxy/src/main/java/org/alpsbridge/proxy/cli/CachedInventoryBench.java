@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.alpsbridge.basil.codec.BasilCodec;
+import org.alpsbridge.basil.emulator.LatencyProfile;
 import org.alpsbridge.basil.inventory.InventoryReader;
 import org.alpsbridge.basil.model.BasilRequest;
 import org.alpsbridge.basil.model.ReserveParam;
@@ -54,6 +55,9 @@ final class CachedInventoryBench {
     private static final BasilCodec CODEC = BasilCodec.standard();
     private static final Duration TIMEOUT = Duration.ofSeconds(300);
     private static final double MB = 1e6;
+    /** The PBS-like pass: clients reserving at once, and the latency model ALPS answers them by. */
+    private static final int PBS_CLIENTS = 4;
+    private static final String PBS_LATENCY = "xc30-2256";
 
     private final String machine;
     private final String protocol;
@@ -139,15 +143,17 @@ final class CachedInventoryBench {
 
             Row unchanged = new Row("from cache, unchanged");  // the same bytes, or re-stamped in a new second
             Row patched = new Row("from cache, after a RESERVE");
+            Row alone = new Row("reservations alone (idle timer)"); // passed through to ALPS, as the idle timer asks it
             for (int i = 0; i < runs; i++) {
                 timedInventory(unchanged);
                 long id = reserve();
                 timedInventory(patched);
                 release(id);
+                timedInventory(alone, BasilRequest.inventorySince(protocol, null, true));
             }
             out.printf(Locale.ROOT, "%n%-34s %8s %9s %9s %9s %9s%n", "INVENTORY as a client sees it", "MB", "p50 ms", "p90 ms",
                     "max ms", "MB/s p50");
-            for (Row r : List.of(fetch, unchanged, patched)) {
+            for (Row r : List.of(fetch, unchanged, patched, alone)) {
                 out.printf(Locale.ROOT, "%-34s %8.1f %9.1f %9.1f %9.1f %9.0f%n", r.name(), r.megabytes(), r.percentile(50),
                         r.percentile(90), r.percentile(100), r.megabytes() / (r.percentile(50) / 1000));
             }
@@ -158,30 +164,41 @@ final class CachedInventoryBench {
                         + "time in the emulator itself; INVENTORYs: answered, or fetched afresh, meanwhile)%n", seconds);
                 out.printf(Locale.ROOT, "%-58s %7s %9s %9s %9s %9s %9s %11s%n", "while", "calls", "p50 ms", "p90 ms", "max ms",
                         "ALPS p50", "ALPS p90", "INVENTORYs");
-                changesWhile("nothing else", 0, false, null);
-                changesWhile("2 clients ask INVENTORY back to back", 2, false, null);
-                changesWhile("a client stalls half-way through an INVENTORY", 0, true, null);
-                changesWhile("the cache is fetched afresh back to back", 1, false, policy);
+                changesWhile("nothing else", 0, false, null, 1);
+                changesWhile("2 clients ask INVENTORY back to back", 2, false, null, 1);
+                changesWhile("a client stalls half-way through an INVENTORY", 0, true, null, 1);
+                changesWhile("the cache is fetched afresh back to back", 1, false, policy, 1);
                 out.printf(Locale.ROOT, "  while the client stalled: heap after a full GC %.1f MB, Netty's direct buffers %.1f MB "
                         + "in use; RSS at the end %.1f MB%n", stalledHeap / MB, stalledDirect / MB, rssBytes() / MB);
+                if (backend instanceof EmulatorBackend e) {
+                    // pbs_mom reserves from its forked job starters at once, and ALPS takes a third of a second a RESERVE
+                    e.emulator().control().latencyProfile(LatencyProfile.named(PBS_LATENCY), 2256, 1.0);
+                    out.printf(Locale.ROOT, "%nRESERVE and RELEASE from %d clients at once (as pbs_mom's job starters send them), "
+                            + "ALPS answering as the %s latency model, %d s each%n", PBS_CLIENTS, PBS_LATENCY, seconds);
+                    changesWhile("%d clients at once".formatted(PBS_CLIENTS), 0, false, null, PBS_CLIENTS);
+                    changesWhile("%d clients at once, the cache fetched afresh".formatted(PBS_CLIENTS), 1, false, policy,
+                            PBS_CLIENTS);
+                }
             }
             out.flush();
         }
     }
 
     /**
-     * RESERVE+RELEASE cycles for {@link #seconds} while {@code readers} clients ask INVENTORY back to back (each
-     * answer from the cache, re-written after each cycle's patches), or while one client holds an INVENTORY answer
-     * half read, or while {@code refreshing} fetches full inventories back to back (as an operator's refresh does).
+     * RESERVE+RELEASE cycles for {@link #seconds}, from {@code changers} clients at once, while {@code readers} clients
+     * ask INVENTORY back to back (each answer from the cache, re-written after each cycle's patches), or while one
+     * client holds an INVENTORY answer half read, or while {@code refreshing} fetches full inventories back to back (as
+     * an operator's refresh does).
      */
-    private void changesWhile(String what, int readers, boolean stalled, InventoryPolicy refreshing) throws Exception {
+    private void changesWhile(String what, int readers, boolean stalled, InventoryPolicy refreshing, int changers)
+            throws Exception {
         Row reserve = new Row("RESERVE");
         Row release = new Row("RELEASE");
         atAlps.put("RESERVE", new Row("RESERVE at ALPS"));
         atAlps.put("RELEASE", new Row("RELEASE at ALPS"));
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong inventories = new AtomicLong();
-        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, readers));
+        ExecutorService pool = Executors.newFixedThreadPool(readers + changers);
         List<Future<?>> load = new ArrayList<>();
         Socket stall = stalled ? stalledInventory() : null;
         if (stalled) {
@@ -203,14 +220,23 @@ final class CachedInventoryBench {
                 }));
             }
             long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-            while (System.nanoTime() < end) {
-                long t0 = System.nanoTime();
-                long id = reserve();
-                long t1 = System.nanoTime();
-                release(id);
-                long t2 = System.nanoTime();
-                reserve.millis().add((t1 - t0) / 1e6);
-                release.millis().add((t2 - t1) / 1e6);
+            List<Future<?>> cycles = new ArrayList<>();
+            for (int i = 0; i < changers; i++) {
+                cycles.add(pool.submit(() -> {
+                    while (System.nanoTime() < end) {
+                        long t0 = System.nanoTime();
+                        long id = reserve();
+                        long t1 = System.nanoTime();
+                        release(id);
+                        long t2 = System.nanoTime();
+                        reserve.millis().add((t1 - t0) / 1e6);
+                        release.millis().add((t2 - t1) / 1e6);
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : cycles) {
+                f.get(seconds + TIMEOUT.toSeconds(), TimeUnit.SECONDS);
             }
             stop.set(true);
             for (Future<?> f : load) {
@@ -290,16 +316,24 @@ final class CachedInventoryBench {
     }
 
     private void timedInventory(Row row) throws Exception {
+        timedInventory(row, BasilRequest.query(protocol, "INVENTORY"));
+    }
+
+    private void timedInventory(Row row, BasilRequest request) throws Exception {
         long t0 = System.nanoTime();
-        long bytes = inventory();
+        long bytes = inventory(request);
         row.millis().add((System.nanoTime() - t0) / 1e6);
         row.bytes().add(bytes);
     }
 
     /** Asks INVENTORY and reads the whole answer, keeping none of it; returns the BASIL document's length. */
     private long inventory() throws Exception {
+        return inventory(BasilRequest.query(protocol, "INVENTORY"));
+    }
+
+    private long inventory(BasilRequest request) throws Exception {
         try (Socket s = connect()) {
-            send(s, CODEC.write(BasilRequest.query(protocol, "INVENTORY")));
+            send(s, CODEC.write(request));
             DataInputStream in = new DataInputStream(s.getInputStream());
             int length = in.readInt();
             byte[] head = new byte[5];
@@ -307,7 +341,7 @@ final class CachedInventoryBench {
             if (head[4] != 0) {
                 throw new IOException("the daemon refused the INVENTORY (reply status " + head[4] + ")");
             }
-            byte[] first = new byte[256];
+            byte[] first = new byte[Math.min(256, length - 5)];
             in.readFully(first);
             if (!new String(first, StandardCharsets.US_ASCII).contains("status=\"SUCCESS\"")) {
                 throw new IOException("an INVENTORY failed: " + new String(first, StandardCharsets.US_ASCII));

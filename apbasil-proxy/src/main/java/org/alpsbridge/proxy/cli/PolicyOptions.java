@@ -33,6 +33,12 @@ final class PolicyOptions {
             description = "Oldest a cached inventory may get; also the orphan detection latency (default ${DEFAULT-VALUE}).")
     long refreshSeconds;
 
+    @Option(names = "--full-refresh-interval", defaultValue = "600", paramLabel = "SECONDS",
+            description = "Oldest a cache schedulers read may get while each refresh interval's reservations-only INVENTORY"
+                    + " finds ALPS's reservations as cached; node labels and roles reach the scheduler within it;"
+                    + " at most --refresh-interval: a full INVENTORY at every refresh (default ${DEFAULT-VALUE}).")
+    long fullRefreshSeconds;
+
     @Option(names = "--summary-interval", defaultValue = "0", paramLabel = "SECONDS",
             description = "How long one SUMMARY check covers; 0 checks before every cached answer (default ${DEFAULT-VALUE}).")
     long summarySeconds;
@@ -87,7 +93,7 @@ final class PolicyOptions {
         }
         Stats stats = new Stats();
         PolicySettings settings = new PolicySettings(Duration.ofSeconds(refreshSeconds), Duration.ofSeconds(summarySeconds),
-                Duration.ofSeconds(fallbackSeconds), patch, policy.equals("on"));
+                Duration.ofSeconds(fallbackSeconds), patch, policy.equals("on"), Duration.ofSeconds(fullRefreshSeconds));
         InventoryPolicy inventory = new InventoryPolicy(settings, userIds(backend), stats);
         Duration commandTimeout = Duration.ofSeconds(commandSeconds);
         JobSource jobs = jobsCommand != null ? JobSource.command(jobsCommand, commandTimeout)

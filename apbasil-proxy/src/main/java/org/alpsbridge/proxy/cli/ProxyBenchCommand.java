@@ -111,9 +111,12 @@ public final class ProxyBenchCommand implements Callable<Integer> {
 
     @Option(names = "--cached-inventory",
             description = "Instead of the rows above, the cached INVENTORY on --machine (e.g. knl:4392): the heap the "
-                    + "policy's cache holds, the time to receive an INVENTORY answered from it (--runs), and RESERVE/RELEASE "
+                    + "policy's cache holds, the time to receive an INVENTORY answered from it and a reservations-only one "
+                    + "(--runs), and RESERVE/RELEASE "
                     + "latency for --seconds each while nothing else runs, while clients ask INVENTORY back to back, and "
-                    + "while one client stalls half-way through an INVENTORY answer.")
+                    + "while one client stalls half-way through an INVENTORY answer; then from 4 clients at once (as pbs_mom's "
+                    + "job starters reserve) with ALPS answering as the xc30-2256 latency model, alone and while the cache is "
+                    + "fetched afresh.")
     boolean cachedInventory;
 
     @Option(names = "--fill", paramLabel = "PERCENT",

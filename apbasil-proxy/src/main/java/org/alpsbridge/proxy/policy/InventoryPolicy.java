@@ -19,7 +19,9 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Predicate;
 import org.alpsbridge.basil.codec.BasilCodec;
 import org.alpsbridge.basil.codec.BasilException;
+import org.alpsbridge.basil.inventory.InventoryHeader;
 import org.alpsbridge.basil.inventory.NodeView;
+import org.alpsbridge.basil.inventory.ReservationView;
 import org.alpsbridge.basil.model.BasilRequest;
 import org.alpsbridge.basil.model.ErrorClass;
 import org.alpsbridge.basil.model.Protocols;
@@ -61,11 +63,12 @@ import org.slf4j.LoggerFactory;
  * refresh, but for a RESERVE refused on a node held by a reservation the cache does not show (made behind the
  * proxy's back): that one costs the next INVENTORY a full fetch, which shows the scheduler the reservation.
  * Selective INVENTORY requests (with a body) and every other method pass straight through.
- * RESERVE, SWITCH, refreshes and the choice of a cache answer are serialized by one lock, as slurmctld itself makes
- * its calls one at a time (the answer's document is written and sent outside it: {@link InventoryAnswer}); a RELEASE
- * (slurmstepd's, beside slurmctld's calls) calls ALPS outside it and never waits for it: its answer is applied under
- * it, by the RELEASE or by the lock's next holder, and a CONFIRM, which changes nothing an inventory shows, passes
- * through; the backend is called on the caller's thread, except the interval refresh of {@link #start()}.
+ * Refreshes, the choice of a cache answer and the patches of reservation changes are serialized by one lock (the
+ * answer's document is written and sent outside it: {@link InventoryAnswer}); RESERVE, SWITCH and RELEASE call ALPS
+ * outside it and never wait for it, nor for each other (pbs_mom reserves from several job starters at once,
+ * slurmstepd releases beside slurmctld's calls): each answer is applied under it, by the change or by the lock's next
+ * holder ({@link #change}), and a CONFIRM, which changes nothing an inventory shows, passes through; the backend is
+ * called on the caller's thread, except the interval refresh of {@link #start()}.
  *
  * <p>Each refresh checks the cache's own RESERVE patches against what ALPS shows; a difference is logged
  * and counted ({@code policy_patch_mismatches}). What no SUMMARY shows (reservations made behind the
@@ -85,9 +88,11 @@ public final class InventoryPolicy implements AutoCloseable {
     private final Clock clock;
     private final BasilCodec codec = BasilCodec.standard();
     private final ReentrantLock lock = new ReentrantLock();
-    /** RELEASE patches waiting for the lock ({@link #applyLocked}). */
+    /** Reservation changes' patches waiting for the lock ({@link #patchLater}). */
     private final java.util.Queue<Runnable> deferred = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final Map<String, Entry> entries = new HashMap<>();
+    /** RESERVEs at ALPS now ({@link #begin}); guards itself. */
+    private final java.util.Set<InFlight> reservesInFlight = new java.util.HashSet<>();
     private final List<FullInventoryListener> listeners = new CopyOnWriteArrayList<>();
     private final Executor notifier;
     private final ExecutorService ownNotifier;
@@ -101,7 +106,7 @@ public final class InventoryPolicy implements AutoCloseable {
     /** Caches fetched before this (the policy's clock) are not answered from: see {@link #distrustCache}. */
     private volatile long distrustedBeforeMillis = Long.MIN_VALUE;
     private volatile RefreshReason distrustReason = RefreshReason.OPERATOR;
-    private Backend inner;
+    private volatile Backend inner;
     private UserIds userIds;
     /** Lookups since the last refresh, unknown users included (as null), so each costs one lookup per interval. */
     private final Map<String, long[]> lookups = new HashMap<>();
@@ -109,6 +114,8 @@ public final class InventoryPolicy implements AutoCloseable {
     private final java.util.Set<Long> releasing = new java.util.TreeSet<>();
     /** QUERY(STATUS) checks of draining reservations, by what they found. */
     private final Counter drainChecks;
+    /** The idle timer's reservations-only INVENTORYs, by what they found. */
+    private final Counter reservationChecks;
 
     /** What the policy knows about one protocol version's inventory. */
     private static final class Entry {
@@ -117,6 +124,20 @@ public final class InventoryPolicy implements AutoCloseable {
         long summaryCheckedMillis = Long.MIN_VALUE;
         long lastFetchMillis;
         boolean noSummary;
+        /** Whether a scheduler was answered from the cache since its fetch: then only an exact reservations check renews it. */
+        boolean readSinceFetch;
+        /** When the last reservations-only check the listeners saw started (the policy's clock), or MIN_VALUE. */
+        long checkedAtMillis = Long.MIN_VALUE;
+        /**
+         * When a reservations-only check last found a read cache's reservations exactly as ALPS shows them (the
+         * policy's clock), or MIN_VALUE: the cache's age for the refresh interval counts from there.
+         */
+        long renewedAtMillis = Long.MIN_VALUE;
+
+        /** Since when the cache is known right, for the refresh interval: its fetch or its last renewal. */
+        long freshSinceMillis() {
+            return Math.max(cache.fetchedAtMillis, renewedAtMillis);
+        }
     }
 
     /**
@@ -146,6 +167,9 @@ public final class InventoryPolicy implements AutoCloseable {
         this.drainChecks = stats.counter("policy_drain_checks",
                 "QUERY(STATUS) checks of reservations released with claims outstanding, by outcome: gone, held, failed.",
                 "outcome");
+        this.reservationChecks = stats.counter("policy_reservation_checks",
+                "The idle timer's reservations-only INVENTORYs, by outcome: same (the listeners were given them and a"
+                        + " cache schedulers read renewed, no full fetch), changed, failed (a full fetch followed).", "outcome");
         this.answered = stats.counter("policy_inventory_answers", "Scheduler INVENTORY requests, by where the answer came from.", "source");
         stats.gauge("policy_cache_age_seconds", "Age of the oldest cached full inventory.", this::oldestAgeSeconds);
     }
@@ -189,7 +213,8 @@ public final class InventoryPolicy implements AutoCloseable {
     /**
      * Starts the timer that refreshes any cached inventory before it gets older than the refresh interval,
      * even when idle: a reservation made behind the proxy's back just after one fetch started is in the
-     * inventory that the next fetch completes within one refresh interval of it.
+     * inventory that the next fetch completes within one refresh interval of it. A cache no scheduler read since its
+     * fetch costs a reservations-only INVENTORY instead while its reservations are unchanged ({@link #reservationsUnchanged}).
      */
     public synchronized void start() {
         if (timer == null) {
@@ -212,7 +237,8 @@ public final class InventoryPolicy implements AutoCloseable {
     public void refreshDue() {
         long interval = settings.refreshInterval().toMillis();
         long now = clock.millis();
-        refreshWhere(e -> now - e.cache.fetchedAtMillis + e.lastFetchMillis + timerPeriodMillis() >= interval, RefreshReason.INTERVAL);
+        refreshWhere(e -> now - Math.max(e.freshSinceMillis(), e.checkedAtMillis) + e.lastFetchMillis + timerPeriodMillis()
+                >= interval, RefreshReason.INTERVAL);
     }
 
     /**
@@ -239,6 +265,10 @@ public final class InventoryPolicy implements AutoCloseable {
         try {
             for (Map.Entry<String, Entry> e : new ArrayList<>(entries.entrySet())) {
                 if (e.getValue().cache != null && due.test(e.getValue())) {
+                    if (reason == RefreshReason.INTERVAL && reservationCheckMayDo(e.getValue())
+                            && reservationsUnchanged(e.getValue(), e.getKey())) {
+                        continue;
+                    }
                     byte[] request = codec.write(BasilRequest.query(e.getKey(), "INVENTORY"));
                     refresh(e.getValue(), new Call(request, e.getKey(), "QUERY", "INVENTORY", Caller.UNAUTHENTICATED, null),
                             reason);
@@ -251,6 +281,73 @@ public final class InventoryPolicy implements AutoCloseable {
             unlock();
         }
         return fetched;
+    }
+
+    /**
+     * What the idle timer does for a cache no scheduler was answered from since its fetch (pbs_mom asks INVENTORY only
+     * at its start): instead of a full inventory nobody reads (82 MB at knl:4392), a reservations-only one
+     * ({@code <Inventory><ReservationArray/></Inventory>}, BASIL 1.1+). When it shows exactly the reservations the cache
+     * shows (after the changes answered meanwhile are applied), the cache's nodes hold exactly their allocations
+     * (allocations never move, and every change the proxy forwarded is patched), so the full-inventory listeners (the
+     * orphan watch, the ledger sweep) are given its reservations with the cached nodes, as a full fetch would have given
+     * them, and the cache itself is left as it is: it grows no younger, so a scheduler's next INVENTORY past the refresh
+     * interval is still a full fetch. Anything else (other reservations: made behind the proxy's back, drained, or a
+     * change at ALPS not answered yet; a failure) is left to the full fetch.
+     *
+     * @return true when the listeners were given the reservations and no full fetch is needed
+     */
+    /**
+     * Whether the idle timer may ask ALPS for its reservations alone instead of a full inventory: for a cache no
+     * scheduler read since its fetch, always; for one schedulers read, while it is younger than the full refresh
+     * interval (what neither SUMMARY nor the reservations show, node labels and roles, is fetched at least that often).
+     */
+    private boolean reservationCheckMayDo(Entry e) {
+        return !e.readSinceFetch || clock.millis() - e.cache.fetchedAtMillis + e.lastFetchMillis + timerPeriodMillis()
+                < settings.fullRefreshInterval().toMillis();
+    }
+
+    private boolean reservationsUnchanged(Entry e, String protocol) {
+        if (!Protocols.atLeast(protocol, "1.1")) {
+            return false;
+        }
+        long startedNanos = System.nanoTime();
+        long startedMillis = clock.millis();
+        CachedInventory fresh;
+        try {
+            byte[] request = codec.write(BasilRequest.inventorySince(protocol, null, true));
+            byte[] response = inner.call(new Call(request, protocol, "QUERY", "INVENTORY", Caller.UNAUTHENTICATED, null));
+            fresh = CachedInventory.read(response, protocol, startedMillis, clock.millis(), startedNanos, null);
+        } catch (BasilException | BackendException ex) {
+            reservationChecks.increment("failed");
+            log.info("policy: the reservations-only INVENTORY failed, fetching a full one: {}", ex.getMessage());
+            return false;
+        }
+        if (!fresh.header().isSuccess()) {
+            reservationChecks.increment("failed");
+            return false;
+        }
+        applyDeferred(); // what was answered meanwhile, so the two compare at the same point
+        if (!fresh.nodes().isEmpty() || e.cache == null || e.staleBecause != null
+                || !fresh.reservationIds().equals(e.cache.reservationIds())) {
+            reservationChecks.increment("changed");
+            return false;
+        }
+        if (e.readSinceFetch) {
+            // a scheduler reads this cache: it stays right only if every reservation (its applications too: an aprun
+            // launched or ended) is exactly as ALPS shows it now, and then it is renewed as if fetched at the check
+            if (!e.cache.sameReservations(fresh)) {
+                reservationChecks.increment("changed");
+                return false;
+            }
+            e.renewedAtMillis = startedMillis;
+        }
+        reservationChecks.increment("same");
+        e.checkedAtMillis = startedMillis;
+        var header = fresh.header();
+        var nodes = e.cache.nodes();
+        var reservations = fresh.reservations();
+        notifyListeners(header, nodes, reservations, startedNanos);
+        return true;
     }
 
     /**
@@ -340,6 +437,7 @@ public final class InventoryPolicy implements AutoCloseable {
                 return refresh(e, call, reason);
             }
             answered.increment("cache");
+            e.readSinceFetch = true;
             cached = e.cache.answer(clock.millis());
         } finally {
             unlock();
@@ -364,7 +462,7 @@ public final class InventoryPolicy implements AutoCloseable {
         }
         long now = clock.millis();
         long age = now - e.cache.fetchedAtMillis;
-        if (age >= settings.refreshInterval().toMillis()) {
+        if (now - e.freshSinceMillis() >= settings.refreshInterval().toMillis()) {
             return RefreshReason.INTERVAL;
         }
         if (e.noSummary || !Protocols.atLeast(protocol, "1.3")) {
@@ -499,12 +597,16 @@ public final class InventoryPolicy implements AutoCloseable {
         check(e.cache, fresh);
         lookups.clear();
         e.cache = fresh;
+        e.readSinceFetch = false;
         releasing.removeIf(id -> !fresh.holds(id));
         e.staleBecause = null;
         e.summaryCheckedMillis = startedMillis;
-        var header = fresh.header();
-        var nodes = fresh.nodes();
-        var reservations = fresh.reservations();
+        notifyListeners(fresh.header(), fresh.nodes(), fresh.reservations(), startedNanos);
+        return response;
+    }
+
+    private void notifyListeners(InventoryHeader header, List<NodeView> nodes, List<ReservationView> reservations,
+                                 long startedNanos) {
         for (FullInventoryListener l : listeners) {
             notifier.execute(() -> {
                 try {
@@ -514,7 +616,6 @@ public final class InventoryPolicy implements AutoCloseable {
                 }
             });
         }
-        return response;
     }
 
     /** Compares the cache as it stood with what the backend says now: patch errors and unseen changes. */
@@ -542,76 +643,88 @@ public final class InventoryPolicy implements AutoCloseable {
     // ---- reservation changes ----------------------------------------------------------------------------
 
     /**
-     * A reservation change. RESERVE and SWITCH run under the lock, so that no cached answer or refresh falls
-     * between ALPS's change and its patch (a RESERVE's patch infers ids from the order of changes). RELEASE runs
-     * outside it and is applied under it, by whoever holds it next if it is busy ({@link #applyLocked}): a cached
-     * answer given meanwhile still shows the reservation, as ALPS may while it releases; a refresh fetched meanwhile
-     * may or may not show it, and the release's patch (drop it, or watch it drain), applied after the refresh, is
-     * right either way. So slurmstepd's RELEASE never waits behind slurmctld's INVENTORY, refresh or RESERVE.
-     * CONFIRM binds a process aggregate, which no inventory shows: it passes straight through.
+     * A reservation change. The backend is called without the policy's lock, so no change waits for another (pbs_mom
+     * reserves from forked job starters at once), nor for a refresh or a cached answer being chosen; its patch is
+     * queued and applied under the lock, by the change itself or by whoever holds the lock next ({@link #patchLater}).
+     * A cached answer given while a change is at ALPS shows the state before it, as a query ALPS answered beside the
+     * change may; a refresh completing meanwhile may or may not show it, and the patch, applied after that refresh, is
+     * right either way (a RESERVE the refresh already shows is skipped; a RELEASE drops the reservation or watches it
+     * drain). A RESERVE's pseudo-application id is inferred only when no other RESERVE was at ALPS beside it (then the
+     * order of the answers is the order of ALPS's ids) and its reservation id is the next one; otherwise the next
+     * scheduler INVENTORY is a full one ({@code reserve-overlapped}). slurmctld reserves one at a time, so its RESERVEs
+     * are patched as before. CONFIRM binds a process aggregate, which no inventory shows: it passes straight through.
      */
     private byte[] change(Call call) throws BackendException {
         if ("CONFIRM".equals(call.method())) {
             return inner.call(call);
         }
-        boolean whole = !"RELEASE".equals(call.method());
-        if (whole) {
-            lock();
-        }
+        BasilRequest request;
         try {
-            BasilRequest request;
-            try {
-                request = codec.readRequest(call.request());
-            } catch (BasilException ex) {
-                return inner.call(call); // the backend answers the malformed request; nothing changes
-            }
-            byte[] response;
-            try {
-                response = inner.call(call);
-            } catch (BackendException ex) {
-                applyLocked(whole, () -> staleAll(RefreshReason.UNKNOWN_OUTCOME));
-                throw ex;
-            }
-            ResponseData answer;
-            try {
-                answer = codec.readResponse(response).responseData();
-            } catch (BasilException ex) {
-                applyLocked(whole, () -> staleAll(RefreshReason.UNKNOWN_OUTCOME));
-                return response;
-            }
-            applyLocked(whole, () -> apply(call.method(), request, answer));
-            return response;
-        } finally {
-            if (whole) {
-                unlock();
-            }
+            request = codec.readRequest(call.request());
+        } catch (BasilException ex) {
+            return inner.call(call); // the backend answers the malformed request; nothing changes
         }
+        InFlight flight = "RESERVE".equals(call.method()) ? begin() : null;
+        byte[] response;
+        try {
+            response = inner.call(call);
+        } catch (BackendException | RuntimeException ex) {
+            patchLater(flight, overlapped -> staleAll(RefreshReason.UNKNOWN_OUTCOME));
+            throw ex;
+        }
+        ResponseData answer;
+        try {
+            answer = codec.readResponse(response).responseData();
+        } catch (BasilException ex) {
+            patchLater(flight, overlapped -> staleAll(RefreshReason.UNKNOWN_OUTCOME));
+            return response;
+        }
+        patchLater(flight, overlapped -> apply(call.method(), request, answer, overlapped));
+        return response;
+    }
+
+    /** A RESERVE at ALPS whose answer has not been queued yet; marked when another RESERVE was at ALPS beside it. */
+    private static final class InFlight {
+        boolean overlapped;
+    }
+
+    /** Notes a RESERVE going to ALPS: it and every one already there overlap. */
+    private InFlight begin() {
+        InFlight flight = new InFlight();
+        synchronized (reservesInFlight) {
+            if (!reservesInFlight.isEmpty()) {
+                flight.overlapped = true;
+                reservesInFlight.forEach(f -> f.overlapped = true);
+            }
+            reservesInFlight.add(flight);
+        }
+        return flight;
     }
 
     /**
-     * Runs a patch under the lock: as it is when the whole change holds it; else (a RELEASE) it is queued, and applied
-     * at once if the lock is free, or else by the lock's holder before it lets go (a refresh, a RESERVE, a cached
-     * answer being chosen) or by its next holder: the RELEASE is answered without waiting, and everything that takes
-     * the lock after it was answered sees its patch.
+     * Queues a change's patch (told whether its RESERVE overlapped another; false for other changes) and applies it at
+     * once if the lock is free, else the lock's holder applies it before it lets go (after a refresh, to what the
+     * refresh brought) or its next holder does: the change is answered without waiting, and everything that takes the
+     * lock after it was answered sees its patch. A RESERVE leaves the in-flight set as its patch is queued, in one
+     * step, so patches are queued in the order ALPS answered.
      */
-    private void applyLocked(boolean held, Runnable patch) {
-        if (held) {
-            patch.run();
-            return;
+    private void patchLater(InFlight flight, java.util.function.Consumer<Boolean> patch) {
+        synchronized (reservesInFlight) {
+            boolean overlapped = flight != null && reservesInFlight.remove(flight) && flight.overlapped;
+            deferred.add(() -> patch.accept(overlapped));
         }
-        deferred.add(patch);
         if (lock.tryLock()) {
             unlock();
         }
     }
 
-    /** Takes the lock and applies the RELEASE patches queued before. */
+    /** Takes the lock and applies the change patches queued before. */
     private void lock() {
         lock.lock();
         applyDeferred();
     }
 
-    /** Applies the RELEASE patches queued meanwhile and lets go; one queued as it lets go is applied if the lock is free. */
+    /** Applies the change patches queued meanwhile and lets go; one queued as it lets go is applied if the lock is free. */
     private void unlock() {
         do {
             applyDeferred();
@@ -624,13 +737,14 @@ public final class InventoryPolicy implements AutoCloseable {
             try {
                 patch.run();
             } catch (RuntimeException ex) {
-                log.warn("policy: a RELEASE patch failed: {}", ex.toString());
+                log.warn("policy: a reservation change's patch failed: {}", ex.toString());
                 staleAll(RefreshReason.UNKNOWN_OUTCOME);
             }
         }
     }
 
-    private void apply(String method, BasilRequest request, ResponseData answer) {
+    /** @param overlapped a RESERVE that another RESERVE was at ALPS beside */
+    private void apply(String method, BasilRequest request, ResponseData answer, boolean overlapped) {
         switch (method) {
             case "RESERVE" -> {
                 if (!answer.isSuccess()) {
@@ -649,8 +763,20 @@ public final class InventoryPolicy implements AutoCloseable {
                     if (e.cache == null) {
                         continue;
                     }
+                    if (e.cache.holds(id)) {
+                        // a refresh completed after ALPS made it, while its answer was on the way: shown as ALPS has it
+                        patches.increment("reserve-seen");
+                        continue;
+                    }
                     if (e.staleBecause != null) {
                         e.cache.noteUnapplied(id);
+                        continue;
+                    }
+                    if (overlapped) {
+                        // another RESERVE was at ALPS beside it: which of them took which application id is unknown
+                        e.cache.noteUnapplied(id);
+                        e.staleBecause = RefreshReason.RESERVE_OVERLAPPED;
+                        patches.increment("reserve-overlapped");
                         continue;
                     }
                     if (!e.cache.isNextReservation(id)) {

@@ -36,6 +36,11 @@ enum RefreshReason {
      * back, so the application ids they took, and with them this reservation's pseudo-application id, are unknown.
      */
     UNSEEN_RESERVATION("unseen-reservation"),
+    /**
+     * A RESERVE that another RESERVE was at ALPS beside (pbs_mom's job starters reserve at once): which of them took
+     * which application id is unknown, so neither pseudo-application id is inferred.
+     */
+    RESERVE_OVERLAPPED("reserve-overlapped"),
     /** A SWITCH (suspend or resume) was forwarded. */
     SWITCH("switch"),
     /** The previous fetch failed. */

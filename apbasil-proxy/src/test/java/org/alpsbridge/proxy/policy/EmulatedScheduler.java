@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import org.alpsbridge.basil.codec.BasilCodec;
 import org.alpsbridge.basil.emulator.Emulator;
 import org.alpsbridge.basil.model.BasilRequest;
@@ -47,9 +48,15 @@ final class EmulatedScheduler implements AutoCloseable {
 
     /** @param machine the emulated machine, e.g. {@code xc30:256} */
     EmulatedScheduler(String machine, Function<Emulator, UserIds> userIds, Duration beforeAlps) throws Exception {
+        this(machine, userIds, beforeAlps, UnaryOperator.identity());
+    }
+
+    /** @param around wraps the emulated ALPS below the policy, e.g. to hold a call at ALPS */
+    EmulatedScheduler(String machine, Function<Emulator, UserIds> userIds, Duration beforeAlps, UnaryOperator<Backend> around)
+            throws Exception {
         emulator = Emulator.create(machine, () -> clock.millis() / 1000);
         policy = new InventoryPolicy(PolicySettings.DEFAULTS, userIds.apply(emulator), clock, stats, Runnable::run);
-        chain = policy.decorate(new Backend() {
+        chain = policy.decorate(around.apply(new Backend() {
             @Override
             public byte[] call(Call call) {
                 clock.advance(beforeAlps);
@@ -60,7 +67,7 @@ final class EmulatedScheduler implements AutoCloseable {
             public String describe() {
                 return "emulator";
             }
-        });
+        }));
         inventoryRequest = CODEC.write(BasilRequest.query("1.3", "INVENTORY"));
     }
 
@@ -80,6 +87,12 @@ final class EmulatedScheduler implements AutoCloseable {
                 .architecture("XT").width(32L).nppn(32).depth(1).nodes(Long.toString(nid)).build()));
         return CODEC.readResponse(chain.call(new Call(CODEC.write(r), "1.3", "RESERVE", null, Caller.UNAUTHENTICATED, null)))
                 .responseData().content(Reserved.class).orElseThrow().reservationId();
+    }
+
+    /** Switches a reservation OUT (suspends it) or IN through the policy; returns ALPS's answer. */
+    byte[] switchReservation(long id, String action) throws Exception {
+        return chain.call(new Call(CODEC.write(BasilRequest.switchReservation("1.3", id, action)), "1.3", "SWITCH", null,
+                Caller.UNAUTHENTICATED, null));
     }
 
     /** Releases a reservation through the policy. */
