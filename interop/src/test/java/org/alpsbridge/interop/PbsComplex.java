@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -317,6 +318,20 @@ final class PbsComplex implements AutoCloseable {
 
     void qmgr(String directive) {
         cmd("qmgr", "-c", directive).ok();
+    }
+
+    /**
+     * Submits {@code count} jobs of a seeded mix: one of the five users, 1-4 whole vnodes, {@code sleep} 1 to
+     * {@code longestSeconds} s; returns their ids ({@code N.pbshost}) in submission order.
+     */
+    List<String> submitMixed(int count, long seed, int longestSeconds) {
+        Random random = new Random(seed);
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            String user = SlurmInteropTest.USERS.get(random.nextInt(SlurmInteropTest.USERS.size()));
+            ids.add(submit(user, nodes(1 + random.nextInt(4)), 1 + random.nextInt(longestSeconds)));
+        }
+        return ids;
     }
 
     /**

@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -103,7 +102,7 @@ class PbsPolicyBench {
             PolicyBench.Mark mark = PolicyBench.mark(bridge);
             System.out.println(name + ": load average at the start " + PolicyBench.loadAverage());
             long t0 = System.nanoTime();
-            List<String> submitted = submit(pbs, jobs, seed);
+            List<String> submitted = pbs.submitMixed(jobs, seed, 3);
             PbsComplex p = pbs;
             List<String> planted = new ArrayList<>();
             Duration limit = Duration.ofMinutes(Integer.getInteger("interop.sideMinutes", 40));
@@ -133,17 +132,6 @@ class PbsPolicyBench {
             }
             bridge.close();
         }
-    }
-
-    /** The seeded workload: 1–4 whole vnodes, 1–3 s, five users; ids in submission order. */
-    private static List<String> submit(PbsComplex pbs, int count, long seed) {
-        Random random = new Random(seed);
-        List<String> ids = new ArrayList<>();
-        for (int i = 0; i < count; i++) {
-            String user = SlurmInteropTest.USERS.get(random.nextInt(SlurmInteropTest.USERS.size()));
-            ids.add(pbs.submit(user, PbsComplex.nodes(1 + random.nextInt(4)), 1 + random.nextInt(3)));
-        }
-        return ids;
     }
 
     /** Takes the {@code n} highest-numbered compute vnodes offline for the run (the planted reservations' nodes); their nids. */

@@ -125,7 +125,7 @@ class PbsProxyFailoverTest {
         ProxyPairFailover.KillPoint at = ProxyPairFailover.KillPoint.choose(number, random, jobs);
         int before = captured.reserves();
         long interruptedBefore = ProxyPairFailover.interruptedReserves(bridge);
-        List<String> submitted = new ArrayList<>(submit(pbs, jobs, random.nextLong()));
+        List<String> submitted = new ArrayList<>(pbs.submitMixed(jobs, random.nextLong(), 5));
         // a job array in round 1: pbs_mom reserves for each subjob under its own id (12[1].pbshost), while the job
         // source, plain qselect, lists the array (12[].pbshost)
         String array = number == 1 ? pbs.submit("daemon", PbsComplex.nodes(1), 30, "-J", "1-2") : null;
@@ -235,19 +235,5 @@ class PbsProxyFailoverTest {
         System.out.println("with a subjob of " + array + " reserved, the survivor's orphan watch:\n" + orphans.strip());
         assertTrue(orphans.lines().noneMatch(l -> l.contains(array.substring(0, array.indexOf('[') + 1))),
                 "a running subjob's reservation listed as an orphan: " + orphans);
-    }
-
-    /**
-     * {@code count} jobs of a seeded mix: one of the five users, 1-4 whole vnodes, {@code sleep} 1-5 s; their ids
-     * ({@code N.pbshost}).
-     */
-    private static List<String> submit(PbsComplex pbs, int count, long seed) {
-        Random random = new Random(seed);
-        List<String> ids = new ArrayList<>();
-        for (int i = 0; i < count; i++) {
-            String user = SlurmInteropTest.USERS.get(random.nextInt(SlurmInteropTest.USERS.size()));
-            ids.add(pbs.submit(user, PbsComplex.nodes(1 + random.nextInt(4)), 1 + random.nextInt(5)));
-        }
-        return ids;
     }
 }
