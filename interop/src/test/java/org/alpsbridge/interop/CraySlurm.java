@@ -95,7 +95,8 @@ final class CraySlurm implements AutoCloseable {
         SlurmCluster slurm = null;
         try {
             String host = Programs.hostname();
-            String nodeList = hostlist(nodes);
+            // in hostlist form, nid[00000-04391]: at 4,392 nodes a comma list is a 40 kB slurm.conf line
+            String nodeList = org.alpsbridge.basil.nodes.Hostlist.of(nodes).toString();
             SlurmCluster.Spec spec = new SlurmCluster.Spec(SlurmInstallation.at(prefix), dir);
             if (backupTimeout > 0) {
                 // each controller binds its host name's address (NoCtldInAddrAny): the primary this host's
@@ -149,27 +150,6 @@ final class CraySlurm implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
-    }
-
-    /**
-     * The nodes ({@code nidNNNNN}, ascending) in Slurm's hostlist form, {@code nid[00001-00016,00020]}: at 4,392
-     * nodes a comma list is a 40 kB slurm.conf line.
-     */
-    static String hostlist(List<String> nodes) {
-        StringBuilder ranges = new StringBuilder();
-        for (int i = 0; i < nodes.size(); ) {
-            int first = Integer.parseInt(nodes.get(i).substring(3));
-            int j = i;
-            while (j + 1 < nodes.size() && Integer.parseInt(nodes.get(j + 1).substring(3)) == first + (j + 1 - i)) {
-                j++;
-            }
-            ranges.append(ranges.length() == 0 ? "" : ",").append(nodes.get(i).substring(3));
-            if (j > i) {
-                ranges.append('-').append(nodes.get(j).substring(3));
-            }
-            i = j + 1;
-        }
-        return "nid[" + ranges + "]";
     }
 
     /**
