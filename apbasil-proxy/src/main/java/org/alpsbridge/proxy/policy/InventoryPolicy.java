@@ -213,8 +213,9 @@ public final class InventoryPolicy implements AutoCloseable {
     /**
      * Starts the timer that refreshes any cached inventory before it gets older than the refresh interval,
      * even when idle: a reservation made behind the proxy's back just after one fetch started is in the
-     * inventory that the next fetch completes within one refresh interval of it. A cache no scheduler read since its
-     * fetch costs a reservations-only INVENTORY instead while its reservations are unchanged ({@link #reservationsUnchanged}).
+     * inventory that the next fetch completes within one refresh interval of it. While ALPS's reservations are unchanged
+     * a reservations-only INVENTORY takes the full one's place ({@link #reservationsUnchanged}), for a cache schedulers
+     * read at most until the full refresh interval ({@link #reservationCheckMayDo}).
      */
     public synchronized void start() {
         if (timer == null) {
@@ -237,7 +238,8 @@ public final class InventoryPolicy implements AutoCloseable {
     public void refreshDue() {
         long interval = settings.refreshInterval().toMillis();
         long now = clock.millis();
-        refreshWhere(e -> now - Math.max(e.freshSinceMillis(), e.checkedAtMillis) + e.lastFetchMillis + timerPeriodMillis()
+        // a renewal is a check (renewedAtMillis <= checkedAtMillis): the fetch and the last check are what count here
+        refreshWhere(e -> now - Math.max(e.cache.fetchedAtMillis, e.checkedAtMillis) + e.lastFetchMillis + timerPeriodMillis()
                 >= interval, RefreshReason.INTERVAL);
     }
 
@@ -284,19 +286,6 @@ public final class InventoryPolicy implements AutoCloseable {
     }
 
     /**
-     * What the idle timer does for a cache no scheduler was answered from since its fetch (pbs_mom asks INVENTORY only
-     * at its start): instead of a full inventory nobody reads (82 MB at knl:4392), a reservations-only one
-     * ({@code <Inventory><ReservationArray/></Inventory>}, BASIL 1.1+). When it shows exactly the reservations the cache
-     * shows (after the changes answered meanwhile are applied), the cache's nodes hold exactly their allocations
-     * (allocations never move, and every change the proxy forwarded is patched), so the full-inventory listeners (the
-     * orphan watch, the ledger sweep) are given its reservations with the cached nodes, as a full fetch would have given
-     * them, and the cache itself is left as it is: it grows no younger, so a scheduler's next INVENTORY past the refresh
-     * interval is still a full fetch. Anything else (other reservations: made behind the proxy's back, drained, or a
-     * change at ALPS not answered yet; a failure) is left to the full fetch.
-     *
-     * @return true when the listeners were given the reservations and no full fetch is needed
-     */
-    /**
      * Whether the idle timer may ask ALPS for its reservations alone instead of a full inventory: for a cache no
      * scheduler read since its fetch, always; for one schedulers read, while it is younger than the full refresh
      * interval (what neither SUMMARY nor the reservations show, node labels and roles, is fetched at least that often).
@@ -306,6 +295,20 @@ public final class InventoryPolicy implements AutoCloseable {
                 < settings.fullRefreshInterval().toMillis();
     }
 
+    /**
+     * What the idle timer does before a full inventory: it asks for the reservations alone
+     * ({@code <Inventory><ReservationArray/></Inventory>}, BASIL 1.1+; 82 MB less at knl:4392). When they are the
+     * reservations the cache shows (after the changes answered meanwhile are applied), the cache's nodes hold exactly
+     * their allocations (allocations never move, and every change the proxy forwarded is patched), so the
+     * full-inventory listeners (the orphan watch, the ledger sweep) are given ALPS's reservations with the cached nodes,
+     * as a full fetch would have given them. A cache no scheduler was answered from since its fetch (pbs_mom asks
+     * INVENTORY only at its start) is left as it is: it grows no younger. One a scheduler reads is renewed (its age
+     * for the refresh interval counts from the check) only when every reservation, its applications too, is exactly
+     * as ALPS shows it. Anything else (other reservations: made behind the proxy's back, drained, or a change at ALPS
+     * not answered yet; a failure) is left to the full fetch.
+     *
+     * @return true when the listeners were given the reservations and no full fetch is needed
+     */
     private boolean reservationsUnchanged(Entry e, String protocol) {
         if (!Protocols.atLeast(protocol, "1.1")) {
             return false;
