@@ -99,7 +99,7 @@ class PbsPolicyBench {
                 bridge.stopProxy(); // it answered the complex's own start; its refreshes must not count as pbs_mom's calls
             }
             List<String> plantOn = offlineVnodes(pbs, PLANTED);
-            PolicyBench.Mark mark = PolicyBench.mark(bridge);
+            PolicyBench.Mark mark = PolicyBench.mark(bridge, !onSystem);
             System.out.println(name + ": load average at the start " + PolicyBench.loadAverage());
             long t0 = System.nanoTime();
             List<String> submitted = pbs.submitMixed(jobs, seed, 3);

@@ -64,7 +64,7 @@ class SlurmPolicyBench {
             if (onSystem) {
                 bridge.stopProxy(); // it filled the SDB; its refreshes must not count as Slurm's calls
             }
-            PolicyBench.Mark mark = PolicyBench.mark(bridge);
+            PolicyBench.Mark mark = PolicyBench.mark(bridge, !onSystem);
             System.out.println(name + ": load average at the start " + PolicyBench.loadAverage());
             long t0 = System.nanoTime();
             slurm.submitMixed(jobs, seed, SlurmInteropTest.USERS);

@@ -296,6 +296,40 @@ final class CachedInventory {
         return v != null && "SHARED".equals(v.reservationMode());
     }
 
+    /**
+     * Takes ALPS's view of every reservation both this entry and a reservations-only {@code fresh} show, where it
+     * differs: the applications change as aprun launches and ends behind the proxy's back, while what a reservation
+     * holds on its nodes does not, so the nodes stay as they are. Application ids are learned as from a full inventory.
+     *
+     * @return where this entry's own RESERVE patches had a reservation other than ALPS shows it (its launched
+     *     applications aside): misjudged application ids, uids or clock, as {@link #patchMismatches} words them
+     */
+    List<String> takeReservations(CachedInventory fresh) {
+        List<String> wrong = new ArrayList<>();
+        for (ReservationView theirs : fresh.reservations.values()) {
+            ReservationView mine = reservations.get(theirs.reservationId());
+            if (mine == null || mine.equals(theirs)) {
+                continue;
+            }
+            if (patched.contains(theirs.reservationId()) && !reservationOnly(mine).equals(reservationOnly(theirs))) {
+                wrong.add("reservation " + theirs.reservationId() + ": cached " + mine + " but ALPS shows " + theirs);
+            }
+            reservations.put(theirs.reservationId(), theirs);
+            for (ReservationView.Application a : theirs.applications()) {
+                maxApid = Math.max(maxApid, a.applicationId());
+            }
+            answer = null;
+        }
+        return wrong;
+    }
+
+    /** The reservation with its pseudo-application only: what a RESERVE made of it, before any aprun. */
+    private static ReservationView reservationOnly(ReservationView v) {
+        return new ReservationView(v.reservationId(), v.userName(), v.accountName(), v.timeStamp(), v.batchId(),
+                v.reservationMode(), v.gpcMode(), v.applications().stream()
+                .filter(ReservationView.Application::isReservationPseudoApplication).toList());
+    }
+
     /** Removes a reservation ALPS released (claims 0) and its allocations. */
     void applyRelease(long id) {
         if (reservations.remove(id) == null) {

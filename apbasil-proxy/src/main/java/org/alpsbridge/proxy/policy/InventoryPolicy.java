@@ -214,8 +214,8 @@ public final class InventoryPolicy implements AutoCloseable {
      * Starts the timer that refreshes any cached inventory before it gets older than the refresh interval,
      * even when idle: a reservation made behind the proxy's back just after one fetch started is in the
      * inventory that the next fetch completes within one refresh interval of it. While ALPS's reservations are unchanged
-     * a reservations-only INVENTORY takes the full one's place ({@link #reservationsUnchanged}), for a cache schedulers
-     * read at most until the full refresh interval ({@link #reservationCheckMayDo}).
+     * a reservations-only INVENTORY takes the full one's place ({@link #idleCheckDoes}), for a cache schedulers
+     * read at most until the full refresh interval ({@link #mayRenew}).
      */
     public synchronized void start() {
         if (timer == null) {
@@ -267,13 +267,14 @@ public final class InventoryPolicy implements AutoCloseable {
         try {
             for (Map.Entry<String, Entry> e : new ArrayList<>(entries.entrySet())) {
                 if (e.getValue().cache != null && due.test(e.getValue())) {
-                    if (reason == RefreshReason.INTERVAL && reservationCheckMayDo(e.getValue())
-                            && reservationsUnchanged(e.getValue(), e.getKey())) {
+                    if (reason == RefreshReason.INTERVAL && idleCheckDoes(e.getValue(), e.getKey())) {
                         continue;
                     }
                     byte[] request = codec.write(BasilRequest.query(e.getKey(), "INVENTORY"));
+                    RefreshReason why = reason == RefreshReason.INTERVAL && e.getValue().staleBecause != null
+                            ? e.getValue().staleBecause : reason;
                     refresh(e.getValue(), new Call(request, e.getKey(), "QUERY", "INVENTORY", Caller.UNAUTHENTICATED, null),
-                            reason);
+                            why);
                     fetched++;
                 }
             }
@@ -286,35 +287,72 @@ public final class InventoryPolicy implements AutoCloseable {
     }
 
     /**
-     * Whether the idle timer may ask ALPS for its reservations alone instead of a full inventory: for a cache no
-     * scheduler read since its fetch, always; for one schedulers read, while it is younger than the full refresh
-     * interval (what neither SUMMARY nor the reservations show, node labels and roles, is fetched at least that often).
-     */
-    private boolean reservationCheckMayDo(Entry e) {
-        return !e.readSinceFetch || clock.millis() - e.cache.fetchedAtMillis + e.lastFetchMillis + timerPeriodMillis()
-                < settings.fullRefreshInterval().toMillis();
-    }
-
-    /**
-     * What the idle timer does before a full inventory: it asks for the reservations alone
-     * ({@code <Inventory><ReservationArray/></Inventory>}, BASIL 1.1+; 82 MB less at knl:4392). When they are the
-     * reservations the cache shows (after the changes answered meanwhile are applied), the cache's nodes hold exactly
-     * their allocations (allocations never move, and every change the proxy forwarded is patched), so the
-     * full-inventory listeners (the orphan watch, the ledger sweep) are given ALPS's reservations with the cached nodes,
-     * as a full fetch would have given them. A cache no scheduler was answered from since its fetch (pbs_mom asks
-     * INVENTORY only at its start) is left as it is: it grows no younger. One a scheduler reads is renewed (its age
-     * for the refresh interval counts from the check) only when every reservation, its applications too, is exactly
-     * as ALPS shows it. Anything else (other reservations: made behind the proxy's back, drained, or a change at ALPS
-     * not answered yet; a failure) is left to the full fetch.
+     * What the idle timer does before a full inventory: it asks for the reservations alone ({@link #checkReservations}).
+     * The full-inventory listeners (the orphan watch, the ledger sweep) are given ALPS's reservations with the cached
+     * nodes, as a full fetch would have given them when the check found nothing unseen. A cache no scheduler was
+     * answered from since its fetch (pbs_mom asks INVENTORY only at its start, and again after a TRANSIENT RESERVE) is
+     * never fetched whole for nobody: a reservation made behind the proxy's back reaches the listeners from the check
+     * (its nodes unknown until a scheduler's INVENTORY fetches them) and makes the cache stale for its next reader. One
+     * a scheduler reads is fetched whole when the check finds a reservation it does not show, fails, or may not renew it
+     * ({@link #mayRenew}: what neither SUMMARY nor the reservations show, node labels and roles, is fetched that often).
      *
      * @return true when the listeners were given the reservations and no full fetch is needed
      */
-    private boolean reservationsUnchanged(Entry e, String protocol) {
-        if (!Protocols.atLeast(protocol, "1.1")) {
+    private boolean idleCheckDoes(Entry e, String protocol) {
+        if (e.readSinceFetch && (e.staleBecause != null || !mayRenew(e))) {
             return false;
         }
+        Check check = checkReservations(e, protocol);
+        if (check.outcome == Outcome.FAILED || check.outcome == Outcome.UNSEEN && e.readSinceFetch) {
+            return false;
+        }
+        e.checkedAtMillis = check.startedMillis;
+        notifyListeners(check.fresh.header(), e.cache.nodes(), check.fresh.reservations(), check.startedNanos);
+        return true;
+    }
+
+    /**
+     * Whether a check that finds ALPS's reservations as cached may renew the cache (its age for the refresh interval then
+     * counts from the check): while it is younger than the full refresh interval.
+     */
+    private boolean mayRenew(Entry e) {
+        return clock.millis() - e.cache.fetchedAtMillis + e.lastFetchMillis + timerPeriodMillis()
+                < settings.fullRefreshInterval().toMillis();
+    }
+
+    /** What a reservations-only check found. */
+    private enum Outcome {
+        /** ALPS shows no reservation the cache does not: the cache now shows ALPS's reservations exactly. */
+        SAME,
+        /** ALPS shows a reservation the cache does not, and no RESERVE is at ALPS that could have made it. */
+        UNSEEN,
+        /** ALPS shows one the cache does not, but a RESERVE at ALPS now may have made it: nothing is judged. */
+        UNSURE,
+        FAILED
+    }
+
+    private record Check(Outcome outcome, CachedInventory fresh, long startedMillis, long startedNanos) {
+    }
+
+    /**
+     * Asks ALPS for its reservations alone ({@code <Inventory><ReservationArray/></Inventory>}, BASIL 1.1+; Cobalt's
+     * way of following reservations between full inventories; 82 MB less at knl:4392) and brings the cache's
+     * reservations to what it shows, after applying the changes answered meanwhile, so the two compare at the same point:
+     * a reservation ALPS no longer has is dropped with its allocations (released behind the proxy's back, or drained
+     * after a RELEASE with claims outstanding); one whose applications differ (an aprun launched or ended) is taken as
+     * ALPS shows it, its allocations unchanged (allocations never move). A reservation ALPS has and the cache does not
+     * (made behind the proxy's back) cannot be patched in: nothing but a full inventory says which nodes it holds.
+     * Counted in {@code policy_reservation_checks{same|changed|unsure|failed}}.
+     */
+    private Check checkReservations(Entry e, String protocol) {
         long startedNanos = System.nanoTime();
         long startedMillis = clock.millis();
+        if (!Protocols.atLeast(protocol, "1.1") || e.cache == null) {
+            return new Check(Outcome.FAILED, null, startedMillis, startedNanos);
+        }
+        // what ALPS had answered before the query is in the cache; only those reservations can be proven gone by it
+        applyDeferred();
+        java.util.Set<Long> before = e.cache.reservationIds();
         CachedInventory fresh;
         try {
             byte[] request = codec.write(BasilRequest.inventorySince(protocol, null, true));
@@ -322,35 +360,67 @@ public final class InventoryPolicy implements AutoCloseable {
             fresh = CachedInventory.read(response, protocol, startedMillis, clock.millis(), startedNanos, null);
         } catch (BasilException | BackendException ex) {
             reservationChecks.increment("failed");
-            log.info("policy: the reservations-only INVENTORY failed, fetching a full one: {}", ex.getMessage());
-            return false;
+            log.info("policy: the reservations-only INVENTORY failed: {}", ex.getMessage());
+            return new Check(Outcome.FAILED, null, startedMillis, startedNanos);
         }
-        if (!fresh.header().isSuccess()) {
+        if (!fresh.header().isSuccess() || !fresh.nodes().isEmpty()) {
             reservationChecks.increment("failed");
-            return false;
+            return new Check(Outcome.FAILED, null, startedMillis, startedNanos);
         }
-        applyDeferred(); // what was answered meanwhile, so the two compare at the same point
-        if (!fresh.nodes().isEmpty() || e.cache == null || e.staleBecause != null
-                || !fresh.reservationIds().equals(e.cache.reservationIds())) {
-            reservationChecks.increment("changed");
-            return false;
+        boolean reserving;
+        synchronized (reservesInFlight) {
+            // a RESERVE not at ALPS now has its answer queued, so the patches applied next hold every reservation a
+            // RESERVE the proxy forwarded made before ALPS answered the query
+            reserving = !reservesInFlight.isEmpty();
         }
-        if (e.readSinceFetch) {
-            // a scheduler reads this cache: it stays right only if every reservation (its applications too: an aprun
-            // launched or ended) is exactly as ALPS shows it now, and then it is renewed as if fetched at the check
-            if (!e.cache.sameReservations(fresh)) {
-                reservationChecks.increment("changed");
-                return false;
+        applyDeferred();
+        java.util.Set<Long> alps = fresh.reservationIds();
+        for (Long id : before) {
+            if (!alps.contains(id) && e.cache.holds(id)) {
+                if (releasing.contains(id)) {
+                    drained(id);
+                } else {
+                    gone(id, "release-unseen");
+                }
             }
+        }
+        List<String> wrong = e.cache.takeReservations(fresh);
+        if (!wrong.isEmpty()) {
+            mismatches.increment();
+            log.warn("policy: {} cached RESERVE patch(es) differ from ALPS, e.g. {}", wrong.size(), wrong.get(0));
+        }
+        // one the cache showed before the query and dropped since was released after ALPS answered it: not unseen
+        java.util.Set<Long> known = new java.util.HashSet<>(before);
+        known.addAll(e.cache.reservationIds());
+        boolean unseenOnes = !known.containsAll(alps);
+        Outcome outcome;
+        if (!unseenOnes) {
+            outcome = Outcome.SAME;
+        } else {
+            outcome = reserving ? Outcome.UNSURE : Outcome.UNSEEN;
+        }
+        reservationChecks.increment(switch (outcome) {
+            case SAME -> "same";
+            case UNSEEN -> "changed";
+            default -> "unsure";
+        });
+        if (outcome == Outcome.UNSEEN && e.staleBecause == null) {
+            e.staleBecause = RefreshReason.UNSEEN_RESERVATION;
+        }
+        if (outcome == Outcome.SAME && e.staleBecause == null && mayRenew(e)) {
             e.renewedAtMillis = startedMillis;
         }
-        reservationChecks.increment("same");
-        e.checkedAtMillis = startedMillis;
-        var header = fresh.header();
-        var nodes = e.cache.nodes();
-        var reservations = fresh.reservations();
-        notifyListeners(header, nodes, reservations, startedNanos);
-        return true;
+        return new Check(outcome, fresh, startedMillis, startedNanos);
+    }
+
+    /** A reservation ALPS no longer has, without a RELEASE the proxy forwarded saying so: every cache drops it. */
+    private void gone(long id, String label) {
+        for (Entry e : entries.values()) {
+            if (e.cache != null && e.cache.holds(id)) {
+                e.cache.applyRelease(id);
+                patches.increment(label);
+            }
+        }
     }
 
     /**
@@ -433,9 +503,6 @@ public final class InventoryPolicy implements AutoCloseable {
         try {
             Entry e = entries.computeIfAbsent(protocol, p -> new Entry());
             RefreshReason reason = staleness(e, protocol);
-            if (reason == null && !releasing.isEmpty()) {
-                reason = drain(protocol);
-            }
             if (reason != null) {
                 return refresh(e, call, reason);
             }
@@ -465,16 +532,39 @@ public final class InventoryPolicy implements AutoCloseable {
         }
         long now = clock.millis();
         long age = now - e.cache.fetchedAtMillis;
-        if (now - e.freshSinceMillis() >= settings.refreshInterval().toMillis()) {
+        if (now - e.freshSinceMillis() >= settings.refreshInterval().toMillis()
+                || age >= Math.max(settings.refreshInterval().toMillis(), settings.fullRefreshInterval().toMillis())) {
             return RefreshReason.INTERVAL;
         }
         if (e.noSummary || !Protocols.atLeast(protocol, "1.3")) {
-            return age >= settings.fallbackInterval().toMillis() ? RefreshReason.FALLBACK_INTERVAL : null;
+            return age >= settings.fallbackInterval().toMillis() ? RefreshReason.FALLBACK_INTERVAL : drainVerdict(protocol);
         }
         if (e.summaryCheckedMillis != Long.MIN_VALUE && now - e.summaryCheckedMillis < settings.summaryInterval().toMillis()) {
-            return null;
+            return drainVerdict(protocol);
         }
-        return summaryVerdict(e, protocol, now);
+        RefreshReason nodes = summaryVerdict(e, protocol, now);
+        return nodes != null ? nodes : reservationVerdict(e, protocol);
+    }
+
+    /**
+     * The second half of a cache's check before it answers, after SUMMARY found the nodes' states unchanged: a
+     * reservations-only INVENTORY ({@link #checkReservations}), which shows a reservation made behind the proxy's back
+     * before the scheduler places a job on its nodes (on-system it would have seen it in its own full INVENTORY), drops
+     * what ALPS released meanwhile, drained reservations included, and takes the applications aprun launched. A
+     * reservation the cache does not show costs a full fetch ({@code unseen-reservation}); a check that fails leaves the
+     * cache answering as it stands (a full fetch would ask the same ALPS).
+     */
+    private RefreshReason reservationVerdict(Entry e, String protocol) {
+        Check check = checkReservations(e, protocol);
+        if (check.outcome == Outcome.UNSEEN) {
+            return RefreshReason.UNSEEN_RESERVATION;
+        }
+        return check.outcome == Outcome.FAILED ? drainVerdict(protocol) : null;
+    }
+
+    /** While reservations released with claims outstanding drain and no reservations check ran: {@link #drain}. */
+    private RefreshReason drainVerdict(String protocol) {
+        return releasing.isEmpty() ? null : drain(protocol);
     }
 
     private RefreshReason summaryVerdict(Entry e, String protocol, long now) {
@@ -811,12 +901,7 @@ public final class InventoryPolicy implements AutoCloseable {
                             drained(id);
                             return;
                         }
-                        for (Entry e : entries.values()) {
-                            if (e.cache != null && e.cache.holds(id)) {
-                                e.cache.applyRelease(id);
-                                patches.increment("release-gone");
-                            }
-                        }
+                        gone(id, "release-gone");
                         return;
                     }
                     staleAll(RefreshReason.RELEASE_FAILED);
@@ -831,10 +916,12 @@ public final class InventoryPolicy implements AutoCloseable {
                     patches.increment("release-applied");
                 } else {
                     // ALPS keeps the reservation until its last claim ends (its applications, the job's container)
-                    // and then removes it without a word: the cache shows it meanwhile, as ALPS does, and asks
-                    // STATUS before each answer until ALPS no longer has it (see drain); a refresh that no longer
-                    // shows it ends the watch too
-                    releasing.add(request.reservationId());
+                    // and then removes it without a word: the cache shows it meanwhile, as ALPS does, until the
+                    // reservations check before an answer no longer finds it (checkReservations; STATUS where no check
+                    // runs: drain); a refresh that no longer shows it ends the watch too
+                    if (entries.values().stream().anyMatch(e -> e.cache != null && e.cache.holds(request.reservationId()))) {
+                        releasing.add(request.reservationId());
+                    }
                 }
             }
             case "SWITCH" -> staleAll(RefreshReason.SWITCH);

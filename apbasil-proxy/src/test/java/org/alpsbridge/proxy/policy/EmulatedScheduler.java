@@ -89,6 +89,18 @@ final class EmulatedScheduler implements AutoCloseable {
                 .responseData().content(Reserved.class).orElseThrow().reservationId();
     }
 
+    /** A RESERVE of node {@code nid} through the policy that ALPS refuses; returns its message. */
+    String reserveRefused(String user, long nid) throws Exception {
+        BasilRequest r = BasilRequest.reserve("1.3", user, Long.toString(100 + nid), null, List.of(ReserveParam.builder()
+                .architecture("XT").width(32L).nppn(32).depth(1).nodes(Long.toString(nid)).build()));
+        var answer = CODEC.readResponse(chain.call(new Call(CODEC.write(r), "1.3", "RESERVE", null, Caller.UNAUTHENTICATED, null)))
+                .responseData();
+        if (answer.isSuccess()) {
+            throw new AssertionError("ALPS reserved node " + nid);
+        }
+        return answer.messageText();
+    }
+
     /** Switches a reservation OUT (suspends it) or IN through the policy; returns ALPS's answer. */
     byte[] switchReservation(long id, String action) throws Exception {
         return chain.call(new Call(CODEC.write(BasilRequest.switchReservation("1.3", id, action)), "1.3", "SWITCH", null,

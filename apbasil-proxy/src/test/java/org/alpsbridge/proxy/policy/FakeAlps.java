@@ -31,6 +31,8 @@ import org.alpsbridge.proxy.backend.Call;
 final class FakeAlps implements Backend {
 
     static final BasilCodec CODEC = BasilCodec.standard();
+    /** What {@link #calls} counts a QUERY(INVENTORY) of the reservations alone under. */
+    static final String RESERVATIONS_ONLY = "QUERY/INVENTORY reservations";
 
     final LongSupplier clockSeconds;
     final List<NodeView> nodes = new ArrayList<>();
@@ -43,6 +45,8 @@ final class FakeAlps implements Backend {
     BackendException reserveThrows;
     /** The answer to every QUERY(STATUS) when set; else each named reservation EMPTY while listed, INVALID once gone. */
     byte[] statusAnswer;
+    /** What a reservations-only INVENTORY is answered, when scripted. */
+    byte[] reservationsOnlyAnswer;
     boolean summaryRefused;
     byte[] engineAnswer;
     BackendException engineThrows;
@@ -73,11 +77,16 @@ final class FakeAlps implements Backend {
 
     @Override
     public byte[] call(Call call) throws BackendException {
-        calls.merge(call.methodKey(), 1, Integer::sum);
         try {
             BasilRequest r = CODEC.readRequest(call.request());
-            return switch (call.methodKey()) {
+            // the reservations-only INVENTORY counted apart, so "QUERY/INVENTORY" counts full inventories
+            boolean reservationsOnly = r.selectiveInventory() && !r.inventoryNodesWanted();
+            String key = reservationsOnly ? RESERVATIONS_ONLY : call.methodKey();
+            calls.merge(key, 1, Integer::sum);
+            return switch (key) {
                 case "QUERY/INVENTORY" -> inventory(r.protocol());
+                case RESERVATIONS_ONLY -> reservationsOnlyAnswer != null ? reservationsOnlyAnswer : InventoryWriter.write(InventoryHeader.success(r.protocol(), "sdb",
+                        clockSeconds.getAsLong(), schedchangecount, schedchangecount), List.of(), reservations);
                 case "QUERY/ENGINE" -> {
                     if (engineThrows != null) {
                         throw engineThrows;

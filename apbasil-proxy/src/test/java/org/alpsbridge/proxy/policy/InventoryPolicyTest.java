@@ -155,10 +155,40 @@ class InventoryPolicyTest {
     }
 
     @Test
-    void theRefreshIntervalBoundsTheCachesAge() throws Exception {
-        Backend b = chain(PolicySettings.DEFAULTS.withRefreshInterval(Duration.ofSeconds(30)));
+    void aReservationMadeBehindTheProxysBackIsInTheSchedulersNextInventory() throws Exception {
+        Backend b = chain(PolicySettings.DEFAULTS);
         b.call(query("1.3", "INVENTORY"));
-        alps.reservations.add(reservation(9)); // made behind the proxy's back: SUMMARY cannot show it
+        b.call(query("1.3", "INVENTORY"));
+        alps.reservations.add(reservation(9)); // SUMMARY cannot show it; the reservations check before the answer does
+        clock.advance(Duration.ofSeconds(1));
+        assertArrayEquals(alps.inventory("1.3"), b.call(query("1.3", "INVENTORY")));
+        assertEquals(2, alps.calls("QUERY/INVENTORY"));
+        assertEquals(2, alps.calls(FakeAlps.RESERVATIONS_ONLY));
+        assertEquals(1L, stats.snapshot().counters().get("policy_refreshes").values().get("unseen-reservation"));
+    }
+
+    @Test
+    void checksRenewTheCacheUntilTheFullRefreshIntervalAndNoLonger() throws Exception {
+        Backend b = chain(PolicySettings.DEFAULTS.withRefreshInterval(Duration.ofSeconds(30))
+                .withFullRefreshInterval(Duration.ofSeconds(120)));
+        b.call(query("1.3", "INVENTORY"));
+        for (int t = 20; t < 120; t += 20) {
+            clock.advance(Duration.ofSeconds(20));
+            b.call(query("1.3", "INVENTORY"));
+            assertEquals(1, alps.calls("QUERY/INVENTORY"), "renewed by its check at " + t + " s");
+        }
+        clock.advance(Duration.ofSeconds(20));
+        b.call(query("1.3", "INVENTORY"));
+        assertEquals(2, alps.calls("QUERY/INVENTORY"), "fetched whole at the full refresh interval");
+    }
+
+    @Test
+    void theRefreshIntervalBoundsTheCachesAgeWhenNoCheckRenewsIt() throws Exception {
+        Backend b = chain(PolicySettings.DEFAULTS.withRefreshInterval(Duration.ofSeconds(30)).withFullRefreshInterval(Duration.ZERO));
+        b.call(query("1.3", "INVENTORY"));
+        alps.reservationsOnlyAnswer = org.alpsbridge.basil.codec.Failures.failure("1.3", Method.QUERY,
+                org.alpsbridge.basil.model.ErrorClass.TRANSIENT, "BACKEND", "ALPS error: apsched: busy");
+        alps.reservations.add(reservation(9)); // made behind the proxy's back, and the check cannot see it
         clock.advance(Duration.ofSeconds(29));
         b.call(query("1.3", "INVENTORY"));
         assertEquals(1, alps.calls("QUERY/INVENTORY"));
@@ -338,7 +368,11 @@ class InventoryPolicyTest {
 
     /** slurmstepd's RELEASE while its own session, the job's container, still lives: ALPS keeps 77 (claims 1). */
     private Backend releasedWithAClaimOutstanding(long id) throws Exception {
-        Backend b = chain(PolicySettings.DEFAULTS);
+        return releasedWithAClaimOutstanding(id, PolicySettings.DEFAULTS);
+    }
+
+    private Backend releasedWithAClaimOutstanding(long id, PolicySettings settings) throws Exception {
+        Backend b = chain(settings);
         b.call(query("1.3", "INVENTORY"));
         alps.releaseAnswer = CODEC.write(BasilResponse.success("1.3", Method.RELEASE,
                 org.alpsbridge.basil.model.Released.of("1.3", id, 1)));
@@ -348,10 +382,26 @@ class InventoryPolicyTest {
     }
 
     @Test
-    void aReservationReleasedWithClaimsOutstandingIsShownFromTheCacheUntilAStatusFindsItGone() throws Exception {
+    void aReservationReleasedWithClaimsOutstandingIsShownFromTheCacheUntilTheReservationsCheckFindsItGone() throws Exception {
         alps.reservations.add(reservation(77));
         alps.reservations.add(reservation(78));
         Backend b = releasedWithAClaimOutstanding(77);
+        assertArrayEquals(alps.inventory("1.3"), b.call(query("1.3", "INVENTORY")), "still held, as ALPS shows it");
+        assertArrayEquals(alps.inventory("1.3"), b.call(query("1.3", "INVENTORY")));
+        assertEquals(2, alps.calls(FakeAlps.RESERVATIONS_ONLY), "one reservations check before each answer");
+        alps.reservations.removeIf(r -> r.reservationId() == 77); // the stepd exited: ALPS removed 77 on its own
+        assertArrayEquals(alps.inventory("1.3"), b.call(query("1.3", "INVENTORY")), "gone, as ALPS shows it");
+        assertEquals(0, alps.calls("QUERY/STATUS"), "the check answers what STATUS would");
+        assertEquals(1, alps.calls("QUERY/INVENTORY"), "never a full inventory");
+        assertEquals(1, stats.snapshot().counters().get("policy_patches").values().get("release-drained"));
+        assertEquals(java.util.Map.of("start", 1L), stats.snapshot().counters().get("policy_refreshes").values());
+    }
+
+    @Test
+    void withinTheSummaryIntervalADrainingReservationIsShownUntilAStatusFindsItGone() throws Exception {
+        alps.reservations.add(reservation(77));
+        alps.reservations.add(reservation(78));
+        Backend b = releasedWithAClaimOutstanding(77, PolicySettings.DEFAULTS.withSummaryInterval(Duration.ofMinutes(5)));
         assertArrayEquals(alps.inventory("1.3"), b.call(query("1.3", "INVENTORY")), "still held, as ALPS shows it");
         assertArrayEquals(alps.inventory("1.3"), b.call(query("1.3", "INVENTORY")));
         assertEquals(2, alps.calls("QUERY/STATUS"), "one STATUS before each answer while 77 drains");
@@ -370,6 +420,8 @@ class InventoryPolicyTest {
         alps.reservations.add(reservation(77));
         Backend b = releasedWithAClaimOutstanding(77);
         alps.reservations.clear();
+        alps.reservationsOnlyAnswer = org.alpsbridge.basil.codec.Failures.failure("1.3", Method.QUERY,
+                org.alpsbridge.basil.model.ErrorClass.TRANSIENT, "BACKEND", "ALPS error: apsched: busy");
         alps.statusAnswer = org.alpsbridge.basil.codec.Failures.failure("1.3", Method.QUERY,
                 org.alpsbridge.basil.model.ErrorClass.TRANSIENT, "BACKEND", "ALPS error: apsched: busy");
         byte[] served = b.call(query("1.3", "INVENTORY"));
@@ -540,7 +592,8 @@ class InventoryPolicyTest {
         Backend slowInventory = new Backend() {
             @Override
             public byte[] call(Call call) throws BackendException {
-                if ("INVENTORY".equals(call.queryType())) {
+                if ("INVENTORY".equals(call.queryType()) && !new String(call.request(), java.nio.charset.StandardCharsets.UTF_8)
+                        .contains("ReservationArray")) {
                     clock.advance(Duration.ofSeconds(2)); // a 12 MB inventory takes its time
                 }
                 return alps.call(call);

@@ -59,16 +59,16 @@ final class Replay {
                   List<String> failures, int orphansPlanted, int orphansFound, long maxDetectionSeconds, long calls,
                   int started, int nodeFailures, long patchMismatches, Map<String, Long> reasons, long schedulerCalls,
                   org.alpsbridge.proxy.stats.MethodFigures inventoryFigures, org.alpsbridge.proxy.stats.MethodFigures summaryFigures, long inventoryBytesFetched,
-                  Map<String, Long> drainChecks) {
+                  Map<String, Long> patches, Map<String, Long> reservationChecks) {
 
         String summary() {
             return String.format(java.util.Locale.ROOT,
-                    "passes=%d scheduler calls=%d scheduler INVENTORY=%d backend INVENTORY=%d (1/%.1f) backend calls=%d jobs started=%d node failures=%d"
+                    "passes=%d scheduler calls=%d scheduler INVENTORY=%d full backend INVENTORY=%d (1/%.1f) backend calls=%d jobs started=%d node failures=%d"
                             + " compared=%d differences in window=%d failures=%d orphans planted=%d found=%d max detection=%ds"
                             + " patch mismatches=%d",
                     passes, schedulerCalls, schedulerInventories, backendInventories, schedulerInventories / (double) Math.max(1, backendInventories),
                     calls, started, nodeFailures, compared, differencesInWindow, failures.size(), orphansPlanted, orphansFound,
-                    maxDetectionSeconds, patchMismatches) + " refreshes by reason " + reasons + " drain checks " + drainChecks
+                    maxDetectionSeconds, patchMismatches) + " refreshes by reason " + reasons + " patches " + patches + " reservations-only INVENTORYs " + reservationChecks
                     + String.format(java.util.Locale.ROOT, "; INVENTORY p50/p99: from the cache %d/%d us (SUMMARY check included;"
                             + " SUMMARY alone %d/%d us), from the backend %d/%d us; %.1f MB served, %.1f MB fetched",
                     inventoryFigures.cached().p50Micros(), inventoryFigures.cached().p99Micros(), summaryFigures.backend().p50Micros(),
@@ -253,7 +253,8 @@ final class Replay {
             policy.refreshDue();
             noteRefreshes(second);
         }
-        long backendInventories = stats.snapshot().methods().get("QUERY/INVENTORY").backendCalls();
+        // full ones: the backend's QUERY/INVENTORY count holds the reservations-only checks too
+        long backendInventories = refreshCount();
         var mismatches = stats.snapshot().counters().get("policy_patch_mismatches");
         long patchMismatches = mismatches == null ? 0 : mismatches.values().getOrDefault("", 0L);
         for (Map.Entry<Long, Long> e : expectedOrphans.entrySet()) {
@@ -264,8 +265,12 @@ final class Replay {
                 maxDetection, calls, started, nodeFailures, patchMismatches,
                 stats.snapshot().counters().get("policy_refreshes").values(), schedulerCalls,
                 stats.snapshot().methods().get("QUERY/INVENTORY"), stats.snapshot().methods().get("QUERY/SUMMARY"), inventoryBytesFetched,
-                stats.snapshot().counters().containsKey("policy_drain_checks")
-                        ? stats.snapshot().counters().get("policy_drain_checks").values() : Map.of());
+                counter("policy_patches"), counter("policy_reservation_checks"));
+    }
+
+    private Map<String, Long> counter(String name) {
+        var c = stats.snapshot().counters().get(name);
+        return c == null ? Map.of() : c.values();
     }
 
     private long refreshCount() {

@@ -226,7 +226,10 @@ public final class Emulator {
             Reservation r = apsched.reservation(req.reservationId());
             reservedNodes = r == null ? 0 : r.nodes().length;
         }
-        return new LatencyProfile.Load(apsched.machine().size(), apsched.reservationIds().length, reservedNodes);
+        // an INVENTORY that asks for no NodeArray (the reservations alone) walks no node: no per-node work
+        boolean nodesWalked = req.method() != Method.QUERY || !"INVENTORY".equals(req.type()) || req.inventoryNodesWanted();
+        return new LatencyProfile.Load(nodesWalked ? apsched.machine().size() : 0, apsched.reservationIds().length,
+                reservedNodes);
     }
 
     void latency(ModelledLatency latency) {

@@ -32,7 +32,9 @@ import java.util.Random;
  * <li>apbasil is a program started per call on a service node that asks apsched; every method pays a
  *     process start and a round trip (ENGINE's base, an assumption of a few tens of milliseconds).
  * </ul>
- * Derived plainly: SUMMARY is one small answer (no per-node work beyond counting); RESERVE is
+ * Derived plainly: SUMMARY is one small answer (no per-node work beyond counting); an INVENTORY that asks
+ * for the reservations alone (no NodeArray: Cobalt's way of following reservations) pays INVENTORY's base and
+ * per-reservation terms and walks no node, so its per-node term counts no nodes; RESERVE is
  * apsched's placement (a search over free nodes) plus writing the reservation; CONFIRM binds the job
  * container to the reservation on its nodes (per-node claims); SWITCH signals every node of the
  * reservation. The design point is {@value #DESIGN_NODES} compute nodes with up to one reservation per
@@ -76,7 +78,7 @@ public final class LatencyProfile {
     /**
      * What a call's latency depends on.
      *
-     * @param computeNodes compute nodes of the machine
+     * @param computeNodes compute nodes of the machine (0 for an INVENTORY of the reservations alone)
      * @param reservations reservations ALPS holds
      * @param reservedNodes nodes of the reservation the call concerns (RESERVE: asked for; else 0)
      */

@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Random;
 import org.alpsbridge.basil.emulator.LatencyProfile.Load;
+import org.alpsbridge.basil.model.BasilRequest;
 import org.junit.jupiter.api.Test;
 
 class LatencyProfileTest {
@@ -111,6 +112,18 @@ class LatencyProfileTest {
         double inventory = XC30.medianMillis("QUERY/INVENTORY", new Load(64, 0, 0)) * 1e6;
         assertTrue(first[0] > 0 && first[0] < inventory * 5, "INVENTORY booked " + first[0] + " ns");
         assertTrue(first[2] == 0, "nothing booked twice: " + first[2]);
+    }
+
+    @Test
+    void anInventoryOfTheReservationsAloneWalksNoNodeSoItsPerNodeTermCountsNone() {
+        Emulator e = Emulator.create("knl:4392");
+        BasilRequest full = BasilRequest.query("1.3", "INVENTORY");
+        BasilRequest reservationsOnly = BasilRequest.inventorySince("1.3", null, true);
+        assertEquals(new Load(4392, 0, 0), e.load(full));
+        assertEquals(new Load(0, 0, 0), e.load(reservationsOnly));
+        assertTrue(XC30.medianMillis("QUERY/INVENTORY", e.load(reservationsOnly)) * 5
+                < XC30.medianMillis("QUERY/INVENTORY", e.load(full)), "at knl:4392 a reservations check costs a fraction");
+        assertEquals(new Load(4392, 0, 0), e.load(BasilRequest.query("1.3", "SUMMARY")), "other queries as before");
     }
 
     @Test
