@@ -30,17 +30,19 @@ final class PolicyOptions {
     String policy;
 
     @Option(names = "--refresh-interval", defaultValue = "60", paramLabel = "SECONDS",
-            description = "Oldest a cached inventory may get; also the orphan detection latency (default ${DEFAULT-VALUE}).")
+            description = "Oldest a cached inventory may get since its fetch or last renewing reservations check; also the"
+                    + " orphan detection latency with no scheduler asking (default ${DEFAULT-VALUE}).")
     long refreshSeconds;
 
     @Option(names = "--full-refresh-interval", defaultValue = "600", paramLabel = "SECONDS",
-            description = "Oldest a cache schedulers read may get while each refresh interval's reservations-only INVENTORY"
-                    + " finds ALPS's reservations as cached; node labels and roles reach the scheduler within it;"
-                    + " at most --refresh-interval: a full INVENTORY at every refresh (default ${DEFAULT-VALUE}).")
+            description = "Oldest a cached inventory may get while reservations-only INVENTORYs find nothing unseen and"
+                    + " renew it; node labels and roles reach the scheduler within it; at most --refresh-interval:"
+                    + " a full INVENTORY at every refresh (default ${DEFAULT-VALUE}).")
     long fullRefreshSeconds;
 
     @Option(names = "--summary-interval", defaultValue = "0", paramLabel = "SECONDS",
-            description = "How long one SUMMARY check covers; 0 checks before every cached answer (default ${DEFAULT-VALUE}).")
+            description = "How long one check (SUMMARY, then the reservations alone) covers; 0 checks before every cached"
+                    + " answer (default ${DEFAULT-VALUE}).")
     long summarySeconds;
 
     @Option(names = "--fallback-interval", defaultValue = "10", paramLabel = "SECONDS",

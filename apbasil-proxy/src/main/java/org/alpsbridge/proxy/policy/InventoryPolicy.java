@@ -45,13 +45,17 @@ import org.slf4j.LoggerFactory;
  * and asks the backend for a full one only when it may not be.
  *
  * <p>The cache of one protocol version is current when: SUMMARY's {@code schedchangecount} equals the
- * cached inventory's (no node changed state or role), every RESERVE and RELEASE the proxy forwarded since
- * has been applied to it, and it is younger than the refresh interval. A full INVENTORY is fetched
- * instead, with the {@link RefreshReason} counted in {@code alpsbridge_proxy_policy_refreshes_total{reason=...}}.
+ * cached inventory's (no node changed state or role), ALPS's reservations, asked for alone, include none the cache
+ * does not show ({@link #reservationVerdict}; what ALPS released and the applications aprun launched behind the proxy's
+ * back are taken from that answer), every RESERVE and RELEASE the proxy forwarded since has been applied to it, and it
+ * was fetched or renewed by such a check within the refresh interval, and fetched within the full refresh interval. A
+ * full INVENTORY is fetched instead, with the {@link RefreshReason} counted in
+ * {@code alpsbridge_proxy_policy_refreshes_total{reason=...}}.
  *
  * <p>A RELEASE answered {@code claims} &gt; 0 leaves the reservation in ALPS, and in the cache, until its last claim
  * (an aprun application, the job's container) ends; ALPS then removes it unannounced. While such reservations drain,
- * each INVENTORY the cache answers is preceded by one QUERY(STATUS) of them (a reservation ALPS no longer has is
+ * the reservations check before each answer drops them once ALPS no longer lists them (where no check runs, within a
+ * summary interval or after a failed one, one QUERY(STATUS) of them: a reservation ALPS no longer has is
  * {@code INVALID}), and a RESERVE that ALPS placed on their nodes, or a RELEASE answered "No entry for resId", proves
  * them gone as well; the cache drops what is proven gone ({@code policy_patches{release-drained}}) and answers.
  * Until then it shows the reservation holding its nodes, as ALPS does, so a scheduler never places a job there.
@@ -71,13 +75,19 @@ import org.slf4j.LoggerFactory;
  * called on the caller's thread, except the interval refresh of {@link #start()}.
  *
  * <p>Each refresh checks the cache's own RESERVE patches against what ALPS shows; a difference is logged
- * and counted ({@code policy_patch_mismatches}). What no SUMMARY shows (reservations made behind the
- * proxy's back, label changes) reaches the cache at the next refresh: the documented staleness window is
- * the refresh interval for those, and the SUMMARY interval for node states.
+ * and counted ({@code policy_patch_mismatches}). What neither SUMMARY nor the reservations show (node labels, roles,
+ * attributes) reaches the cache at the next full refresh: the documented staleness window is the full refresh interval
+ * for those, and the summary interval for node states and reservations.
  */
 public final class InventoryPolicy implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(InventoryPolicy.class);
+    /**
+     * The query type the reservations-only INVENTORY is timed and limited under ({@code QUERY/INVENTORY(reservations)}
+     * in the stats and {@code apbasil_timeout.*}), apart from the scheduler's full ones: the request ALPS gets is a
+     * QUERY(INVENTORY).
+     */
+    static final String RESERVATIONS_ONLY = "INVENTORY(reservations)";
     /** ALPS's answer to a RELEASE of a reservation it does not have (Slurm's libalps matches the same words). */
     private static final java.util.regex.Pattern NO_ENTRY = java.util.regex.Pattern.compile("No entry for resId (\\d+)");
     /** ALPS's refusal of a RESERVE on a node a reservation holds (apsched's words, as the emulator writes them). */
@@ -124,13 +134,13 @@ public final class InventoryPolicy implements AutoCloseable {
         long summaryCheckedMillis = Long.MIN_VALUE;
         long lastFetchMillis;
         boolean noSummary;
-        /** Whether a scheduler was answered from the cache since its fetch: then only an exact reservations check renews it. */
+        /** Whether a scheduler was answered from the cache since its fetch: an unread one is never fetched whole for nobody. */
         boolean readSinceFetch;
         /** When the last reservations-only check the listeners saw started (the policy's clock), or MIN_VALUE. */
         long checkedAtMillis = Long.MIN_VALUE;
         /**
-         * When a reservations-only check last found a read cache's reservations exactly as ALPS shows them (the
-         * policy's clock), or MIN_VALUE: the cache's age for the refresh interval counts from there.
+         * When a reservations-only check last found nothing unseen and renewed the cache (the policy's clock), or
+         * MIN_VALUE: the cache's age for the refresh interval counts from there.
          */
         long renewedAtMillis = Long.MIN_VALUE;
 
@@ -168,8 +178,9 @@ public final class InventoryPolicy implements AutoCloseable {
                 "QUERY(STATUS) checks of reservations released with claims outstanding, by outcome: gone, held, failed.",
                 "outcome");
         this.reservationChecks = stats.counter("policy_reservation_checks",
-                "The idle timer's reservations-only INVENTORYs, by outcome: same (the listeners were given them and a"
-                        + " cache schedulers read renewed, no full fetch), changed, failed (a full fetch followed).", "outcome");
+                "Reservations-only INVENTORYs, before cached answers and from the idle timer, by outcome: same (ALPS"
+                        + " holds no reservation the cache does not), changed (it does: a full fetch for a scheduler),"
+                        + " unsure (a RESERVE was at ALPS beside it), failed.", "outcome");
         this.answered = stats.counter("policy_inventory_answers", "Scheduler INVENTORY requests, by where the answer came from.", "source");
         stats.gauge("policy_cache_age_seconds", "Age of the oldest cached full inventory.", this::oldestAgeSeconds);
     }
@@ -356,7 +367,7 @@ public final class InventoryPolicy implements AutoCloseable {
         CachedInventory fresh;
         try {
             byte[] request = codec.write(BasilRequest.inventorySince(protocol, null, true));
-            byte[] response = inner.call(new Call(request, protocol, "QUERY", "INVENTORY", Caller.UNAUTHENTICATED, null));
+            byte[] response = inner.call(new Call(request, protocol, "QUERY", RESERVATIONS_ONLY, Caller.UNAUTHENTICATED, null));
             fresh = CachedInventory.read(response, protocol, startedMillis, clock.millis(), startedNanos, null);
         } catch (BasilException | BackendException ex) {
             reservationChecks.increment("failed");

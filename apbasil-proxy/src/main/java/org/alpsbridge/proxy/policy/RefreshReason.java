@@ -32,8 +32,10 @@ enum RefreshReason {
      */
     RESERVE_UNPATCHED("reserve-unpatched"),
     /**
-     * A RESERVE answer whose reservation id skips ids the cache never saw: reservations were made behind the proxy's
-     * back, so the application ids they took, and with them this reservation's pseudo-application id, are unknown.
+     * A reservation made behind the proxy's back: the reservations check before a cached answer (or the idle timer's)
+     * found one ALPS holds and the cache does not, a RESERVE was refused on a node it holds, or a RESERVE answer's id
+     * skips ids the cache never saw (the application ids they took, and with them this reservation's
+     * pseudo-application id, are unknown). Only a full inventory says which nodes it holds.
      */
     UNSEEN_RESERVATION("unseen-reservation"),
     /**
