@@ -134,8 +134,6 @@ public final class InventoryPolicy implements AutoCloseable {
         long summaryCheckedMillis = Long.MIN_VALUE;
         long lastFetchMillis;
         boolean noSummary;
-        /** Whether a scheduler was answered from the cache since its fetch: an unread one is never fetched whole for nobody. */
-        boolean readSinceFetch;
         /** When the last reservations-only check the listeners saw started (the policy's clock), or MIN_VALUE. */
         long checkedAtMillis = Long.MIN_VALUE;
         /**
@@ -222,11 +220,9 @@ public final class InventoryPolicy implements AutoCloseable {
     }
 
     /**
-     * Starts the timer that refreshes any cached inventory before it gets older than the refresh interval,
-     * even when idle: a reservation made behind the proxy's back just after one fetch started is in the
-     * inventory that the next fetch completes within one refresh interval of it. While ALPS's reservations are unchanged
-     * a reservations-only INVENTORY takes the full one's place ({@link #idleCheckDoes}), for a cache schedulers
-     * read at most until the full refresh interval ({@link #mayRenew}).
+     * Starts the timer that checks every cached inventory's reservations before it gets older than the refresh interval,
+     * even when idle ({@link #idleCheckDoes}): a reservation made behind the proxy's back just after one check started
+     * is in the answer of the next check, within one refresh interval of it, and the orphan watch sees it.
      */
     public synchronized void start() {
         if (timer == null) {
@@ -242,9 +238,10 @@ public final class InventoryPolicy implements AutoCloseable {
     }
 
     /**
-     * Refreshes every cached inventory that would reach the refresh interval before the fetch that the
-     * next timer tick could start completes (its age plus the last fetch's duration plus one timer period);
-     * what the timer runs. Failures are logged, and the next scheduler request retries.
+     * Checks every cached inventory whose last fetch or check would reach the refresh interval before what the next
+     * timer tick could start completes (its age plus the last fetch's duration plus one timer period), and fetches it
+     * whole where the check fails ({@link #idleCheckDoes}); what the timer runs. Failures are logged, and the next
+     * scheduler request retries.
      */
     public void refreshDue() {
         long interval = settings.refreshInterval().toMillis();
@@ -298,23 +295,22 @@ public final class InventoryPolicy implements AutoCloseable {
     }
 
     /**
-     * What the idle timer does before a full inventory: it asks for the reservations alone ({@link #checkReservations}).
-     * The full-inventory listeners (the orphan watch, the ledger sweep) are given ALPS's reservations with the cached
-     * nodes, as a full fetch would have given them when the check found nothing unseen. A cache no scheduler was
-     * answered from since its fetch (pbs_mom asks INVENTORY only at its start, and again after a TRANSIENT RESERVE) is
-     * never fetched whole for nobody: a reservation made behind the proxy's back reaches the listeners from the check
-     * (its nodes unknown until a scheduler's INVENTORY fetches them) and makes the cache stale for its next reader. One
-     * a scheduler reads is fetched whole when the check finds a reservation it does not show, fails, or may not renew it
-     * ({@link #mayRenew}: what neither SUMMARY nor the reservations show, node labels and roles, is fetched that often).
+     * What the idle timer does instead of a full inventory: it asks for the reservations alone
+     * ({@link #checkReservations}) and gives the full-inventory listeners (the orphan watch, the ledger sweep) ALPS's
+     * reservations with the cached nodes, as a full fetch would have given them, so a reservation made behind the
+     * proxy's back reaches them within one refresh interval even when no scheduler asks (pbs_mom asks INVENTORY only
+     * at its start, after a RESERVE failed TRANSIENT, and on SIGHUP). The timer never fetches a full inventory for
+     * nobody: what makes a cache stale (a reservation the check found unseen, the full refresh interval, a change
+     * whose outcome is unknown) is fetched at the next scheduler INVENTORY, which on-system would have cost the
+     * scheduler a full one anyway; a reservation made behind the proxy's back is listed without its nodes until then.
+     * Only a check that fails (or a protocol before 1.1, which has no such query) costs the full fetch, which the
+     * orphan watch needs.
      *
      * @return true when the listeners were given the reservations and no full fetch is needed
      */
     private boolean idleCheckDoes(Entry e, String protocol) {
-        if (e.readSinceFetch && (e.staleBecause != null || !mayRenew(e))) {
-            return false;
-        }
         Check check = checkReservations(e, protocol);
-        if (check.outcome == Outcome.FAILED || check.outcome == Outcome.UNSEEN && e.readSinceFetch) {
+        if (check.outcome == Outcome.FAILED) {
             return false;
         }
         e.checkedAtMillis = check.startedMillis;
@@ -378,6 +374,7 @@ public final class InventoryPolicy implements AutoCloseable {
             reservationChecks.increment("failed");
             return new Check(Outcome.FAILED, null, startedMillis, startedNanos);
         }
+        e.cache.takeClock(fresh);
         boolean reserving;
         synchronized (reservesInFlight) {
             // a RESERVE not at ALPS now has its answer queued, so the patches applied next hold every reservation a
@@ -518,7 +515,6 @@ public final class InventoryPolicy implements AutoCloseable {
                 return refresh(e, call, reason);
             }
             answered.increment("cache");
-            e.readSinceFetch = true;
             cached = e.cache.answer(clock.millis());
         } finally {
             unlock();
@@ -701,7 +697,6 @@ public final class InventoryPolicy implements AutoCloseable {
         check(e.cache, fresh);
         lookups.clear();
         e.cache = fresh;
-        e.readSinceFetch = false;
         releasing.removeIf(id -> !fresh.holds(id));
         e.staleBecause = null;
         e.summaryCheckedMillis = startedMillis;

@@ -92,6 +92,40 @@ class IdleRefreshTest {
     }
 
     @Test
+    void alpsClockIsJudgedFromTheSmallReservationsAnswerNotFromASlowFullOne() throws Exception {
+        java.util.concurrent.atomic.AtomicReference<EmulatedScheduler> ref = new java.util.concurrent.atomic.AtomicReference<>();
+        // a full inventory arrives 1.6 s after ALPS stamped it (82 MB at knl:4392); the reservations alone at once
+        java.util.function.UnaryOperator<org.alpsbridge.proxy.backend.Backend> slowFull = below -> new org.alpsbridge.proxy.backend.Backend() {
+            @Override
+            public byte[] call(org.alpsbridge.proxy.backend.Call call) throws org.alpsbridge.proxy.backend.BackendException {
+                byte[] answer = below.call(call);
+                if ("INVENTORY".equals(call.queryType())) {
+                    ref.get().advance(Duration.ofMillis(1600));
+                }
+                return answer;
+            }
+
+            @Override
+            public String describe() {
+                return "slow full inventories";
+            }
+        };
+        try (EmulatedScheduler s = new EmulatedScheduler("xc30:16", emulator -> emulator::userIds, Duration.ZERO, slowFull)) {
+            ref.set(s);
+            s.advance(Duration.ofMillis(300));
+            s.reserve("alice", 0);
+            s.inventory(); // the full fetch: ALPS's clock judged a second or two behind
+            s.inventory(); // its check: judged again from the small answer
+            for (int nid = 1; nid < 6; nid++) {
+                s.advance(Duration.ofMillis(450));
+                s.reserve("alice", nid); // patched with ALPS's time_stamp
+            }
+            s.assertServedIsAlps("every patched time_stamp ALPS's");
+            assertEquals(0, s.patchMismatches(), "the reservations check found no patch other than ALPS's");
+        }
+    }
+
+    @Test
     void anUnreadCacheCostsAReservationsOnlyInventoryAndTheListenersStillSeeWhatAFullOneShows() throws Exception {
         try (EmulatedScheduler s = new EmulatedScheduler(emulator -> emulator::userIds)) {
             List<Given> given = new ArrayList<>();

@@ -585,16 +585,17 @@ class InventoryPolicyTest {
     }
 
     @Test
-    void theTimerRefreshesAnIdleCacheEarlyEnoughThatTheNextInventoryIsInWithinTheInterval() throws Exception {
-        // no reservations-only checks for a read cache: every refresh of it is a full fetch (IdleRefreshTest has them)
+    void theTimerChecksAnIdleCacheEarlyEnoughThatOrphansAreSeenWithinTheIntervalAndFetchesWholeOnlyWhenTheCheckFails()
+            throws Exception {
         InventoryPolicy policy = new InventoryPolicy(PolicySettings.DEFAULTS.withFullRefreshInterval(Duration.ZERO), UserIds.NONE,
                 clock, stats, Runnable::run);
+        List<Integer> seenByListeners = new ArrayList<>();
+        policy.onFullInventory((header, nodes, reservations, started) -> seenByListeners.add(reservations.size()));
         Backend slowInventory = new Backend() {
             @Override
             public byte[] call(Call call) throws BackendException {
-                if ("INVENTORY".equals(call.queryType()) && !new String(call.request(), java.nio.charset.StandardCharsets.UTF_8)
-                        .contains("ReservationArray")) {
-                    clock.advance(Duration.ofSeconds(2)); // a 12 MB inventory takes its time
+                if ("INVENTORY".equals(call.queryType())) {
+                    clock.advance(Duration.ofSeconds(2)); // a 12 MB inventory takes its time; the reservations alone do not
                 }
                 return alps.call(call);
             }
@@ -606,15 +607,26 @@ class InventoryPolicyTest {
         };
         Backend b = policy.decorate(slowInventory);
         b.call(query("1.3", "INVENTORY"));
-        b.call(query("1.3", "INVENTORY")); // a scheduler reads the cache (else the timer checks reservations alone)
         policy.refreshDue();
-        assertEquals(1, alps.calls("QUERY/INVENTORY"));
+        assertEquals(0, alps.calls(FakeAlps.RESERVATIONS_ONLY));
         clock.advance(Duration.ofMillis(55_749)); // 57.749 s since that fetch started
         policy.refreshDue();
-        assertEquals(1, alps.calls("QUERY/INVENTORY"));
+        assertEquals(0, alps.calls(FakeAlps.RESERVATIONS_ONLY));
+        alps.reservations.add(reservation(9)); // made behind the proxy's back
         clock.advance(Duration.ofMillis(1)); // + 2 s fetch + 0.25 s timer period = 60 s
         policy.refreshDue();
-        assertEquals(2, alps.calls("QUERY/INVENTORY"));
+        assertEquals(1, alps.calls(FakeAlps.RESERVATIONS_ONLY));
+        assertEquals(1, alps.calls("QUERY/INVENTORY"), "no full inventory for nobody");
+        assertEquals(1, seenByListeners.get(seenByListeners.size() - 1), "the orphan watch sees the reservation");
+        assertEquals(1, policyCachedReservations(b.call(query("1.3", "INVENTORY"))), "the scheduler's next INVENTORY shows it");
+        assertEquals(2, alps.calls("QUERY/INVENTORY"), "fetched for that INVENTORY");
+        assertEquals(1L, stats.snapshot().counters().get("policy_refreshes").values().get("unseen-reservation"));
+
+        alps.reservationsOnlyAnswer = org.alpsbridge.basil.codec.Failures.failure("1.3", Method.QUERY,
+                org.alpsbridge.basil.model.ErrorClass.TRANSIENT, "BACKEND", "ALPS error: apsched: busy");
+        clock.advance(Duration.ofSeconds(60));
+        policy.refreshDue();
+        assertEquals(3, alps.calls("QUERY/INVENTORY"), "a check that fails: the orphan watch needs the full one");
     }
 
     @Test
