@@ -133,11 +133,6 @@ final class CachedInventory {
         return List.copyOf(reservations.values());
     }
 
-    /** Whether {@code other} shows exactly the reservations this one does, each with the same applications. */
-    boolean sameReservations(CachedInventory other) {
-        return reservations.equals(other.reservations);
-    }
-
     /** The ids of the reservations this inventory shows. */
     Set<Long> reservationIds() {
         return Set.copyOf(reservations.keySet());

@@ -246,7 +246,8 @@ public final class InventoryPolicy implements AutoCloseable {
     public void refreshDue() {
         long interval = settings.refreshInterval().toMillis();
         long now = clock.millis();
-        // a renewal is a check (renewedAtMillis <= checkedAtMillis): the fetch and the last check are what count here
+        // the listeners (the orphan watch) must see ALPS's reservations each interval: only a fetch and the timer's own
+        // checks give them those, so a renewal by the check before a scheduler's answer does not count here
         refreshWhere(e -> now - Math.max(e.cache.fetchedAtMillis, e.checkedAtMillis) + e.lastFetchMillis + timerPeriodMillis()
                 >= interval, RefreshReason.INTERVAL);
     }
