@@ -8,9 +8,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.UnaryOperator;
+import org.alpsbridge.basil.codec.BasilCodec;
 import org.alpsbridge.basil.inventory.InventoryReader;
 import org.alpsbridge.basil.inventory.NodeView;
 import org.alpsbridge.basil.inventory.ReservationView;
+import org.alpsbridge.basil.model.BasilRequest;
+import org.alpsbridge.proxy.backend.Backend;
+import org.alpsbridge.proxy.backend.BackendException;
+import org.alpsbridge.proxy.backend.Call;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -82,8 +89,7 @@ class IdleRefreshTest {
             s.emulator.control().launch(first, "a.out"); // same ids, one more application
             s.advance(Duration.ofSeconds(1));
             s.assertServedIsAlps("the application as ALPS shows it");
-            s.emulator.handle(org.alpsbridge.basil.codec.BasilCodec.standard().write(
-                    org.alpsbridge.basil.model.BasilRequest.release("1.3", second))); // released straight at ALPS
+            s.emulator.handle(BasilCodec.standard().write(BasilRequest.release("1.3", second))); // straight at ALPS
             s.advance(Duration.ofSeconds(1));
             s.assertServedIsAlps("the reservation ALPS released is gone, its node free");
             assertEquals(Map.of("start", 1L), s.refreshes(), "never a full fetch");
@@ -93,11 +99,11 @@ class IdleRefreshTest {
 
     @Test
     void alpsClockIsJudgedFromTheSmallReservationsAnswerNotFromASlowFullOne() throws Exception {
-        java.util.concurrent.atomic.AtomicReference<EmulatedScheduler> ref = new java.util.concurrent.atomic.AtomicReference<>();
+        AtomicReference<EmulatedScheduler> ref = new AtomicReference<>();
         // a full inventory arrives 1.6 s after ALPS stamped it (82 MB at knl:4392); the reservations alone at once
-        java.util.function.UnaryOperator<org.alpsbridge.proxy.backend.Backend> slowFull = below -> new org.alpsbridge.proxy.backend.Backend() {
+        UnaryOperator<Backend> slowFull = below -> new Backend() {
             @Override
-            public byte[] call(org.alpsbridge.proxy.backend.Call call) throws org.alpsbridge.proxy.backend.BackendException {
+            public byte[] call(Call call) throws BackendException {
                 byte[] answer = below.call(call);
                 if ("INVENTORY".equals(call.queryType())) {
                     ref.get().advance(Duration.ofMillis(1600));
