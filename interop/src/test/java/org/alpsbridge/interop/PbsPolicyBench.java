@@ -45,8 +45,8 @@ class PbsPolicyBench {
 
     @Test
     void callsLatencyAndWhatReachedAlpsAsPbsMomSawThemOnSystemAndOffSystem() throws Exception {
-        int jobs = Integer.getInteger("interop.jobs", 50);
-        long seed = Long.getLong("interop.seed", 20261125L);
+        int jobs = PolicyBench.jobs();
+        long seed = PolicyBench.seed();
         Side on = run("on-system", true, jobs, seed);
         Side off = run("off-system", false, jobs, seed);
         System.out.println(PolicyBench.table("OpenPBS (pbs_mom)", jobs, seed, on.figures(), off.figures()));

@@ -95,6 +95,16 @@ final class PolicyBench {
     record Mark(int timings, int failures, Map<String, Integer> reachedAlps, long reservationChecks) {
     }
 
+    /** The workload's jobs, {@code -Dinterop.jobs=N} (50): the same for both schedulers' benches. */
+    static int jobs() {
+        return Integer.getInteger("interop.jobs", 50);
+    }
+
+    /** The workload's seed, {@code -Dinterop.seed=S} (20261125). */
+    static long seed() {
+        return Long.getLong("interop.seed", 20261125L);
+    }
+
     static Mark mark(Bridge bridge, boolean proxy) {
         return new Mark(lines(bridge, "timings").size(), lines(bridge, "failures").size(), reachedAlps(bridge),
                 proxy ? reservationChecks(bridge) : 0);

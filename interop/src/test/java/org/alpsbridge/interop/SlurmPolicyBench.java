@@ -35,8 +35,8 @@ class SlurmPolicyBench {
 
     @Test
     void inventoryCallsAndLatencySlurmSawOnSystemAndOffSystem() throws Exception {
-        int jobs = Integer.getInteger("interop.jobs", 50);
-        long seed = Long.getLong("interop.seed", 20261125L);
+        int jobs = PolicyBench.jobs();
+        long seed = PolicyBench.seed();
         Side on = run("on-system", true, jobs, seed);
         Side off = run("off-system", false, jobs, seed);
         System.out.println(PolicyBench.table("Slurm 18.08.9", jobs, seed, on.figures(), off.figures()));

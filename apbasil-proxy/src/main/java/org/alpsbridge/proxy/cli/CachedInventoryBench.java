@@ -143,7 +143,7 @@ final class CachedInventoryBench {
 
             Row unchanged = new Row("from cache, unchanged");  // the same bytes, or re-stamped in a new second
             Row patched = new Row("from cache, after a RESERVE");
-            Row alone = new Row("reservations alone (idle timer)"); // passed through to ALPS, as the idle timer asks it
+            Row alone = new Row("reservations alone (policy check)"); // passed through to ALPS, as the policy's check asks it
             for (int i = 0; i < runs; i++) {
                 timedInventory(unchanged);
                 long id = reserve();

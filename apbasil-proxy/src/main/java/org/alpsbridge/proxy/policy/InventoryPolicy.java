@@ -639,12 +639,7 @@ public final class InventoryPolicy implements AutoCloseable {
     /** ALPS has removed a reservation released with claims outstanding: every cache drops it. */
     private void drained(long id) {
         releasing.remove(id);
-        for (Entry e : entries.values()) {
-            if (e.cache != null && e.cache.holds(id)) {
-                e.cache.applyRelease(id);
-                patches.increment("release-drained");
-            }
-        }
+        gone(id, "release-drained");
     }
 
     /** schedchangecount when both sides carry it, else the up/down node lists against the cached states. */
