@@ -17,6 +17,7 @@ import java.util.TreeMap;
 import org.alpsbridge.affinity.agent.AffinityAgent;
 import org.alpsbridge.affinity.cli.AffinityCommand;
 import org.alpsbridge.affinity.format.CpuLists;
+import org.alpsbridge.slurm.harness.JobUser;
 import org.alpsbridge.slurm.harness.Programs;
 import org.alpsbridge.slurm.harness.SlurmCluster;
 import org.alpsbridge.slurm.harness.SlurmInstallation;
@@ -28,18 +29,22 @@ import picocli.CommandLine;
  * names) with the reduced-auto-affinity plugin built from {@code affinity/spank}, a {@code plugstack.conf} the tests
  * rewrite, the task plugin under test (and a cgroup.conf with {@code ConstrainCores=yes} for task/cgroup), and a
  * mask generator that runs the module's own {@link AffinityCommand}: what the plugin's integration tests share.
+ * Steps are run by the harness's unprivileged {@link JobUser} ({@link #srun}); {@link #srunAsRoot} where a test is
+ * about root's own steps.
  */
 final class PluginCluster implements AutoCloseable {
 
     final SlurmCluster slurm;
+    final JobUser user;
     final Path plugin;
     final Path generator;
     /** null: one node on loopback. */
     private final NodeNamespaces namespaces;
     private final List<Path> markers = new ArrayList<>();
 
-    private PluginCluster(SlurmCluster slurm, NodeNamespaces namespaces, Path plugin, Path generator) {
+    private PluginCluster(SlurmCluster slurm, JobUser user, NodeNamespaces namespaces, Path plugin, Path generator) {
         this.slurm = slurm;
+        this.user = user;
         this.namespaces = namespaces;
         this.plugin = plugin;
         this.generator = generator;
@@ -88,6 +93,7 @@ final class PluginCluster implements AutoCloseable {
         spec.set("PlugStackConfig", spec.dir().resolve("plugstack.conf").toString());
         NodeNamespaces namespaces = null;
         SlurmCluster slurm = null;
+        JobUser user = JobUser.ensure();
         try {
             List<String> nodes = new ArrayList<>();
             if (nodeCpus == null) {
@@ -114,6 +120,8 @@ final class PluginCluster implements AutoCloseable {
                     "IgnoreSystemd=yes",
                     ""));
             Files.writeString(slurm.file("plugstack.conf"), "");
+            user.admit(slurm);
+            user.ownedDirectory(slurm.dir().resolve("raa-cache"));
             try {
                 slurm.start();
             } catch (SlurmCluster.NotStarted e) {
@@ -128,9 +136,8 @@ final class PluginCluster implements AutoCloseable {
             Programs.Result built = Programs.run(make, Map.of(), Duration.ofMinutes(2));
             assertEquals(0, built.exit(), "building the plugin failed: " + built.out() + built.err());
             Path generator = script(slurm, "generator.sh", "exec '" + Path.of(System.getProperty("java.home"), "bin", "java")
-                    + "' -XX:TieredStopAtLevel=1 -cp '" + System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"))
-                    + "' " + AffinityGenerator.class.getName() + " \"$@\"");
-            return new PluginCluster(slurm, namespaces, out.resolve("reduced_auto_affinity.so"), generator);
+                    + "' -XX:TieredStopAtLevel=1 -cp '" + readableClassPath(slurm) + "' " + AffinityGenerator.class.getName() + " \"$@\"");
+            return new PluginCluster(slurm, user, namespaces, out.resolve("reduced_auto_affinity.so"), generator);
         } catch (IOException | RuntimeException | Error e) {
             if (slurm != null) {
                 slurm.close();
@@ -140,6 +147,29 @@ final class PluginCluster implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /**
+     * The test class path as the job's user (the plugin runs the generator as that user) can read it: the jars
+     * (in root's Maven repository, closed to others) copied into the cluster's directory; the module's class
+     * directories as they are.
+     */
+    private static String readableClassPath(SlurmCluster slurm) throws IOException {
+        Path jars = Files.createDirectories(slurm.dir().resolve("classpath"));
+        List<String> entries = new ArrayList<>();
+        int n = 0;
+        for (String e : System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")).split(java.io.File.pathSeparator)) {
+            Path p = Path.of(e);
+            if (e.endsWith(".jar") && Files.isRegularFile(p)) {
+                Path copy = jars.resolve((n++) + "-" + p.getFileName());
+                Files.copy(p, copy);
+                Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString("rw-r--r--"));
+                entries.add(copy.toString());
+            } else if (!e.isEmpty()) {
+                entries.add(e);
+            }
+        }
+        return String.join(java.io.File.pathSeparator, entries);
     }
 
     private static Path script(SlurmCluster slurm, String name, String body) throws IOException {
@@ -209,13 +239,19 @@ final class PluginCluster implements AutoCloseable {
         }
     }
 
+    /** srun ARGS, run by the job's user. */
     Programs.Result srun(String... args) throws IOException, InterruptedException {
         return run("srun", args);
     }
 
-    /** A Slurm client command (srun, sbatch, scontrol, scancel, ...) against this cluster. */
+    /** srun ARGS, run by root: only for what is about root's own steps. */
+    Programs.Result srunAsRoot(String... args) throws IOException, InterruptedException {
+        return slurm.run(Map.of("RAA_CACHE", slurm.dir().resolve("raa-cache").toString()), "srun", args);
+    }
+
+    /** A Slurm client command (srun, sbatch, scontrol, scancel, ...) against this cluster, run by the job's user. */
     Programs.Result run(String command, String... args) throws IOException, InterruptedException {
-        return slurm.run(Map.of("RAA_CACHE", slurm.dir().resolve("raa-cache").toString()), command, args);
+        return user.run(slurm, Map.of("RAA_CACHE", slurm.dir().resolve("raa-cache").toString()), command, args);
     }
 
     @Override

@@ -13,14 +13,17 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.alpsbridge.affinity.agent.AffinityAgent;
 import org.alpsbridge.affinity.topology.Topology;
+import org.alpsbridge.slurm.harness.Programs;
 import org.alpsbridge.slurm.harness.Programs.Result;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -139,7 +142,17 @@ class SpankSlurmIT {
         Path jna = root.resolve("affinity/target/lib/jna.jar");
         Assumptions.assumeTrue(Files.exists(jar) && Files.exists(jna),
                 "bin/raa-exec needs " + jar + " and " + jna + ", made by 'package'; this test runs after it in 'verify'");
-        return root.resolve("bin/raa-exec").toString();
+        Path raaExec = root.resolve("bin/raa-exec");
+        // its class archive made once, as a site's install does: the plugin runs it as the job's user, in a clean
+        // environment (no RAA_CACHE), where it may only read the archive
+        try {
+            Result prepared = Programs.run(List.of(raaExec.toString(), "affinity", "--topology", "sysfs", "-n", "1"),
+                    Map.of(), Duration.ofMinutes(2));
+            assertEquals(0, prepared.exit(), prepared.err());
+        } catch (IOException | InterruptedException e) {
+            throw new AssertionError("bin/raa-exec affinity -n1: " + e, e);
+        }
+        return raaExec.toString();
     }
 
     @Test
@@ -204,8 +217,87 @@ class SpankSlurmIT {
             eachTaskRunsWithTheGeneratorsMaskAndSaysSo();
             anImpossibleStepIsRefusedBeforeItsProgramRuns();
             assertEquals(2, agent.answered());
+            assertEquals(0, agent.unserved(), "the agent served the user's steps");
             assertEquals(0, cluster.slurmdLogLines(socket.toString()), "no fallback was logged for " + socket);
         }
+    }
+
+    /**
+     * The user's step with the agent running prints only the verbose lines: no error about the agent, no fallback
+     * (before, the plugin asked the agent as the job's user, was refused, and said so on every step).
+     */
+    @Test
+    void theUsersStepWithAnAgentPrintsOnlyTheVerboseLines() throws Exception {
+        Path socket = cluster.socket("quiet.sock");
+        cluster.forgetsMarkerOf(socket);
+        plugstack("generator=" + generator + " agent=" + socket + " timeout=60");
+        try (AffinityAgent agent = cluster.startAgent(socket)) {
+            for (int step = 0; step < 2; step++) {
+                Result r = srun("-N1", "-n" + placeable, "-c1", "--reduced-auto-affinity=on,v", "true");
+                assertEquals(0, r.exit(), r.err());
+                List<String> lines = r.err().lines().sorted().toList();
+                List<String> want = expected(placeable, 1).entrySet().stream().map(e -> verboseLine(e.getKey(), e.getValue())).sorted().toList();
+                assertEquals(want, lines, "stderr of " + cluster.user.name() + "'s step");
+            }
+            assertEquals(2, agent.answered());
+        }
+        assertEquals(0, cluster.slurmdLogLines("quiet.sock"), "no fallback was logged");
+    }
+
+    /**
+     * With no agent the plugin starts the generator as the job's user (real, effective and saved uid; no
+     * capabilities), in /, with nothing but PATH in its environment: never as root, never in a directory the user
+     * controls, never with the job's environment.
+     */
+    @Test
+    void theGeneratorRunsAsTheJobsUserInTheRootDirectoryWithACleanEnvironment() throws Exception {
+        Result r = probedStep(false);
+        assertEquals(0, r.exit(), r.err());
+        Map<String, String> seen = probe();
+        String uid = String.valueOf(cluster.user.uid());
+        assertEquals(uid + " " + uid + " " + uid + " " + uid, seen.get("uids"), "real, effective, saved, filesystem uid: " + seen);
+        assertEquals(String.valueOf(cluster.user.gid()), seen.get("gid"), seen.toString());
+        assertEquals("0000000000000000", seen.get("CapPrm"), "no capabilities: " + seen);
+        assertEquals("0000000000000000", seen.get("CapEff"), "no capabilities: " + seen);
+        assertEquals("/", seen.get("cwd"));
+        assertEquals("PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", seen.get("env"), "the environment: " + seen);
+    }
+
+    /** Root's own steps: the generator runs as nobody, not as root. */
+    @Test
+    void forRootsOwnStepsTheGeneratorRunsAsNobody() throws Exception {
+        Result r = probedStep(true);
+        assertEquals(0, r.exit(), r.err());
+        Map<String, String> seen = probe();
+        assertEquals("65534 65534 65534 65534", seen.get("uids"), seen.toString());
+        assertEquals("0000000000000000", seen.get("CapPrm"), seen.toString());
+        assertEquals("/", seen.get("cwd"));
+    }
+
+    /** A step of one task whose generator first writes who, where and with what environment it runs. */
+    private static Result probedStep(boolean asRoot) throws Exception {
+        Path dir = cluster.slurm.dir().resolve("probe");
+        Files.createDirectories(dir);
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwt"));
+        Files.deleteIfExists(dir.resolve("seen"));
+        // env first, before the shell adds anything of its own (dash exports PWD)
+        Path probe = script("probe.sh", "e=$(env -0 | tr '\\0' '\\n' | grep -v '^PWD=' | sort | tr '\\n' ' ')\n"
+                + "{ echo \"env=${e% }\"; echo \"cwd=$(pwd -P)\"; echo \"gid=$(id -g)\";"
+                + " echo \"uids=$(awk '/^Uid:/ {print $2, $3, $4, $5}' /proc/self/status)\";"
+                + " grep -E '^Cap(Prm|Eff):' /proc/self/status | tr -d '\\t' ; } > " + dir.resolve("seen") + "\n"
+                + "exec " + generator + " \"$@\"");
+        plugstack("generator=" + probe + " timeout=60");
+        String[] args = {"-N1", "-n1", "--reduced-auto-affinity=on", "true"};
+        return asRoot ? cluster.srunAsRoot(args) : srun(args);
+    }
+
+    private static Map<String, String> probe() throws IOException {
+        Map<String, String> seen = new TreeMap<>();
+        for (String line : Files.readAllLines(cluster.slurm.dir().resolve("probe/seen"))) {
+            int at = line.indexOf(line.startsWith("Cap") ? ':' : '=');
+            seen.put(line.substring(0, at), line.substring(at + 1).strip());
+        }
+        return seen;
     }
 
     @Test
@@ -225,7 +317,8 @@ class SpankSlurmIT {
             Result r = srun("-l", "-N1", "-n1", "--reduced-auto-affinity=on", "grep", "Cpus_allowed_list", "/proc/self/status");
             assertEquals(expected(1, 1), reported(r.out()), r.err());
             assertEquals(1, agent.answered());
-            assertFalse(Files.exists(PluginCluster.marker(socket)), "an answer makes the next fallback news again");
+            Path marker = PluginCluster.marker(socket);
+            assertTrue(!Files.exists(marker) || Files.size(marker) == 0, "an answer makes the next fallback news again");
         }
         Result again = srun("-l", "-N1", "-n1", "--reduced-auto-affinity=on", "grep", "Cpus_allowed_list", "/proc/self/status");
         assertEquals(expected(1, 1), reported(again.out()), again.err());
