@@ -278,7 +278,7 @@ class SpankSlurmIT {
     private static Result probedStep(boolean asRoot) throws Exception {
         Path dir = cluster.slurm.dir().resolve("probe");
         Files.createDirectories(dir);
-        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwt"));
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
         Files.deleteIfExists(dir.resolve("seen"));
         // env first, before the shell adds anything of its own (dash exports PWD)
         Path probe = script("probe.sh", "e=$(env -0 | tr '\\0' '\\n' | grep -v '^PWD=' | sort | tr '\\n' ' ')\n"
