@@ -99,6 +99,8 @@ static uint32_t local_tasks = 0;
 static cpu_set_t *masks = NULL;
 /* The binding the user asked srun for, when this plugin stands back for it ("" otherwise). */
 static char srun_binding[256] = "";
+/* The binding the user asked srun for beside --reduced-auto-affinity=on: the step is refused ("" otherwise). */
+static char conflicting_binding[256] = "";
 /* Made while root (init_post_opt), used as the job's user (user_init). */
 static int agent_fd = -1;
 static int agent_connect_errno = 0;
@@ -269,9 +271,9 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	char binding[sizeof srun_binding];
 	if (srun_binds(sp, binding, sizeof binding)) {
 		if (user.enabled == RAA_ON) {
-			/* Two explicit and different requests: running either one silently would surprise the user. */
-			slurm_error(NAME ": srun %s and --reduced-auto-affinity both bind the tasks; ask for one of them "
-				    "(--cpu-bind=none with --reduced-auto-affinity=on, or --reduced-auto-affinity=off)", binding);
+			/* Two explicit and different requests: running either one silently would surprise the user.
+			 * Said in user_init: only from there do slurmstepd's errors reach the user's terminal. */
+			snprintf(conflicting_binding, sizeof conflicting_binding, "%s", binding);
 			refused = 1;
 		} else {
 			snprintf(srun_binding, sizeof srun_binding, "%s", binding); /* only the site default asked */
@@ -922,7 +924,14 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 {
 	(void) ac;
 	(void) av;
-	if (!spank_remote(sp) || !active)
+	if (!spank_remote(sp))
+		return 0;
+	if (conflicting_binding[0]) {
+		slurm_error(NAME ": srun %s and --reduced-auto-affinity both bind the tasks; ask for one of them "
+			    "(--cpu-bind=none with --reduced-auto-affinity=on, or --reduced-auto-affinity=off)", conflicting_binding);
+		return 0;
+	}
+	if (!active)
 		return 0;
 	/* Failing user_init would fail the launch, yet srun 22.05 then exits 0 as if the step had run; instead
 	 * every task ends in task_init, before its program runs, so the step and srun exit 1. */
