@@ -11,6 +11,19 @@
  * Settings (settings.c): APBASIL_PROXY, APBASIL_AUTH, APBASIL_MUNGE, APBASIL_MUNGE_SOCKET, APBASIL_TIMEOUT,
  * APBASIL_CONNECT_TIMEOUT, APBASIL_RETRIES, APBASIL_TLS_CA, or key=value in $APBASIL_CONFIG (default
  * /etc/alpsbridge/apbasil.conf).
+ *
+ * Its parts, each a unit (NAME.c with its NAME.h) that includes only the headers of the parts below it, so that
+ * none calls back into another (.ci/c-include-graph checks that the include graph has no circle):
+ *   message.h   MESSAGE_MAX, the size of every message buffer
+ *   deadline.c  the monotonic clock and the one wait every socket operation makes
+ *   settings.c  the settings, read and checked as ClientSettings.java does, and the proxy addresses
+ *   document.c  what a request is (Probe.java's first look) and the client's own BASIL FAILURE document
+ *   reply.c     the daemon's reply frame (Reply.java), held in a bounded buffer that spills to an unlinked file
+ *   sha256.c    the exchange digest the MUNGE credential carries (Exchange.digest)
+ *   tls.c       TLS with tls_ca, OpenSSL loaded only when it is used (waits through deadline.c)
+ *   apbasil.c   main: the exchange (Exchange.java), MUNGE, TCP/unix sockets, failover over the proxies, retries and
+ *               the whole call's deadline
+ * The parts that read untrusted input (settings.c, reply.c) have libFuzzer targets in fuzz/.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,7 +44,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "apbasil.h"
+#include "deadline.h"
+#include "document.h"
+#include "message.h"
+#include "reply.h"
+#include "settings.h"
+#include "sha256.h"
+#include "tls.h"
 
 #define FIRST_BACKOFF_MILLIS 100
 #define AUTH_PROBE_LIMIT_NS 5000000000LL
@@ -54,11 +73,6 @@ struct connection {
     int unix_socket;
 };
 
-static long long now_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
-}
 
 static void fail(struct failure *f, int sent, int transient, const char *format, ...)
     __attribute__((format(printf, 4, 5)));
@@ -72,22 +86,7 @@ static void fail(struct failure *f, int sent, int transient, const char *format,
     f->transient = transient;
 }
 
-/* ---- I/O with the whole call's deadline ---- */
-
-int wait_for(int fd, short events, long long deadline) {
-    for (;;) {
-        long long left = deadline - now_ns();
-        if (left <= 0) {
-            errno = ETIMEDOUT;
-            return -1;
-        }
-        struct pollfd p = {fd, events, 0};
-        int ms = (int)((left + 999999) / 1000000);
-        int r = poll(&p, 1, ms);
-        if (r > 0) return 0;
-        if (r < 0 && errno != EINTR) return -1;
-    }
-}
+/* ---- I/O with the whole call's deadline (deadline.c) ---- */
 
 static ssize_t connection_read(void *source, unsigned char *buffer, size_t n) {
     struct connection *c = source;

@@ -13,7 +13,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "apbasil.h"
+#include "settings.h"
 
 #ifndef DEFAULT_CONFIG
 #define DEFAULT_CONFIG "/etc/alpsbridge/apbasil.conf"
