@@ -353,7 +353,7 @@ static const struct address *daemon_without_auth(const struct address *proxies, 
         struct exchange probe = {.kind = KIND_ADMIN, .payload = command, .payload_length = sizeof command};
         new_exchange_id(probe.id, sizeof probe.id);
         struct reply r;
-        struct failure f;
+        struct failure f = {.sent = 0}; /* written by round_trip only on failure, and then read by no one */
         if (round_trip(&proxies[i], &probe, "", now_ns() + left, &r, &f) != 0) continue;
         int status = r.status, refused = strncmp(reason(&r), "authentication failed", 21) == 0;
         reply_discard(&r);
@@ -412,10 +412,10 @@ static char *credential(const char *socket_path, const struct exchange *e, const
 /* A failure's message as one entry of the list's summary, after the address (Apbasil.withoutAddress). */
 static const char *without_address(const char *message, const char *address) {
     static const char connect[] = "cannot connect to the apbasil proxy at ", at[] = "the apbasil proxy at ";
-    static char out[MESSAGE_MAX];
     size_t n = strlen(address);
     if (strncmp(message, connect, sizeof connect - 1) == 0 && strncmp(message + sizeof connect - 1, address, n) == 0
         && strncmp(message + sizeof connect - 1 + n, ": ", 2) == 0) {
+        static char out[MESSAGE_MAX]; /* returned: outlives the call, as the messages it is put beside */
         snprintf(out, sizeof out, "cannot connect: %s", message + sizeof connect - 1 + n + 2);
         return out;
     }
@@ -482,10 +482,12 @@ static int usage(void) {
           "  APBASIL_MUNGE_SOCKET  munged's socket (default libmunge's)\n"
           "  APBASIL_MUNGE         socket, program or library: how the Java client gets a credential (this one\n"
           "                        always uses libmunge)\n"
-          "  APBASIL_TIMEOUT       seconds for the whole call, retries included (default 300)\n"
+          "  APBASIL_TIMEOUT       seconds for the whole call, retries included (default 300; at most 86400)\n"
           "  APBASIL_CONNECT_TIMEOUT  seconds each proxy may take to accept the connection (and finish the TLS\n"
           "                        handshake) before the next is tried (default 3; 0: only APBASIL_TIMEOUT)\n"
-          "  APBASIL_RETRIES       extra attempts for what is safe to retry (default 2)\n"
+          "  APBASIL_RETRIES       extra rounds over the proxies for what is safe to retry, after waits of 0.1 s\n"
+          "                        doubling each time (default 8: 25.5 s of waits, which outlast a proxy pair's\n"
+          "                        failover and a proxy's restart)\n"
           "  APBASIL_TLS_CA        PEM file of the CA that signed the daemon's certificate: TLS over TCP\n",
           stdout);
     return 0;
@@ -513,15 +515,15 @@ int main(int argc, char **argv) {
         snprintf(f.message, sizeof f.message, "%s", problem);
         return report(request, length, &f);
     }
+    /* settings_get took only seconds from 0 to a day and retries from 0 to 100: no product below overflows */
     double seconds;
     java_double(timeout, &seconds);
-    long long timeout_ms = seconds * 1000 >= 9.2e15 ? 9200000000000000LL : (long long)(seconds * 1000);
-    long long deadline = now_ns() + (timeout_ms > 9200000000LL * 1000 ? 9200000000LL * 1000 : timeout_ms * 1000000);
+    long long deadline = now_ns() + (long long)(seconds * 1000) * 1000000LL;
     const char *connect_timeout = settings_get(&s, KEY_CONNECT_TIMEOUT, problem);
     if (!connect_timeout) goto bad_setting;
     java_double(connect_timeout, &seconds);
     /* as ClientSettings.connectTimeout: 0 none of its own, else at least a millisecond */
-    connect_timeout_ms = seconds == 0 ? 0 : seconds * 1000 >= 9.2e15 ? 9200000000000000LL : (long long)(seconds * 1000);
+    connect_timeout_ms = (long long)(seconds * 1000);
     if (seconds > 0 && connect_timeout_ms < 1) connect_timeout_ms = 1;
     int tcp = 0;
     for (size_t i = 0; i < count; i++) tcp |= !proxies[i].unix_socket;
@@ -544,7 +546,7 @@ int main(int argc, char **argv) {
     if (!retries) goto bad_setting;
     double r;
     java_double(retries, &r);
-    long attempts_left = r >= 2147483647.0 ? 2147483647L : (long)r;
+    long attempts_left = (long)r;
 
     struct exchange e = {.kind = KIND_BASIL, .payload = request, .payload_length = length};
     new_exchange_id(e.id, sizeof e.id);

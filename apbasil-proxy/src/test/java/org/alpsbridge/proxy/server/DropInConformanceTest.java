@@ -609,14 +609,22 @@ class DropInConformanceTest {
                 + "munge_socket, timeout, connect_timeout, retries, tls_ca)");
         bad.put("auth=mung\n", ":1: auth=mung: expected munge or none");
         bad.put("munge=jna\n", ":1: munge=jna: expected socket, program or library");
-        bad.put("timeout=-3\n", ":1: timeout=-3: expected a number of 0 or more");
-        bad.put("retries=two\n", ":1: retries=two: expected a number of 0 or more");
-        bad.put("timeout=300\nconnect_timeout = -0.5\n", ":2: connect_timeout=-0.5: expected a number of 0 or more");
-        bad.put("Connect_Timeout=3s\n", ":1: connect_timeout=3s: expected a number of 0 or more");
+        bad.put("timeout=-3\n", ":1: timeout=-3: expected seconds from 0 to 86400");
+        bad.put("retries=two\n", ":1: retries=two: expected a whole number from 0 to 100");
+        bad.put("timeout=300\nconnect_timeout = -0.5\n", ":2: connect_timeout=-0.5: expected seconds from 0 to 86400");
+        bad.put("Connect_Timeout=3s\n", ":1: connect_timeout=3s: expected seconds from 0 to 86400");
         bad.put("connect-timeout=3\n", ":1: unknown key 'connect-timeout'");
         bad.put("proxy\n", ":1: expected key=value, got 'proxy'");
         bad.put("=x\n", ":1: expected key=value, got '=x'");
-        bad.put("auth=none\r\nTIMEOUT = NaN\n", ":2: timeout=NaN: expected a number of 0 or more");
+        bad.put("auth=none\r\nTIMEOUT = NaN\n", ":2: timeout=NaN: expected seconds from 0 to 86400");
+        // Infinity parses as a number, and a limit that cannot be kept was taken and silently capped
+        bad.put("timeout=Infinity\n", ":1: timeout=Infinity: expected seconds from 0 to 86400");
+        bad.put("connect_timeout=+Infinity\n", ":1: connect_timeout=+Infinity: expected seconds from 0 to 86400");
+        bad.put("timeout=86400.001\n", ":1: timeout=86400.001: expected seconds from 0 to 86400");
+        bad.put("connect_timeout=1e300\n", ":1: connect_timeout=1e300: expected seconds from 0 to 86400");
+        bad.put("retries=Infinity\n", ":1: retries=Infinity: expected a whole number from 0 to 100");
+        bad.put("retries=2.5\n", ":1: retries=2.5: expected a whole number from 0 to 100");
+        bad.put("retries=101\n", ":1: retries=101: expected a whole number from 0 to 100");
         bad.put("proxy=127.0.0.1:1,,127.0.0.1:2\n", ":1: proxy list 127.0.0.1:1,,127.0.0.1:2 has an empty entry (number 2); "
                 + "expected host:port or unix:/path, separated by commas");
         bad.put("proxy = 127.0.0.1:1 ,\n", ":1: proxy list 127.0.0.1:1 , has an empty entry (number 2)");
@@ -646,15 +654,19 @@ class DropInConformanceTest {
         assertFailure(both(env("APBASIL_AUTH", "kerberos"), Basil.engine("1.0")), ErrorClass.TRANSIENT,
                 "auth=kerberos: expected munge or none");
         assertFailure(both(env("APBASIL_TIMEOUT", "soon"), Basil.engine("1.0")), ErrorClass.TRANSIENT,
-                "timeout=soon: expected a number of 0 or more");
+                "timeout=soon: expected seconds from 0 to 86400");
         assertFailure(both(env("APBASIL_CONNECT_TIMEOUT", "NaN"), Basil.engine("1.0")), ErrorClass.TRANSIENT,
-                "connect_timeout=NaN: expected a number of 0 or more");
+                "connect_timeout=NaN: expected seconds from 0 to 86400");
+        assertFailure(both(env("APBASIL_TIMEOUT", "Infinity"), Basil.engine("1.0")), ErrorClass.TRANSIENT,
+                "timeout=Infinity: expected seconds from 0 to 86400");
+        assertFailure(both(env("APBASIL_RETRIES", "-Infinity"), Basil.engine("1.0")), ErrorClass.TRANSIENT,
+                "retries=-Infinity: expected a whole number from 0 to 100");
         // After the timeout, before the rest: the same first bad setting named by both.
         assertFailure(both(env("APBASIL_TIMEOUT", "-1", "APBASIL_CONNECT_TIMEOUT", "-1"), Basil.engine("1.0")),
-                ErrorClass.TRANSIENT, "timeout=-1: expected a number of 0 or more");
+                ErrorClass.TRANSIENT, "timeout=-1: expected seconds from 0 to 86400");
         assertFailure(both(env("APBASIL_CONNECT_TIMEOUT", "soon", "APBASIL_AUTH", "kerberos", "APBASIL_RETRIES", "x",
                 "APBASIL_TLS_CA", dir.resolve("missing-ca.pem").toString()), Basil.engine("1.0")), ErrorClass.TRANSIENT,
-                "connect_timeout=soon: expected a number of 0 or more");
+                "connect_timeout=soon: expected seconds from 0 to 86400");
         // The same list forms in the environment: the same words, without file and line.
         assertFailure(both(env("APBASIL_PROXY", " ,127.0.0.1:1"), Basil.engine("1.0")), ErrorClass.TRANSIENT,
                 "proxy list ,127.0.0.1:1 has an empty entry (number 1); expected host:port or unix:/path, separated by "
