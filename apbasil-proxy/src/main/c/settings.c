@@ -240,7 +240,8 @@ static int problem(int key, const char *value, char *out, size_t size) {
     case KEY_TIMEOUT:
     case KEY_CONNECT_TIMEOUT:
         /* Infinity and NaN parse, and are refused as out of range: a limit that cannot be kept is no limit */
-        if (java_double(value, &d) != 0 || !(d >= 0 && d <= MAX_SECONDS)) expected = "seconds from 0 to " STR(MAX_SECONDS);
+        if (java_double(value, &d) != 0 || !(d >= 0 && d <= MAX_SECONDS))
+            expected = "seconds from 0 to " STR(MAX_SECONDS);
         break;
     case KEY_RETRIES:
         if (java_double(value, &d) != 0 || !(d >= 0 && d <= MAX_RETRIES) || d != (double)(long)d)

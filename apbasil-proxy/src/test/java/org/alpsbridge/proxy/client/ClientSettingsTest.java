@@ -50,6 +50,13 @@ class ClientSettingsTest {
         assertEquals(ClientSettings.KEYS.stream().map(Setting::defaultValue).toList(),
                 cArray(settings, "setting_defaults"), "NULL shown as empty");
         assertEquals(ClientSettings.DEFAULT_CONFIG, SettingsDocs.cDefine(settings, "DEFAULT_CONFIG"));
+        // the same ranges: Infinity, NaN and what is past them refused by both
+        for (String limit : List.of("MAX_SECONDS", "MAX_RETRIES")) {
+            Matcher m = Pattern.compile("(?m)^#define " + limit + " (\\d+)$").matcher(settings);
+            assertTrue(m.find(), "#define " + limit + " in settings.c");
+            assertEquals(limit.equals("MAX_SECONDS") ? ClientSettings.MAX_SECONDS : ClientSettings.MAX_RETRIES,
+                    Long.parseLong(m.group(1)), limit);
+        }
         assertTrue(Files.readString(Path.of("src/main/c/Makefile"))
                 .contains("\nCONFIG ?= " + ClientSettings.DEFAULT_CONFIG + "\n"), "the Makefile builds the same file in");
         // --help names each key as its environment variable, with the declared default where there is one
