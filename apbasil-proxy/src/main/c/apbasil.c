@@ -11,6 +11,19 @@
  * Settings (settings.c): APBASIL_PROXY, APBASIL_AUTH, APBASIL_MUNGE, APBASIL_MUNGE_SOCKET, APBASIL_TIMEOUT,
  * APBASIL_CONNECT_TIMEOUT, APBASIL_RETRIES, APBASIL_TLS_CA, or key=value in $APBASIL_CONFIG (default
  * /etc/alpsbridge/apbasil.conf).
+ *
+ * Its parts, each a unit (NAME.c with its NAME.h) that includes only the headers of the parts below it, so that
+ * none calls back into another (.ci/c-include-graph checks that the include graph has no circle):
+ *   message.h   MESSAGE_MAX, the size of every message buffer
+ *   deadline.c  the monotonic clock and the one wait every socket operation makes
+ *   settings.c  the settings, read and checked as ClientSettings.java does, and the proxy addresses
+ *   document.c  what a request is (Probe.java's first look) and the client's own BASIL FAILURE document
+ *   reply.c     the daemon's reply frame (Reply.java), held in a bounded buffer that spills to an unlinked file
+ *   sha256.c    the exchange digest the MUNGE credential carries (Exchange.digest)
+ *   tls.c       TLS with tls_ca, OpenSSL loaded only when it is used (waits through deadline.c)
+ *   apbasil.c   main: the exchange (Exchange.java), MUNGE, TCP/unix sockets, failover over the proxies, retries and
+ *               the whole call's deadline
+ * The parts that read untrusted input (settings.c, reply.c) have libFuzzer targets in fuzz/.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,7 +44,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "apbasil.h"
+#include "deadline.h"
+#include "document.h"
+#include "message.h"
+#include "reply.h"
+#include "settings.h"
+#include "sha256.h"
+#include "tls.h"
 
 #define FIRST_BACKOFF_MILLIS 100
 #define AUTH_PROBE_LIMIT_NS 5000000000LL
@@ -54,11 +73,6 @@ struct connection {
     int unix_socket;
 };
 
-static long long now_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
-}
 
 static void fail(struct failure *f, int sent, int transient, const char *format, ...)
     __attribute__((format(printf, 4, 5)));
@@ -72,22 +86,7 @@ static void fail(struct failure *f, int sent, int transient, const char *format,
     f->transient = transient;
 }
 
-/* ---- I/O with the whole call's deadline ---- */
-
-int wait_for(int fd, short events, long long deadline) {
-    for (;;) {
-        long long left = deadline - now_ns();
-        if (left <= 0) {
-            errno = ETIMEDOUT;
-            return -1;
-        }
-        struct pollfd p = {fd, events, 0};
-        int ms = (int)((left + 999999) / 1000000);
-        int r = poll(&p, 1, ms);
-        if (r > 0) return 0;
-        if (r < 0 && errno != EINTR) return -1;
-    }
-}
+/* ---- I/O with the whole call's deadline (deadline.c) ---- */
 
 static ssize_t connection_read(void *source, unsigned char *buffer, size_t n) {
     struct connection *c = source;
@@ -354,7 +353,7 @@ static const struct address *daemon_without_auth(const struct address *proxies, 
         struct exchange probe = {.kind = KIND_ADMIN, .payload = command, .payload_length = sizeof command};
         new_exchange_id(probe.id, sizeof probe.id);
         struct reply r;
-        struct failure f;
+        struct failure f = {.sent = 0}; /* written by round_trip only on failure, and then read by no one */
         if (round_trip(&proxies[i], &probe, "", now_ns() + left, &r, &f) != 0) continue;
         int status = r.status, refused = strncmp(reason(&r), "authentication failed", 21) == 0;
         reply_discard(&r);
@@ -413,10 +412,10 @@ static char *credential(const char *socket_path, const struct exchange *e, const
 /* A failure's message as one entry of the list's summary, after the address (Apbasil.withoutAddress). */
 static const char *without_address(const char *message, const char *address) {
     static const char connect[] = "cannot connect to the apbasil proxy at ", at[] = "the apbasil proxy at ";
-    static char out[MESSAGE_MAX];
     size_t n = strlen(address);
     if (strncmp(message, connect, sizeof connect - 1) == 0 && strncmp(message + sizeof connect - 1, address, n) == 0
         && strncmp(message + sizeof connect - 1 + n, ": ", 2) == 0) {
+        static char out[MESSAGE_MAX]; /* returned: outlives the call, as the messages it is put beside */
         snprintf(out, sizeof out, "cannot connect: %s", message + sizeof connect - 1 + n + 2);
         return out;
     }
@@ -483,10 +482,12 @@ static int usage(void) {
           "  APBASIL_MUNGE_SOCKET  munged's socket (default libmunge's)\n"
           "  APBASIL_MUNGE         socket, program or library: how the Java client gets a credential (this one\n"
           "                        always uses libmunge)\n"
-          "  APBASIL_TIMEOUT       seconds for the whole call, retries included (default 300)\n"
+          "  APBASIL_TIMEOUT       seconds for the whole call, retries included (default 300; at most 86400)\n"
           "  APBASIL_CONNECT_TIMEOUT  seconds each proxy may take to accept the connection (and finish the TLS\n"
           "                        handshake) before the next is tried (default 3; 0: only APBASIL_TIMEOUT)\n"
-          "  APBASIL_RETRIES       extra attempts for what is safe to retry (default 2)\n"
+          "  APBASIL_RETRIES       extra rounds over the proxies for what is safe to retry, after waits of 0.1 s\n"
+          "                        doubling each time (default 8: 25.5 s of waits, which outlast a proxy pair's\n"
+          "                        failover and a proxy's restart)\n"
           "  APBASIL_TLS_CA        PEM file of the CA that signed the daemon's certificate: TLS over TCP\n",
           stdout);
     return 0;
@@ -514,15 +515,15 @@ int main(int argc, char **argv) {
         snprintf(f.message, sizeof f.message, "%s", problem);
         return report(request, length, &f);
     }
+    /* settings_get took only seconds from 0 to a day and retries from 0 to 100: no product below overflows */
     double seconds;
     java_double(timeout, &seconds);
-    long long timeout_ms = seconds * 1000 >= 9.2e15 ? 9200000000000000LL : (long long)(seconds * 1000);
-    long long deadline = now_ns() + (timeout_ms > 9200000000LL * 1000 ? 9200000000LL * 1000 : timeout_ms * 1000000);
+    long long deadline = now_ns() + (long long)(seconds * 1000) * 1000000LL;
     const char *connect_timeout = settings_get(&s, KEY_CONNECT_TIMEOUT, problem);
     if (!connect_timeout) goto bad_setting;
     java_double(connect_timeout, &seconds);
     /* as ClientSettings.connectTimeout: 0 none of its own, else at least a millisecond */
-    connect_timeout_ms = seconds == 0 ? 0 : seconds * 1000 >= 9.2e15 ? 9200000000000000LL : (long long)(seconds * 1000);
+    connect_timeout_ms = (long long)(seconds * 1000);
     if (seconds > 0 && connect_timeout_ms < 1) connect_timeout_ms = 1;
     int tcp = 0;
     for (size_t i = 0; i < count; i++) tcp |= !proxies[i].unix_socket;
@@ -545,7 +546,7 @@ int main(int argc, char **argv) {
     if (!retries) goto bad_setting;
     double r;
     java_double(retries, &r);
-    long attempts_left = r >= 2147483647.0 ? 2147483647L : (long)r;
+    long attempts_left = (long)r;
 
     struct exchange e = {.kind = KIND_BASIL, .payload = request, .payload_length = length};
     new_exchange_id(e.id, sizeof e.id);

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apbasil.h"
+#include "document.h"
 
 struct text {
     char *data;

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "apbasil.h"
+#include "reply.h"
 
 void reply_init(struct reply *r, unsigned char *memory) {
     memset(r, 0, sizeof *r);

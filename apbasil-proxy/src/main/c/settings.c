@@ -13,16 +13,21 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "apbasil.h"
+#include "settings.h"
 
 #ifndef DEFAULT_CONFIG
 #define DEFAULT_CONFIG "/etc/alpsbridge/apbasil.conf"
 #endif
 #define MAX_CONFIG_BYTES (1024 * 1024)
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 const char *const setting_names[KEY_COUNT] = {"proxy",   "auth",            "munge",   "munge_socket",
                                               "timeout", "connect_timeout", "retries", "tls_ca"};
-const char *const setting_defaults[KEY_COUNT] = {"127.0.0.1:6830", "munge", "socket", NULL, "300", "3", "2", NULL};
+const char *const setting_defaults[KEY_COUNT] = {"127.0.0.1:6830", "munge", "socket", NULL, "300", "3", "8", NULL};
+/* As ClientSettings.MAX_SECONDS and MAX_RETRIES: the conformance suite compares the two clients' refusals. */
+#define MAX_SECONDS 86400
+#define MAX_RETRIES 100
 
 /* Length of the UTF-8 sequence at p if it is one of Java's whitespace code points, else 0. */
 static size_t java_space(const unsigned char *p, const unsigned char *end) {
@@ -234,8 +239,13 @@ static int problem(int key, const char *value, char *out, size_t size) {
         break;
     case KEY_TIMEOUT:
     case KEY_CONNECT_TIMEOUT:
+        /* Infinity and NaN parse, and are refused as out of range: a limit that cannot be kept is no limit */
+        if (java_double(value, &d) != 0 || !(d >= 0 && d <= MAX_SECONDS))
+            expected = "seconds from 0 to " STR(MAX_SECONDS);
+        break;
     case KEY_RETRIES:
-        if (java_double(value, &d) != 0 || !(d >= 0)) expected = "a number of 0 or more";
+        if (java_double(value, &d) != 0 || !(d >= 0 && d <= MAX_RETRIES) || d != (double)(long)d)
+            expected = "a whole number from 0 to " STR(MAX_RETRIES);
         break;
     default:
         break;

@@ -16,7 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "apbasil.h"
+#include "deadline.h"
+#include "tls.h"
 
 /* Each OpenSSL function used, typed by its own declaration in the headers. */
 #define OPENSSL_FUNCTIONS(F)                                                                                    \

@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apbasil.h"
+#include "document.h"
+#include "reply.h"
 
 struct source {
     const unsigned char *data;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apbasil.h"
+#include "settings.h"
 
 #define FILE_NAME "/etc/alpsbridge/apbasil.conf"
 

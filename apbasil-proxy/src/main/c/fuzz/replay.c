@@ -20,7 +20,11 @@ static int replay_file(const char *path) {
     unsigned char *b = malloc(cap);
     while (b && (got = fread(b + n, 1, cap - n, f)) > 0) {
         n += got;
-        if (n == cap) b = realloc(b, cap *= 2);
+        if (n == cap) {
+            unsigned char *bigger = realloc(b, cap *= 2);
+            if (!bigger) free(b); /* b is lost either way: the input is refused below */
+            b = bigger;
+        }
     }
     fclose(f);
     if (!b) return 1;

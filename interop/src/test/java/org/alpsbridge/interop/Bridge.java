@@ -117,9 +117,9 @@ final class Bridge implements AutoCloseable {
     /** The clients' apbasil: the native client to {@code proxies} ({@code APBASIL_PROXY}), with MUNGE. */
     private void writeApbasil(String proxies) {
         Host.script(dir.resolve("apbasil"), "#!/bin/sh\n"
-                + "# The scheduler's apbasil: the native client to the proxy, with MUNGE. Eight retries (25 s of doubling\n"
-                + "# waits) ride out a proxy restart: slurmstepd fatal()s when its first call, ENGINE, gets no answer\n"
-                + "export APBASIL_PROXY=" + proxies + " APBASIL_AUTH=munge APBASIL_RETRIES=8 APBASIL_MUNGE_SOCKET="
+                + "# The scheduler's apbasil: the native client to the proxy, with MUNGE and the shipped retries, timeouts\n"
+                + "# and backoff (a site's settings: only where the daemons are and how to sign are set here)\n"
+                + "export APBASIL_PROXY=" + proxies + " APBASIL_AUTH=munge APBASIL_MUNGE_SOCKET="
                 + munge.socket() + " APBASIL_CONFIG=/dev/null\n"
                 + (javaClient ? "export APBASIL_CLIENT=jvm JAVA=" + java() + " APBASIL_JAR=" + jar + "\nexec "
                         + Host.repository().resolve("bin/apbasil") : "exec " + Host.repository().resolve("apbasil-proxy/target/c/apbasil"))
@@ -307,7 +307,7 @@ final class Bridge implements AutoCloseable {
         proxyEnvironment.putAll(Map.of("APBASIL_AUTH", "munge", "APBASIL_MUNGE_SOCKET", munge.socket().toString()));
         Host.script(dir.resolve("apbasil-alps"), "#!/bin/sh\n"
                 + "# The apbasil of a scheduler on the Cray: bin/apbasil straight to the resident ALPS\n"
-                + "export APBASIL_PROXY=127.0.0.1:" + alpsPort + " APBASIL_AUTH=munge APBASIL_RETRIES=8 APBASIL_MUNGE_SOCKET="
+                + "export APBASIL_PROXY=127.0.0.1:" + alpsPort + " APBASIL_AUTH=munge APBASIL_MUNGE_SOCKET="
                 + munge.socket() + " JAVA=" + java() + " APBASIL_JAR=" + jar + (javaClient ? " APBASIL_CLIENT=jvm" : "") + "\n"
                 + "exec " + Host.repository().resolve("bin/apbasil") + "\n");
         if (!Host.await(Duration.ofSeconds(60), () -> alpsStats().exit() == 0)) {

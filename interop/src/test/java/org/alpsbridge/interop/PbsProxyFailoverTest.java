@@ -42,8 +42,9 @@ import org.junit.jupiter.api.Test;
  * subjob as {@code 12[1].pbshost} while {@code qselect} lists {@code 12[].pbshost}, and the survivor's orphan watch must
  * not take the running subjob's reservation for an orphan.
  *
- * <p>Then: every job finished ({@code qstat -x}: F), none lost; each one that did not exit 0 has a comment its owner
- * reads; pbs_mom's strict parser refused no answer; once the survivor's orphan watch has looked ALPS holds nothing;
+ * <p>The clients run with the settings a site installs (only the proxies and MUNGE's socket are set). Then: every
+ * job finished ({@code qstat -x}: F) and exited 0 (the workload is short sleeps, so any other end is the failover's
+ * doing), none lost; pbs_mom's strict parser refused no answer; once the survivor's orphan watch has looked ALPS holds nothing;
  * {@code ledger check} is clean and no job run has more than one hold that was not voided.
  *
  * <p>Opt-in ({@code long}): {@code mvn -B -ntp -Plong -pl interop -am verify -Dtest=PbsProxyFailoverTest
@@ -108,6 +109,8 @@ class PbsProxyFailoverTest {
             List<String> failed = ended.entrySet().stream().filter(e -> !e.getValue().startsWith("exit 0,"))
                     .map(e -> "job " + e.getKey() + " " + e.getValue()).toList();
             System.out.println("jobs not exited 0: " + (failed.isEmpty() ? "none" : String.join("; ", failed)));
+            // every job is a short sleep: with the client settings a site installs, none may fail for the failover
+            assertEquals(List.of(), failed, "jobs that did not complete across the kills with the shipped client settings");
             System.out.println("jobs run more than once: " + ended.entrySet().stream()
                     .filter(e -> !e.getValue().contains("run_count 1:")).map(Map.Entry::getKey).toList());
             List<String> refused = pbs.momLog().lines().filter(l -> PARSE_ERRORS.matcher(l).find()).toList();

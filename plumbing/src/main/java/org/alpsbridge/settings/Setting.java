@@ -29,9 +29,24 @@ public record Setting(String name, String defaultValue, String help, UnaryOperat
         return new Setting(name, defaultValue, help, v -> all.contains(v) ? null : name + "=" + v + ": expected " + expected);
     }
 
-    /** A number of 0 or more (fractions allowed: seconds). */
-    public static Setting nonNegative(String name, String defaultValue, String help) {
-        return expecting(name, defaultValue, help, "a number of 0 or more", v -> Double.parseDouble(v) >= 0);
+    /**
+     * Seconds from 0 to {@code max}, fractions allowed: {@code name=v: expected seconds from 0 to MAX} otherwise.
+     * {@code Infinity} and {@code NaN}, which {@link Double#parseDouble} reads, are refused like any other value out
+     * of range: a limit a program cannot keep must not be taken and silently capped.
+     */
+    public static Setting seconds(String name, String defaultValue, String help, long max) {
+        return expecting(name, defaultValue, help, "seconds from 0 to " + max, v -> {
+            double d = Double.parseDouble(v);
+            return d >= 0 && d <= max;
+        });
+    }
+
+    /** A whole number from 0 to {@code max}: {@code name=v: expected a whole number from 0 to MAX} otherwise. */
+    public static Setting count(String name, String defaultValue, String help, long max) {
+        return expecting(name, defaultValue, help, "a whole number from 0 to " + max, v -> {
+            double d = Double.parseDouble(v);
+            return d >= 0 && d <= max && d == Math.rint(d);
+        });
     }
 
     /**

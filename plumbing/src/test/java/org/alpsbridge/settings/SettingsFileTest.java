@@ -14,7 +14,8 @@ class SettingsFileTest {
             Setting.text("name", "", "a name"),
             Setting.choice("auth", "munge", "munge or none", "munge", "none"),
             Setting.choice("via", "socket", "how", "socket", "program", "library"),
-            Setting.nonNegative("timeout", "300", "seconds"),
+            Setting.seconds("timeout", "300", "seconds", 86400),
+            Setting.count("retries", "8", "attempts", 100),
             Setting.checked("even", "2", "an even number", v -> v.matches("[0-9]*[02468]") ? null : "even=" + v + ": odd"),
             Setting.expecting("port", "6830", "a port", "a port number",
                     v -> Integer.parseInt(v) > 0 && Integer.parseInt(v) < 65536));
@@ -33,13 +34,28 @@ class SettingsFileTest {
     @Test
     void refusesNamingFileLineAndWhatIsWrong() {
         assertEquals("/etc/x.conf:2: expected key=value, got 'name'", refusal("", "name"));
-        assertEquals("/etc/x.conf:1: unknown key 'nmae' (known keys: name, auth, via, timeout, even, port)",
+        assertEquals("/etc/x.conf:1: unknown key 'nmae' (known keys: name, auth, via, timeout, retries, even, port)",
                 refusal("nmae=x"));
         assertEquals("/etc/x.conf:1: auth=yes: expected munge or none", refusal("auth=yes"));
         assertEquals("/etc/x.conf:1: via=pipe: expected socket, program or library", refusal("via=pipe"));
-        assertEquals("/etc/x.conf:3: timeout=-1: expected a number of 0 or more", refusal("", "", "timeout=-1"));
-        assertEquals("/etc/x.conf:1: timeout=soon: expected a number of 0 or more", refusal("timeout=soon"));
+        assertEquals("/etc/x.conf:3: timeout=-1: expected seconds from 0 to 86400", refusal("", "", "timeout=-1"));
+        assertEquals("/etc/x.conf:1: timeout=soon: expected seconds from 0 to 86400", refusal("timeout=soon"));
         assertEquals("/etc/x.conf:1: even=3: odd", refusal("even=3"));
+    }
+
+    @Test
+    void aNumberOutOfRangeIsRefusedNamingItsKeyInfinityAndNaNIncluded() {
+        for (String v : List.of("Infinity", "+Infinity", "-Infinity", "NaN", "86400.5", "1e9", "-0.001")) {
+            assertEquals("/etc/x.conf:1: timeout=" + v + ": expected seconds from 0 to 86400", refusal("timeout=" + v),
+                    v);
+        }
+        assertEquals(Map.of("timeout", "86400"), SettingsFile.parse("/etc/x.conf", List.of("timeout=86400"), KEYS));
+        assertEquals(Map.of("timeout", "0"), SettingsFile.parse("/etc/x.conf", List.of("timeout=0"), KEYS));
+        for (String v : List.of("Infinity", "NaN", "2.5", "101", "-1")) {
+            assertEquals("/etc/x.conf:1: retries=" + v + ": expected a whole number from 0 to 100",
+                    refusal("retries=" + v), v);
+        }
+        assertEquals(Map.of("retries", "8.0"), SettingsFile.parse("/etc/x.conf", List.of("retries=8.0"), KEYS));
         assertEquals("/etc/x.conf:1: port=0: expected a port number", refusal("port=0"));
         assertEquals("/etc/x.conf:1: port=http: expected a port number", refusal("port=http"), "not a number: refused");
         assertEquals("/etc/x.conf:2: auth=yes: expected munge or none", refusal("", "auth=yes", "name"),
@@ -56,9 +72,9 @@ class SettingsFileTest {
     void theTemplateShowsEveryKeyCommentedOutAtItsDefaultAndReadsBackEmpty() {
         String template = SettingsFile.template("# x\n", KEYS);
         assertEquals("# x\n\n# a name\n#name=\n\n# munge or none\n#auth=munge\n\n# how\n#via=socket\n\n# seconds\n"
-                + "#timeout=300\n\n# an even number\n#even=2\n\n# a port\n#port=6830\n", template);
+                + "#timeout=300\n\n# attempts\n#retries=8\n\n# an even number\n#even=2\n\n# a port\n#port=6830\n", template);
         assertEquals(Map.of(), SettingsFile.parse("t", List.of(template.split("\n")), KEYS));
-        assertEquals(6, SettingsFile.parse("t", List.of(template.replaceAll("(?m)^#([a-z]+=)", "$1").split("\n")), KEYS)
+        assertEquals(7, SettingsFile.parse("t", List.of(template.replaceAll("(?m)^#([a-z]+=)", "$1").split("\n")), KEYS)
                 .size());
     }
 

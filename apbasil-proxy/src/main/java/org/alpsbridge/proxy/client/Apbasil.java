@@ -39,7 +39,7 @@ import org.alpsbridge.proxy.wire.Reply;
 public final class Apbasil {
 
     /** Rounds over the proxy list: 100 ms, then doubling, for {@code retries} more rounds within the call's timeout. */
-    private static final Backoff ROUNDS = Backoff.doubling(100, Long.MAX_VALUE);
+    static final Backoff ROUNDS = Backoff.doubling(100, Long.MAX_VALUE);
 
     private Apbasil() {
     }

@@ -24,6 +24,10 @@ final class ClientSettings {
 
     static final String DEFAULT_CONFIG = "/etc/alpsbridge/apbasil.conf";
     static final String DEFAULT_PROXY = "127.0.0.1:6830";
+    /** The longest timeout a setting takes: a day. No BASIL call should hold its scheduler longer. */
+    static final long MAX_SECONDS = 86_400;
+    /** The most retries a setting takes; with doubling waits the timeout ends the call long before. */
+    static final long MAX_RETRIES = 100;
 
     /** Every key of the settings file: name, type, default (empty = none) and meaning, in the order documented. */
     static final List<Setting> KEYS = List.of(
@@ -34,9 +38,9 @@ final class ClientSettings {
             Setting.choice("munge", "socket", "how to get a credential: socket (ask munged), program (run munge) or library (libmunge)",
                     "socket", "program", "library"),
             Setting.text("munge_socket", "", "munged's socket; empty = libmunge's default"),
-            Setting.nonNegative("timeout", "300", "seconds to wait for an answer, retries included"),
-            Setting.nonNegative("connect_timeout", "3", "seconds each proxy of the list may take to accept the connection (and finish the TLS handshake) before the next is tried; 0 = no limit of its own, only timeout"),
-            Setting.nonNegative("retries", "2", "extra attempts for what is safe to retry"),
+            Setting.seconds("timeout", "300", "seconds to wait for an answer, retries included", MAX_SECONDS),
+            Setting.seconds("connect_timeout", "3", "seconds each proxy of the list may take to accept the connection (and finish the TLS handshake) before the next is tried; 0 = no limit of its own, only timeout", MAX_SECONDS),
+            Setting.count("retries", "8", "extra rounds over the proxy list for what is safe to retry, after waits of 0.1 s doubling each time (8: 25.5 s of waits in all, which outlast a proxy pair's failover and a proxy's restart)", MAX_RETRIES),
             Setting.text("tls_ca", "", "PEM file of the CA that signed the daemon's certificate; set it to use TLS over TCP"));
 
     private final Map<String, String> file;
@@ -168,7 +172,14 @@ final class ClientSettings {
         return seconds == 0 ? Duration.ZERO : Duration.ofMillis(Math.max(1, (long) (seconds * 1000)));
     }
 
-    /** {@code retries}: extra attempts for what is safe to retry; default 2. */
+    /**
+     * {@code retries}: extra rounds over the proxy list for what is safe to retry ({@link RetryPolicy}); default 8.
+     * The waits before them double from 100 ms, so 8 retries wait 25.5 s in all: a proxy pair's failover (the
+     * standby takes over at most {@code ha_lease}, 5 s by default, plus one poll of at most 1 s after the active
+     * proxy's last renewal; 4.2 to 6 s measured) is caught by the 7th round (12.7 s after the first failure) with
+     * twice that to spare for a loaded host, and a single proxy's restart by the last (25.5 s). Fewer lost jobs:
+     * slurmstepd fatal()s when its first call, QUERY(ENGINE), gets no answer.
+     */
     int retries() {
         return (int) positive("retries");
     }

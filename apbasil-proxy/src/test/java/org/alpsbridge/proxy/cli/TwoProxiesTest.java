@@ -179,6 +179,71 @@ class TwoProxiesTest {
     }
 
     /**
+     * The clients as a site installs them (no setting but the two proxies; the product's {@code ha_lease}) ride out
+     * the active proxy's death: an ENGINE and a RESERVE sent by the native client, and an ENGINE by the Java one, the
+     * moment it dies, each answered through the survivor. The dead proxy refuses and the standby answers NOT_ACTIVE
+     * until it takes over: nothing was sent, so every method is retried. The previous default, 2 retries (0.3 s of
+     * waits), gives up long before the takeover: slurmstepd fatal()ed on such an ENGINE and its job was lost.
+     */
+    @Test
+    void theShippedClientSettingsRideOutTheActiveProxysDeathAtTheShippedLease() throws Exception {
+        String lease = org.alpsbridge.proxy.server.ProxyConfig.Key.HA_LEASE.defaultValue();
+        ProxyDaemon first = start(new EmulatorBackend("xc30:16", cray), lease);
+        ProxyDaemon survivor = start(new EmulatorBackend("xc30:16", cray), lease);
+        assertEquals(Reply.Status.OK, send(first, "", engine()).status(), "the first is active");
+        String proxies = first.address().text() + "," + survivor.address().text();
+        // the native client as built by its Makefile (target/c/apbasil)
+        assertEquals(0, new ProcessBuilder("make", "-s", "-C", "src/main/c").inheritIO().start().waitFor());
+        String config = System.setProperty("apbasil.config", "/dev/null");
+        try {
+            long killed = System.nanoTime();
+            first.halt();
+            CompletableFuture<byte[]> javaEngine = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return org.alpsbridge.proxy.client.Apbasil.call(proxies, engine(), Duration.ofSeconds(300));
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Process nativeEngine = nativeClient(proxies, engine(), Map.of());
+            Process nativeReserve = nativeClient(proxies, reserve("7"), Map.of());
+            Process oldDefault = nativeClient(proxies, engine(), Map.of("APBASIL_RETRIES", "2"));
+            String gaveUp = new String(oldDefault.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertEquals(1, oldDefault.waitFor(), "2 retries outlast no takeover: " + gaveUp);
+            assertTrue(gaveUp.contains("no apbasil proxy answered"), gaveUp);
+            for (Process p : List.of(nativeEngine, nativeReserve)) {
+                byte[] out = p.getInputStream().readAllBytes();
+                String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+                assertEquals(0, p.waitFor(), err);
+                assertTrue(CODEC.readResponse(out).responseData().isSuccess(), new String(out, StandardCharsets.UTF_8));
+            }
+            assertTrue(CODEC.readResponse(javaEngine.get(300, TimeUnit.SECONDS)).responseData().isSuccess());
+            System.out.println("kill to every shipped-settings call answered through the survivor: "
+                    + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killed) + " ms (ha_lease=" + lease + " s)");
+            assertEquals(1, cray.control().reservationIds().length, "the RESERVE ran once");
+        } finally {
+            if (config == null) {
+                System.clearProperty("apbasil.config");
+            } else {
+                System.setProperty("apbasil.config", config);
+            }
+        }
+    }
+
+    /** The native client with only the proxies (and auth=none) set, plus {@code more}, sending {@code request}. */
+    private static Process nativeClient(String proxies, byte[] request, Map<String, String> more) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder("target/c/apbasil");
+        pb.environment().keySet().removeIf(k -> k.startsWith("APBASIL_"));
+        pb.environment().putAll(Map.of("APBASIL_CONFIG", "/dev/null", "APBASIL_PROXY", proxies, "APBASIL_AUTH", "none"));
+        pb.environment().putAll(more);
+        Process p = pb.start();
+        try (var in = p.getOutputStream()) {
+            in.write(request);
+        }
+        return p;
+    }
+
+    /**
      * A backend in front of the shared Cray that answers a RESERVE's caller never: ALPS has reserved when
      * {@code forwarded} opens, then the call hangs as the proxy dies around it (its forward done, its journaling and
      * answer not).

@@ -14,6 +14,7 @@ import java.util.regex.Pattern;
 import org.alpsbridge.address.ProxyAddress;
 import org.alpsbridge.settings.Setting;
 import org.alpsbridge.settings.SettingsDocs;
+import org.alpsbridge.settings.SettingsFile;
 import org.junit.jupiter.api.Test;
 
 /** The shipped /etc/alpsbridge/apbasil.conf documents every key the client reads, at its real default. */
@@ -49,6 +50,13 @@ class ClientSettingsTest {
         assertEquals(ClientSettings.KEYS.stream().map(Setting::defaultValue).toList(),
                 cArray(settings, "setting_defaults"), "NULL shown as empty");
         assertEquals(ClientSettings.DEFAULT_CONFIG, SettingsDocs.cDefine(settings, "DEFAULT_CONFIG"));
+        // the same ranges: Infinity, NaN and what is past them refused by both
+        for (String limit : List.of("MAX_SECONDS", "MAX_RETRIES")) {
+            Matcher m = Pattern.compile("(?m)^#define " + limit + " (\\d+)$").matcher(settings);
+            assertTrue(m.find(), "#define " + limit + " in settings.c");
+            assertEquals(limit.equals("MAX_SECONDS") ? ClientSettings.MAX_SECONDS : ClientSettings.MAX_RETRIES,
+                    Long.parseLong(m.group(1)), limit);
+        }
         assertTrue(Files.readString(Path.of("src/main/c/Makefile"))
                 .contains("\nCONFIG ?= " + ClientSettings.DEFAULT_CONFIG + "\n"), "the Makefile builds the same file in");
         // --help names each key as its environment variable, with the declared default where there is one
@@ -100,11 +108,42 @@ class ClientSettingsTest {
         assertEquals(Duration.ofMillis(2500), connectTimeout("2.5"));
         assertEquals(Duration.ZERO, connectTimeout("0"), "none of its own: the call's timeout alone");
         assertEquals(Duration.ofMillis(1), connectTimeout("0.0001"), "above zero is at least a millisecond");
-        assertEquals("connect_timeout=-1: expected a number of 0 or more",
+        assertEquals("connect_timeout=-1: expected seconds from 0 to 86400",
                 assertThrows(IllegalArgumentException.class, () -> connectTimeout("-1")).getMessage());
-        assertEquals("/etc/alpsbridge/apbasil.conf:1: connect_timeout=3s: expected a number of 0 or more",
+        assertEquals("/etc/alpsbridge/apbasil.conf:1: connect_timeout=3s: expected seconds from 0 to 86400",
                 assertThrows(IllegalArgumentException.class, () -> ClientSettings.parse(
                         Path.of("/etc/alpsbridge/apbasil.conf"), List.of("CONNECT_TIMEOUT = 3s"))).getMessage());
+    }
+
+    @Test
+    void theShippedRetriesOutlastAPairsFailoverTwiceOverWithinTheShippedTimeout() throws Exception {
+        double lease = Double.parseDouble(org.alpsbridge.proxy.server.ProxyConfig.Key.HA_LEASE.defaultValue());
+        // the standby takes over at most ha_lease plus one poll (a third of the lease, at most 1 s) after the
+        // active proxy's last renewal (README, "Timing")
+        long takeoverMillis = (long) (lease * 1000) + Math.min((long) (lease * 1000 / 3), 1000);
+        int retries = Integer.parseInt(SettingsFile.find(ClientSettings.KEYS, "retries").defaultValue());
+        long waits = 0;
+        for (int attempt = 2; attempt <= retries + 1; attempt++) {
+            waits += Apbasil.ROUNDS.pauseBefore(attempt);
+        }
+        System.out.println("retries=" + retries + ": " + waits + " ms of waits; a takeover takes at most "
+                + takeoverMillis + " ms at ha_lease=" + lease);
+        assertTrue(waits >= 2 * takeoverMillis, "retries=" + retries + " waits " + waits + " ms, a takeover "
+                + takeoverMillis + " ms: a loaded host's failover outlasts the client");
+        assertTrue(waits >= 20_000, "a proxy's restart (a JVM start and its first listen) outlasts " + waits + " ms");
+        double timeout = Double.parseDouble(SettingsFile.find(ClientSettings.KEYS, "timeout").defaultValue());
+        double connect = Double.parseDouble(SettingsFile.find(ClientSettings.KEYS, "connect_timeout").defaultValue());
+        assertTrue(waits + (retries + 1) * 2 * connect * 1000 < timeout * 1000,
+                "two silent hosts in every round still leave the last round inside the call's timeout");
+    }
+
+    @Test
+    void aTimeoutThatCannotBeKeptIsRefusedNamingTheKeyNotCapped() throws Exception {
+        for (String v : List.of("Infinity", "-Infinity", "NaN", "1e300", "86400.5")) {
+            assertEquals("connect_timeout=" + v + ": expected seconds from 0 to 86400",
+                    assertThrows(IllegalArgumentException.class, () -> connectTimeout(v)).getMessage(), v);
+        }
+        assertEquals(Duration.ofDays(1), connectTimeout("86400"), "a day is the longest");
     }
 
     /** connect_timeout as the client reads it with {@code value} as the system property (null: unset), no file. */

@@ -293,7 +293,8 @@ class DropInConformanceTest {
             // The figure is what was left of the timeout at the attempt: it depends on timing, so it is masked.
             Run r = both(e, Basil.engine("1.3"), text -> text.replaceAll("within \\d+ ms", "within N ms"));
             assertFailure(r, ErrorClass.TRANSIENT, "failed: no reply within ");
-            assertTrue(r.millis() < 10_000, "gave up after " + r.millis() + " ms");
+            // a guard, not a speed target: the stub sleeps 30 s; two clients' starts on a loaded host take seconds
+            assertTrue(r.millis() < 20_000, "gave up after " + r.millis() + " ms: the stub's 30 s, not the timeout");
             // In a list the timeout is still the whole call's: a proxy that hangs uses it up, the next is not tried.
             try (ProxyDaemon daemon = emulatorDaemon(Map.of())) {
                 Map<String, String> listed = new HashMap<>(e);
@@ -497,7 +498,9 @@ class DropInConformanceTest {
                 for (Client client : Client.values()) {
                     Run reserve = run(client, e, Basil.reserve("1.3", "down-" + client, 1));
                     assertEquals(0, reserve.status(), client + " via " + first + ": " + reserve.stderr());
-                    assertTrue(reserve.millis() >= 1000 && reserve.millis() < 5000, client + " via " + first
+                    // connect_timeout (1 s) ended the wait on the first, not the call's timeout (60 s): the upper bound
+                    // is half of that, not a speed target (a JVM client's start on a loaded host takes seconds)
+                    assertTrue(reserve.millis() >= 1000 && reserve.millis() < 30_000, client + " via " + first
                             + ": the RESERVE took " + reserve.millis() + " ms; connect_timeout is 1000");
                     Run release = run(client, env("APBASIL_PROXY", live, "APBASIL_AUTH", "none"),
                             Basil.release("1.3", Basil.reservationId(reserve.stdout())));
@@ -537,7 +540,8 @@ class DropInConformanceTest {
                     text -> text.replaceAll("after \\d+ ms", "after N ms"));
             assertFailure(shorter, ErrorClass.TRANSIENT, "cannot connect to the apbasil proxy at " + down.tcp
                     + ": timed out after ");
-            assertTrue(shorter.millis() < 5000, "gave up after " + shorter.millis() + " ms");
+            // the call's 0.7 s ended it, not connect_timeout's 30 s: half of that is the bound, not a speed target
+            assertTrue(shorter.millis() < 15_000, "gave up after " + shorter.millis() + " ms");
         }
     }
 
@@ -609,14 +613,22 @@ class DropInConformanceTest {
                 + "munge_socket, timeout, connect_timeout, retries, tls_ca)");
         bad.put("auth=mung\n", ":1: auth=mung: expected munge or none");
         bad.put("munge=jna\n", ":1: munge=jna: expected socket, program or library");
-        bad.put("timeout=-3\n", ":1: timeout=-3: expected a number of 0 or more");
-        bad.put("retries=two\n", ":1: retries=two: expected a number of 0 or more");
-        bad.put("timeout=300\nconnect_timeout = -0.5\n", ":2: connect_timeout=-0.5: expected a number of 0 or more");
-        bad.put("Connect_Timeout=3s\n", ":1: connect_timeout=3s: expected a number of 0 or more");
+        bad.put("timeout=-3\n", ":1: timeout=-3: expected seconds from 0 to 86400");
+        bad.put("retries=two\n", ":1: retries=two: expected a whole number from 0 to 100");
+        bad.put("timeout=300\nconnect_timeout = -0.5\n", ":2: connect_timeout=-0.5: expected seconds from 0 to 86400");
+        bad.put("Connect_Timeout=3s\n", ":1: connect_timeout=3s: expected seconds from 0 to 86400");
         bad.put("connect-timeout=3\n", ":1: unknown key 'connect-timeout'");
         bad.put("proxy\n", ":1: expected key=value, got 'proxy'");
         bad.put("=x\n", ":1: expected key=value, got '=x'");
-        bad.put("auth=none\r\nTIMEOUT = NaN\n", ":2: timeout=NaN: expected a number of 0 or more");
+        bad.put("auth=none\r\nTIMEOUT = NaN\n", ":2: timeout=NaN: expected seconds from 0 to 86400");
+        // Infinity parses as a number, and a limit that cannot be kept was taken and silently capped
+        bad.put("timeout=Infinity\n", ":1: timeout=Infinity: expected seconds from 0 to 86400");
+        bad.put("connect_timeout=+Infinity\n", ":1: connect_timeout=+Infinity: expected seconds from 0 to 86400");
+        bad.put("timeout=86400.001\n", ":1: timeout=86400.001: expected seconds from 0 to 86400");
+        bad.put("connect_timeout=1e300\n", ":1: connect_timeout=1e300: expected seconds from 0 to 86400");
+        bad.put("retries=Infinity\n", ":1: retries=Infinity: expected a whole number from 0 to 100");
+        bad.put("retries=2.5\n", ":1: retries=2.5: expected a whole number from 0 to 100");
+        bad.put("retries=101\n", ":1: retries=101: expected a whole number from 0 to 100");
         bad.put("proxy=127.0.0.1:1,,127.0.0.1:2\n", ":1: proxy list 127.0.0.1:1,,127.0.0.1:2 has an empty entry (number 2); "
                 + "expected host:port or unix:/path, separated by commas");
         bad.put("proxy = 127.0.0.1:1 ,\n", ":1: proxy list 127.0.0.1:1 , has an empty entry (number 2)");
@@ -646,15 +658,19 @@ class DropInConformanceTest {
         assertFailure(both(env("APBASIL_AUTH", "kerberos"), Basil.engine("1.0")), ErrorClass.TRANSIENT,
                 "auth=kerberos: expected munge or none");
         assertFailure(both(env("APBASIL_TIMEOUT", "soon"), Basil.engine("1.0")), ErrorClass.TRANSIENT,
-                "timeout=soon: expected a number of 0 or more");
+                "timeout=soon: expected seconds from 0 to 86400");
         assertFailure(both(env("APBASIL_CONNECT_TIMEOUT", "NaN"), Basil.engine("1.0")), ErrorClass.TRANSIENT,
-                "connect_timeout=NaN: expected a number of 0 or more");
+                "connect_timeout=NaN: expected seconds from 0 to 86400");
+        assertFailure(both(env("APBASIL_TIMEOUT", "Infinity"), Basil.engine("1.0")), ErrorClass.TRANSIENT,
+                "timeout=Infinity: expected seconds from 0 to 86400");
+        assertFailure(both(env("APBASIL_RETRIES", "-Infinity"), Basil.engine("1.0")), ErrorClass.TRANSIENT,
+                "retries=-Infinity: expected a whole number from 0 to 100");
         // After the timeout, before the rest: the same first bad setting named by both.
         assertFailure(both(env("APBASIL_TIMEOUT", "-1", "APBASIL_CONNECT_TIMEOUT", "-1"), Basil.engine("1.0")),
-                ErrorClass.TRANSIENT, "timeout=-1: expected a number of 0 or more");
+                ErrorClass.TRANSIENT, "timeout=-1: expected seconds from 0 to 86400");
         assertFailure(both(env("APBASIL_CONNECT_TIMEOUT", "soon", "APBASIL_AUTH", "kerberos", "APBASIL_RETRIES", "x",
                 "APBASIL_TLS_CA", dir.resolve("missing-ca.pem").toString()), Basil.engine("1.0")), ErrorClass.TRANSIENT,
-                "connect_timeout=soon: expected a number of 0 or more");
+                "connect_timeout=soon: expected seconds from 0 to 86400");
         // The same list forms in the environment: the same words, without file and line.
         assertFailure(both(env("APBASIL_PROXY", " ,127.0.0.1:1"), Basil.engine("1.0")), ErrorClass.TRANSIENT,
                 "proxy list ,127.0.0.1:1 has an empty entry (number 1); expected host:port or unix:/path, separated by "

@@ -50,7 +50,9 @@ class ExecBackendTest {
             long ms = (System.nanoTime() - t0) / 1_000_000;
             assertTrue(e.isTransient());
             assertTrue(e.getMessage().contains("did not answer QUERY/ENGINE within 500 ms"), e.getMessage());
-            assertTrue(ms < 3000, "took " + ms + " ms");
+            // a guard, not a speed target: killed at the limit rather than waited for (60 s); a loaded host's fork and
+            // kill may take seconds
+            assertTrue(ms < 30_000, "took " + ms + " ms: the hung program was waited for, not killed");
         }
     }
 

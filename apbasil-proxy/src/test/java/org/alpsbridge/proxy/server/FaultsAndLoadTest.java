@@ -79,7 +79,8 @@ class FaultsAndLoadTest {
         byte[] answer = call(Basil.engine("1.3"));
         long ms = (System.nanoTime() - t0) / 1_000_000;
         assertFailure(answer, ErrorClass.TRANSIENT, "did not answer QUERY/ENGINE within 2500 ms");
-        assertTrue(ms < 5000, "took " + ms + " ms");
+        // a guard, not a speed target: the hang is for ever and the caller's own timeout 120 s
+        assertTrue(ms < 60_000, "took " + ms + " ms: the hung backend was waited for");
         assertTrue(new String(answer, StandardCharsets.UTF_8).contains("protocol=\"1.3\""));
         emulator.control().clearFaults();
         assertTrue(Basil.success(call(Basil.engine("1.3"))), "the daemon still answers after a hang");
@@ -115,13 +116,13 @@ class FaultsAndLoadTest {
             out.write(new byte[] {'A', 'P'});
             out.flush();
             assertTrue(Basil.success(call(Basil.engine("1.3"))), "others are served meanwhile");
-            loris.setSoTimeout(5000);
+            loris.setSoTimeout(60_000); // a guard: request_timeout (0.5 s) answers it long before
             long t0 = System.nanoTime();
             Reply reply = readReply(loris.getInputStream());
             long ms = (System.nanoTime() - t0) / 1_000_000;
             assertEquals(Reply.Status.REJECTED_TRANSIENT, reply.status());
             assertTrue(reply.reason().contains("did not arrive completely within request_timeout"), reply.reason());
-            assertTrue(ms < 3000, "took " + ms + " ms");
+            assertTrue(ms < 30_000, "took " + ms + " ms: request_timeout did not end the slow request");
             assertEquals(-1, loris.getInputStream().read(), "and the connection is closed");
         }
     }
