@@ -1,4 +1,4 @@
-package org.alpsbridge.basil.emulator;
+package org.alpsbridge.emulator;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -6,9 +6,9 @@ import java.util.BitSet;
 import java.util.Collection;
 import java.util.List;
 import java.util.TreeMap;
+import java.util.function.Function;
 import java.util.function.IntConsumer;
 import java.util.function.IntPredicate;
-import java.util.function.Function;
 import java.util.function.LongPredicate;
 import java.util.function.LongSupplier;
 

@@ -1,4 +1,4 @@
-package org.alpsbridge.basil.emulator;
+package org.alpsbridge.emulator;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -47,7 +47,7 @@ final class Capture {
             }
             return read(spec, r, engine);
         } catch (IOException e) {
-            throw new IllegalArgumentException("machine '" + spec + "': " + org.alpsbridge.basil.cli.Failures.describe(e), e);
+            throw new IllegalArgumentException("machine '" + spec + "': " + org.alpsbridge.failure.Failures.describe(e), e);
         } catch (BasilException e) {
             throw new IllegalArgumentException("machine '" + spec + "': " + e.getMessage(), e);
         }

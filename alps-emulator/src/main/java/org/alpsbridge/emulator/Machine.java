@@ -1,4 +1,4 @@
-package org.alpsbridge.basil.emulator;
+package org.alpsbridge.emulator;
 
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,4 +1,4 @@
-package org.alpsbridge.basil.emulator;
+package org.alpsbridge.emulator;
 
 /**
  * Why the emulated ALPS refused a request, as it goes into a FAILURE response. TRANSIENT means "may

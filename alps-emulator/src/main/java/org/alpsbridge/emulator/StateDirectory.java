@@ -1,4 +1,4 @@
-package org.alpsbridge.basil.emulator;
+package org.alpsbridge.emulator;
 
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;

@@ -1,4 +1,4 @@
-package org.alpsbridge.basil.emulator;
+package org.alpsbridge.emulator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

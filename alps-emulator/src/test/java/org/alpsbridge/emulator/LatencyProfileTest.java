@@ -1,4 +1,4 @@
-package org.alpsbridge.basil.emulator;
+package org.alpsbridge.emulator;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Random;
-import org.alpsbridge.basil.emulator.LatencyProfile.Load;
 import org.alpsbridge.basil.model.BasilRequest;
+import org.alpsbridge.emulator.LatencyProfile.Load;
 import org.junit.jupiter.api.Test;
 
 class LatencyProfileTest {

@@ -1,4 +1,4 @@
-package org.alpsbridge.basil.emulator;
+package org.alpsbridge.emulator;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -26,8 +26,8 @@ import org.alpsbridge.basil.codec.BasilException;
 import org.alpsbridge.basil.model.BasilRequest;
 import org.alpsbridge.basil.model.ErrorClass;
 import org.alpsbridge.basil.model.Method;
-import org.alpsbridge.basil.model.ReserveParam;
 import org.alpsbridge.basil.model.Released;
+import org.alpsbridge.basil.model.ReserveParam;
 import org.alpsbridge.basil.model.Reserved;
 import org.alpsbridge.basil.model.ResponseData;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package org.alpsbridge.basil.cli;
+package org.alpsbridge.failure;
 
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;

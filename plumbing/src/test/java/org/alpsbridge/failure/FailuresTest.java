@@ -1,4 +1,4 @@
-package org.alpsbridge.basil.cli;
+package org.alpsbridge.failure;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -1,4 +1,4 @@
-package org.alpsbridge.basil.cli;
+package org.alpsbridge.emulator.cli;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,12 +15,12 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import org.alpsbridge.basil.codec.BasilCodec;
 import org.alpsbridge.basil.codec.BasilException;
-import org.alpsbridge.basil.emulator.Emulator;
-import org.alpsbridge.basil.emulator.StateDirectory;
 import org.alpsbridge.basil.model.BasilRequest;
 import org.alpsbridge.basil.model.NodeGroup;
 import org.alpsbridge.basil.model.ReserveParam;
 import org.alpsbridge.basil.model.SystemInventory;
+import org.alpsbridge.emulator.Emulator;
+import org.alpsbridge.emulator.StateDirectory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;

@@ -1,12 +1,12 @@
-package org.alpsbridge.basil.cli;
+package org.alpsbridge.emulator.cli;
 
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import org.alpsbridge.basil.emulator.LatencyProfile;
-import org.alpsbridge.basil.emulator.StateDirectory;
+import org.alpsbridge.emulator.LatencyProfile;
+import org.alpsbridge.emulator.StateDirectory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -73,8 +73,20 @@ public final class EmulateCommand implements Callable<Integer> {
     CommandSpec spec;
 
     /**
-     * Runs the drop-in from the basil jar alone, without the launcher: {@code java -cp basil.jar:...
-     * org.alpsbridge.basil.cli.EmulateCommand --machine SPEC --state DIR}. Same options and exit codes.
+     * Adds {@code emulate} to the {@code basil} command, which lives in the basil module and knows no emulator.
+     * It goes before {@code bench}, where {@code basil --help} and its manual page list it.
+     */
+    public static void install(CommandLine basil) {
+        CommandLine bench = basil.getCommandSpec().removeSubcommand("bench");
+        basil.addSubcommand("emulate", new CommandLine(new EmulateCommand()));
+        if (bench != null) {
+            basil.addSubcommand("bench", bench);
+        }
+    }
+
+    /**
+     * Runs the drop-in from its jars alone, without the launcher: {@code java -cp alps-emulator.jar:basil.jar:...
+     * org.alpsbridge.emulator.cli.EmulateCommand --machine SPEC --state DIR}. Same options and exit codes.
      */
     public static void main(String[] args) {
         CommandLine cmd = new CommandLine(new EmulateCommand());
@@ -101,12 +113,12 @@ public final class EmulateCommand implements Callable<Integer> {
         OutputStream out = new BufferedOutputStream(System.out, 1 << 16);
         StateDirectory dir = new StateDirectory(state);
         switch (paggs) {
-            case "host" -> dir.watchingPaggs(org.alpsbridge.basil.emulator.Control.HOST_PAGGS);
+            case "host" -> dir.watchingPaggs(org.alpsbridge.emulator.Control.HOST_PAGGS);
             case "none" -> { }
             default -> throw new ParameterException(spec.commandLine(), "--paggs is none or host, not '" + paggs + "'");
         }
         switch (users) {
-            case "host" -> dir.userIds(org.alpsbridge.basil.emulator.Control.hostUserIds());
+            case "host" -> dir.userIds(org.alpsbridge.emulator.Control.hostUserIds());
             case "names" -> { }
             default -> throw new ParameterException(spec.commandLine(), "--users is names or host, not '" + users + "'");
         }

@@ -1,4 +1,4 @@
-package org.alpsbridge.basil.cli;
+package org.alpsbridge.emulator.cli;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -8,11 +8,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
-import org.alpsbridge.basil.emulator.Control;
-import org.alpsbridge.basil.emulator.StateDirectory;
 import org.alpsbridge.basil.model.ErrorClass;
 import org.alpsbridge.basil.model.Method;
 import org.alpsbridge.basil.nodes.NidSet;
+import org.alpsbridge.emulator.Control;
+import org.alpsbridge.emulator.StateDirectory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;

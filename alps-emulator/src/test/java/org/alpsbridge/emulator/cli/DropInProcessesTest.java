@@ -1,4 +1,4 @@
-package org.alpsbridge.basil.cli;
+package org.alpsbridge.emulator.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -18,12 +18,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.alpsbridge.basil.codec.BasilCodec;
 import org.alpsbridge.basil.codec.BasilException;
-import org.alpsbridge.basil.emulator.StateDirectory;
 import org.alpsbridge.basil.model.BasilRequest;
 import org.alpsbridge.basil.model.Released;
 import org.alpsbridge.basil.model.ReserveParam;
 import org.alpsbridge.basil.model.Reserved;
 import org.alpsbridge.basil.model.ResponseData;
+import org.alpsbridge.emulator.StateDirectory;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,4 +1,4 @@
-package org.alpsbridge.basil.cli;
+package org.alpsbridge.emulator.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -12,6 +12,7 @@ import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
+import org.alpsbridge.basil.cli.BasilCommand;
 import org.alpsbridge.basil.codec.BasilCodec;
 import org.alpsbridge.basil.model.BasilRequest;
 import org.alpsbridge.basil.model.ReserveParam;
@@ -25,6 +26,13 @@ class EmulateCommandTest {
     @TempDir
     Path dir;
 
+    /** {@code basil} with {@code emulate} installed, as the launcher builds it. */
+    private static CommandLine basilCommand() {
+        CommandLine basil = new CommandLine(new BasilCommand());
+        EmulateCommand.install(basil);
+        return basil;
+    }
+
     /** Runs {@code basil emulate ARGS} with {@code stdin}; returns stdout bytes, and the exit code in {@code code[0]}. */
     private static byte[] run(byte[] stdin, StringWriter stdout, int[] code, String... args) {
         InputStream oldIn = System.in;
@@ -33,7 +41,7 @@ class EmulateCommandTest {
         try {
             System.setIn(new ByteArrayInputStream(stdin));
             System.setOut(new PrintStream(bytes, true, StandardCharsets.US_ASCII));
-            CommandLine cmd = new CommandLine(new BasilCommand());
+            CommandLine cmd = basilCommand();
             cmd.setOut(new PrintWriter(stdout));
             cmd.setErr(new PrintWriter(new StringWriter()));
             cmd.setExecutionExceptionHandler((ex, line, parsed) -> 1);
@@ -51,7 +59,7 @@ class EmulateCommandTest {
     /** Runs {@code basil emulate ARGS}, which must fail as a usage error (exit 2); returns what it said on stderr. */
     private static String usageError(byte[] stdin, String... args) {
         StringWriter err = new StringWriter();
-        CommandLine cmd = new CommandLine(new BasilCommand());
+        CommandLine cmd = basilCommand();
         cmd.setErr(new PrintWriter(err));
         InputStream oldIn = System.in;
         String[] all = new String[args.length + 1];

@@ -1,4 +1,4 @@
-package org.alpsbridge.basil.cli;
+package org.alpsbridge.emulator.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -8,7 +8,7 @@ import org.alpsbridge.basil.model.BasilRequest;
 import org.alpsbridge.basil.model.ErrorClass;
 import org.alpsbridge.basil.model.ReserveParam;
 import org.alpsbridge.basil.model.ResponseData;
-import org.alpsbridge.basil.emulator.Emulator;
+import org.alpsbridge.emulator.Emulator;
 import org.junit.jupiter.api.Test;
 
 /** The fault actions of {@code basil emulate-control} as an operator types them. */

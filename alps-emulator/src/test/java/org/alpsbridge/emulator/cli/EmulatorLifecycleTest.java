@@ -1,4 +1,4 @@
-package org.alpsbridge.basil.cli;
+package org.alpsbridge.emulator.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -11,9 +11,9 @@ import java.io.PipedOutputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.alpsbridge.basil.cli.CheckAccess;
 import org.alpsbridge.basil.codec.BasilCodec;
 import org.alpsbridge.basil.codec.BasilException;
-import org.alpsbridge.basil.emulator.Emulator;
 import org.alpsbridge.basil.inventory.InventoryReader;
 import org.alpsbridge.basil.inventory.NodeView;
 import org.alpsbridge.basil.model.BasilRequest;
@@ -21,9 +21,10 @@ import org.alpsbridge.basil.model.Protocols;
 import org.alpsbridge.basil.model.ReserveParam;
 import org.alpsbridge.basil.model.Reserved;
 import org.alpsbridge.basil.model.ResponseData;
+import org.alpsbridge.emulator.Emulator;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * Full job lifecycles, as Slurm and the other clients drive ALPS, for every machine kind and every protocol
@@ -49,14 +50,14 @@ class EmulatorLifecycleTest {
     /** Calls the emulator and checks the answer as {@code basil check} does. */
     private static ResponseData call(Emulator e, BasilRequest request) throws BasilException {
         byte[] answer = e.handle(CODEC.write(request));
-        String checked = Documents.describe(answer);
+        String checked = CheckAccess.describe(answer);
         assertTrue(checked.startsWith("protocol=" + request.protocol() + " response"), checked);
         return CODEC.readResponse(answer).responseData();
     }
 
     private static List<NodeView> inventory(Emulator e, String protocol) throws BasilException {
         byte[] answer = e.handle(CODEC.write(BasilRequest.query(protocol, "INVENTORY")));
-        Documents.describe(answer);
+        CheckAccess.describe(answer);
         List<NodeView> nodes = new ArrayList<>();
         try (InventoryReader r = InventoryReader.open(new ByteArrayInputStream(answer))) {
             for (NodeView n; (n = r.nextNode()) != null; ) {
@@ -165,7 +166,7 @@ class EmulatorLifecycleTest {
                 throw new RuntimeException(ex);
             }
         });
-        String checked = Documents.describeInventoryStream(in);
+        String checked = CheckAccess.describeInventoryStream(in);
         writer.join();
         assertTrue(checked.contains("nodes=100000"), checked);
         assertTrue(checked.contains("reservations=1"), checked);
