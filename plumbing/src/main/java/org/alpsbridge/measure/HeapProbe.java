@@ -1,4 +1,4 @@
-package org.alpsbridge.basil.cli;
+package org.alpsbridge.measure;
 
 import com.sun.management.GarbageCollectionNotificationInfo;
 import java.lang.management.ManagementFactory;
@@ -23,7 +23,7 @@ import javax.management.openmbean.CompositeData;
  * what the call really needs (a streaming pass: one node; the full model: the whole document tree).
  * Not thread-safe; one probe at a time.
  */
-final class HeapProbe implements NotificationListener {
+public final class HeapProbe implements NotificationListener {
 
     private final List<MemoryPoolMXBean> heapPools = ManagementFactory.getMemoryPoolMXBeans().stream()
             .filter(p -> p.getType() == MemoryType.HEAP).toList();
@@ -32,7 +32,7 @@ final class HeapProbe implements NotificationListener {
     private final AtomicLong collections = new AtomicLong();
 
     /** Runs {@code call} once and returns its peak live heap in bytes; its result is held until the final collection. */
-    long peakLive(Callable<?> call) throws Exception {
+    public long peakLive(Callable<?> call) throws Exception {
         long baseline = collectAndMeasure();
         maxAfterGc.set(0);
         List<NotificationEmitter> emitters = ManagementFactory.getGarbageCollectorMXBeans().stream()

@@ -1,4 +1,4 @@
-package org.alpsbridge.basil.cli;
+package org.alpsbridge.measure;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -12,14 +12,14 @@ import java.nio.file.Path;
  * clock ticks, too coarse for a document parsed in 100 ms. Threads that end between two readings take their time
  * with them, so measure spans during which the JVM's thread set stays put (a bench pass).
  */
-final class ProcessCpu {
+public final class ProcessCpu {
 
     private static final Path TASKS = Path.of("/proc/self/task");
 
     private ProcessCpu() {
     }
 
-    static long nanos() {
+    public static long nanos() {
         if (Files.isDirectory(TASKS)) {
             long sum = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
             try (var tasks = Files.newDirectoryStream(TASKS)) {
