@@ -2,6 +2,7 @@ package org.alpsbridge.cli;
 
 import org.alpsbridge.affinity.cli.AffinityCommand;
 import org.alpsbridge.basil.cli.BasilCommand;
+import org.alpsbridge.emulator.cli.EmulateCommand;
 import org.alpsbridge.ledger.cli.LedgerCommand;
 import org.alpsbridge.ledger.service.cli.ServeCommand;
 import org.alpsbridge.proxy.cli.ProxyCommand;
@@ -40,13 +41,14 @@ public final class Main {
         CommandLine cmd = new CommandLine(new Main());
         // Descriptions are written as lines of up to 120 characters; picocli's 80 would re-wrap them mid-line.
         ServeCommand.install(cmd.getSubcommands().get("ledger"));
+        EmulateCommand.install(cmd.getSubcommands().get("basil"));
         ProxyServeCommand.listSettings(cmd.getSubcommands().get("proxy").getSubcommands().get("serve"));
         cmd.setUsageHelpWidth(120);
         summarizeCommandLists(cmd);
         cmd.setExecutionExceptionHandler((ex, line, parsed) -> {
             // "proxy serve: ...", as the ledger's commands name themselves; the failure in words, never a bare path
             String name = line.getCommandSpec().qualifiedName(" ").replaceFirst("^alpsbridge ", "");
-            line.getErr().println(name + ": " + org.alpsbridge.basil.cli.Failures.describe(ex));
+            line.getErr().println(name + ": " + org.alpsbridge.failure.Failures.describe(ex));
             return 1;
         });
         return cmd;

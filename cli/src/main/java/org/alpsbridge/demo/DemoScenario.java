@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import org.alpsbridge.basil.emulator.Control;
+import org.alpsbridge.emulator.Control;
 import org.alpsbridge.proxy.orphans.JobSource;
 import org.alpsbridge.timing.Job;
 import org.alpsbridge.timing.Replay;

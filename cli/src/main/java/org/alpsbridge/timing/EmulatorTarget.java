@@ -1,6 +1,6 @@
 package org.alpsbridge.timing;
 
-import org.alpsbridge.basil.emulator.Emulator;
+import org.alpsbridge.emulator.Emulator;
 
 /** The ALPS emulator in this process: what ALPS itself costs, with no process start and no network. */
 final class EmulatorTarget implements Target {

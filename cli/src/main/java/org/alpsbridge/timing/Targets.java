@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.alpsbridge.basil.emulator.Emulator;
+import org.alpsbridge.emulator.Emulator;
 
 /** Parses the target specifications {@code alpsbridge time --target} accepts. */
 public final class Targets {
@@ -23,7 +23,7 @@ public final class Targets {
 
     /**
      * {@code target} with the modelled latency of the emulator behind it: each call's timing gains what
-     * {@code takeModelledNanos} books (see {@link org.alpsbridge.basil.emulator.Control#takeModelledNanos()}).
+     * {@code takeModelledNanos} books (see {@link org.alpsbridge.emulator.Control#takeModelledNanos()}).
      * Exact while calls are timed one at a time, as the replay does.
      */
     public static Target withModelledLatency(Target target, java.util.function.LongSupplier takeModelledNanos) {

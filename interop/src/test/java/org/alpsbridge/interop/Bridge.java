@@ -86,7 +86,7 @@ final class Bridge implements AutoCloseable {
         Files.createDirectories(dir.resolve("capture"));
         // The drop-in's own main (no launcher) with a class-data archive: a JVM per ALPS call, kept short
         String emulate = java() + " -XX:TieredStopAtLevel=1 -Xshare:auto -cp " + jar
-                + " org.alpsbridge.basil.cli.EmulateCommand --machine " + machine + " --state " + dir.resolve("alps")
+                + " org.alpsbridge.emulator.cli.EmulateCommand --machine " + machine + " --state " + dir.resolve("alps")
                 // a confirmed job's container (Slurm's proctrack/pgid pgid) is a claim while it lives, as ALPS kept a
                 // reservation until the batch job's pagg ended: the stepd's RELEASE after scancel then succeeds
                 + " --paggs host"

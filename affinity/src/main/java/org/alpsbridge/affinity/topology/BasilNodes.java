@@ -78,7 +78,7 @@ public final class BasilNodes {
             }
             throw new TopologyException(file + ": " + (nid < 0 ? "the inventory has no nodes" : "no node with NID " + nid));
         } catch (IOException e) {
-            throw new TopologyException("the topology: " + org.alpsbridge.basil.cli.Failures.describe(e), e);
+            throw new TopologyException("the topology: " + org.alpsbridge.failure.Failures.describe(e), e);
         } catch (BasilException e) {
             throw new TopologyException(file + ": " + e.getMessage(), e);
         }

@@ -45,7 +45,7 @@ final class HwlocXmlReader {
         try (InputStream in = Files.newInputStream(file)) {
             return read(in, "hwloc " + file);
         } catch (IOException e) {
-            throw new TopologyException("the topology: " + org.alpsbridge.basil.cli.Failures.describe(e), e);
+            throw new TopologyException("the topology: " + org.alpsbridge.failure.Failures.describe(e), e);
         }
     }
 

@@ -101,7 +101,7 @@ final class SysfsReader {
         } catch (NoSuchFileException e) {
             throw new TopologyException(file + " is missing (is the CPU online and this a Linux sysfs tree?)", e);
         } catch (IOException e) {
-            throw new TopologyException("the topology: " + org.alpsbridge.basil.cli.Failures.describe(e), e);
+            throw new TopologyException("the topology: " + org.alpsbridge.failure.Failures.describe(e), e);
         }
     }
 }

@@ -178,7 +178,7 @@ public final class ProxyBenchCommand implements Callable<Integer> {
             List<String> hello = concat(jvm, List.of("-cp", compileHello(work).toString(), "Hello"));
             List<String> viaProxy = List.of(apbasilPath.toString());
             List<String> emulate = concat(jvm, emulateJvmOptions, List.of("-cp", jar,
-                    "org.alpsbridge.basil.cli.EmulateCommand", "--machine", machine, "--state",
+                    "org.alpsbridge.emulator.cli.EmulateCommand", "--machine", machine, "--state",
                     work.resolve("alps-state").toString()));
             Map<String, String> env = new LinkedHashMap<>();
             env.put("APBASIL_PROXY", address);

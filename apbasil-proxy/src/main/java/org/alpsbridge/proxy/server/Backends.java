@@ -46,10 +46,10 @@ public final class Backends {
             // the drop-in's --latency-profile, --paggs and --users, so both forms of the emulator model ALPS the same way
             b.emulator().control().latencyProfile(config.emulatorLatencyProfile(), config.emulatorLatencySeed(), 1.0);
             if (config.emulatorPaggs()) {
-                b.emulator().control().watchPaggs(org.alpsbridge.basil.emulator.Control.HOST_PAGGS);
+                b.emulator().control().watchPaggs(org.alpsbridge.emulator.Control.HOST_PAGGS);
             }
             if (config.emulatorUsersFromHost()) {
-                b.emulator().control().userIds(org.alpsbridge.basil.emulator.Control.hostUserIds());
+                b.emulator().control().userIds(org.alpsbridge.emulator.Control.hostUserIds());
             }
             return b;
         }

@@ -1,6 +1,6 @@
 package org.alpsbridge.proxy.server;
 
-import org.alpsbridge.basil.emulator.Emulator;
+import org.alpsbridge.emulator.Emulator;
 import org.alpsbridge.proxy.backend.Backend;
 import org.alpsbridge.proxy.backend.BackendException;
 import org.alpsbridge.proxy.backend.Call;

@@ -11,7 +11,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
-import org.alpsbridge.basil.emulator.LatencyProfile;
+import org.alpsbridge.emulator.LatencyProfile;
 import org.alpsbridge.settings.Setting;
 import org.alpsbridge.settings.SettingsFile;
 
@@ -158,7 +158,7 @@ public final class ProxyConfig {
         } catch (java.nio.charset.CharacterCodingException e) {
             throw new IllegalArgumentException(file + ": not UTF-8 text (" + e + ")");
         } catch (java.nio.file.FileSystemException e) {
-            throw new IllegalArgumentException("the proxy's settings file: " + org.alpsbridge.basil.cli.Failures.file(e)
+            throw new IllegalArgumentException("the proxy's settings file: " + org.alpsbridge.failure.Failures.file(e)
                     + " (the package installs /etc/alpsbridge/proxy.conf; without --config every key is at its default)");
         }
         return SettingsFile.parse(file, lines, e -> problem(e.key(), e.value()));

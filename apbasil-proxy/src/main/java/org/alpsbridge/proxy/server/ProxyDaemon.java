@@ -43,9 +43,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
+import org.alpsbridge.address.ProxyAddress;
 import org.alpsbridge.munge.Munge;
 import org.alpsbridge.proxy.backend.Backend;
-import org.alpsbridge.address.ProxyAddress;
 import org.alpsbridge.proxy.ha.Availability;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -116,7 +116,7 @@ public final class ProxyDaemon implements AutoCloseable {
             workers.shutdownNow();
             timers.shutdownNow();
             throw new IOException("the exchange journal (exchange_journal=" + config.exchangeJournal() + "): "
-                    + org.alpsbridge.basil.cli.Failures.describe(e), e);
+                    + org.alpsbridge.failure.Failures.describe(e), e);
         }
         try {
             this.pair = config.haDb() == null ? null : Availability.open(new Availability.Settings(config.haDb(),
@@ -220,7 +220,7 @@ public final class ProxyDaemon implements AutoCloseable {
         try {
             server = b.bind(bindTo).syncUninterruptibly().channel();
         } catch (Exception e) {
-            throw new IOException(org.alpsbridge.basil.cli.Failures.listen(address.toString(), e), e);
+            throw new IOException(org.alpsbridge.failure.Failures.listen(address.toString(), e), e);
         }
         servers.add(server);
         if (server.localAddress() instanceof InetSocketAddress bound) {

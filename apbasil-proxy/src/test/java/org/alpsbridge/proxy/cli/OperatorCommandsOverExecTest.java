@@ -12,7 +12,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
-import org.alpsbridge.basil.emulator.StateDirectory;
+import org.alpsbridge.emulator.StateDirectory;
 import org.alpsbridge.proxy.client.Apbasil;
 import org.alpsbridge.proxy.server.ProxyDaemon;
 import org.junit.jupiter.api.AfterEach;
@@ -45,7 +45,7 @@ class OperatorCommandsOverExecTest {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         Path apbasil = script("apbasil", "exec '" + java + "' -Xshare:auto -XX:TieredStopAtLevel=1 -cp '" + classPath
-                + "' org.alpsbridge.basil.cli.EmulateCommand --machine " + MACHINE + " --state '" + state + "'");
+                + "' org.alpsbridge.emulator.cli.EmulateCommand --machine " + MACHINE + " --state '" + state + "'");
         Path apkill = script("apkill", "echo \"$@\" >> '" + killed + "'");
         Path jobs = dir.resolve("jobs");
         Files.writeString(jobs, "100\n101\n");

@@ -10,7 +10,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
-import org.alpsbridge.basil.emulator.Emulator;
+import org.alpsbridge.emulator.Emulator;
 import org.alpsbridge.proxy.client.Apbasil;
 import org.alpsbridge.proxy.policy.InventoryPolicy;
 import org.alpsbridge.proxy.policy.PolicySettings;

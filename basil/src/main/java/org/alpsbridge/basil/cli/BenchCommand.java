@@ -20,6 +20,8 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import org.alpsbridge.basil.codec.BasilException;
 import org.alpsbridge.basil.inventory.SyntheticInventory;
+import org.alpsbridge.measure.HeapProbe;
+import org.alpsbridge.measure.ProcessCpu;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;

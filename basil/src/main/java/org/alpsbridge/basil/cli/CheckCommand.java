@@ -6,6 +6,7 @@ import java.nio.file.NoSuchFileException;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.alpsbridge.basil.codec.BasilException;
+import org.alpsbridge.failure.Failures;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import org.alpsbridge.basil.codec.BasilException;
 import org.alpsbridge.basil.model.Protocols;
+import org.alpsbridge.failure.Failures;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;

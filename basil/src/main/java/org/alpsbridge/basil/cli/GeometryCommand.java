@@ -22,6 +22,7 @@ import org.alpsbridge.basil.inventory.NodeView;
 import org.alpsbridge.basil.model.BasilRequest;
 import org.alpsbridge.basil.model.Protocols;
 import org.alpsbridge.basil.nodes.NidSet;
+import org.alpsbridge.failure.Failures;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;

@@ -1,5 +1,6 @@
 package org.alpsbridge.basil.cli;
 
+import java.io.InputStream;
 import org.alpsbridge.basil.codec.BasilException;
 
 /** Lets tests in other packages describe a document exactly as {@code basil check} does. */
@@ -10,5 +11,9 @@ public final class CheckAccess {
 
     public static String describe(byte[] document) throws BasilException {
         return Documents.describe(document);
+    }
+
+    public static String describeInventoryStream(InputStream in) throws BasilException {
+        return Documents.describeInventoryStream(in);
     }
 }

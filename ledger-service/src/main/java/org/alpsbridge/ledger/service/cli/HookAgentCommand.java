@@ -61,7 +61,7 @@ public final class HookAgentCommand implements Callable<Integer> {
             String db = ledgerCommand.dbOption();
             agent = HookAgent.start(env, db == null ? List.of() : List.of("--db", db), System.err);
         } catch (IllegalArgumentException | IOException e) {
-            spec.commandLine().getErr().println("ledger hook-agent: " + org.alpsbridge.basil.cli.Failures.describe(e));
+            spec.commandLine().getErr().println("ledger hook-agent: " + org.alpsbridge.failure.Failures.describe(e));
             return 1;
         }
         spec.commandLine().getErr().println("ledger hook-agent: listening on " + agent.socket());

@@ -90,7 +90,7 @@ public final class ServeCommand implements Callable<Integer> {
         try {
             s = settings();
         } catch (IllegalArgumentException | LedgerException e) {
-            spec.commandLine().getErr().println("ledger serve: " + org.alpsbridge.basil.cli.Failures.describe(e));
+            spec.commandLine().getErr().println("ledger serve: " + org.alpsbridge.failure.Failures.describe(e));
             return 1;
         }
         String db = s.get(Key.DB);
@@ -104,14 +104,14 @@ public final class ServeCommand implements Callable<Integer> {
         try {
             ledger = Ledger.open(db, true, s.store());
         } catch (LedgerException e) {
-            spec.commandLine().getErr().println("ledger serve: " + org.alpsbridge.basil.cli.Failures.describe(e));
+            spec.commandLine().getErr().println("ledger serve: " + org.alpsbridge.failure.Failures.describe(e));
             return 1;
         }
         try {
             server = LedgerServer.start(ledger, s, version(), Console.of(s));
         } catch (Exception e) {
             ledger.close();
-            spec.commandLine().getErr().println("ledger serve: " + org.alpsbridge.basil.cli.Failures.describe(e));
+            spec.commandLine().getErr().println("ledger serve: " + org.alpsbridge.failure.Failures.describe(e));
             return 1;
         }
         spec.commandLine().getErr().println("ledger serve: listening on " + server.addresses() + ", " + ledger

@@ -56,7 +56,7 @@ public final class ServiceOpener implements LedgerOpener {
      * often carry no message ({@code java.net.ConnectException}).
      */
     public static String unreachable(String base, IOException e) {
-        return "ledger service " + base + " cannot be reached: " + org.alpsbridge.basil.cli.Failures.describe(e)
+        return "ledger service " + base + " cannot be reached: " + org.alpsbridge.failure.Failures.describe(e)
                 + " (the service is 'alpsbridge ledger serve', unit alpsbridge-ledger; its address comes from --db,"
                 + " env ALPSBRIDGE_LEDGER or db= in the settings file)";
     }

@@ -210,7 +210,7 @@ final class HookSettings {
             }
             return List.of();
         } catch (IOException e) {
-            throw new IllegalArgumentException("the hooks' settings: " + org.alpsbridge.basil.cli.Failures.describe(e));
+            throw new IllegalArgumentException("the hooks' settings: " + org.alpsbridge.failure.Failures.describe(e));
         }
     }
 

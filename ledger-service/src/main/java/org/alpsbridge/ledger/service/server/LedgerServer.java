@@ -36,11 +36,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.alpsbridge.address.ProxyAddress;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.metrics.LedgerMetrics;
 import org.alpsbridge.ledger.service.api.ApiJson;
 import org.alpsbridge.munge.Munge;
-import org.alpsbridge.address.ProxyAddress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -196,7 +196,7 @@ public final class LedgerServer implements AutoCloseable {
         try {
             ch = b.bind(at).syncUninterruptibly().channel();
         } catch (Exception e) {
-            throw new IOException(org.alpsbridge.basil.cli.Failures.listen(address.toString(), e), e);
+            throw new IOException(org.alpsbridge.failure.Failures.listen(address.toString(), e), e);
         }
         channels.add(ch);
         if (ch.localAddress() instanceof InetSocketAddress bound) {

@@ -108,7 +108,7 @@ public final class ServiceSettings {
             return parse(file.toString(), Files.readString(file, StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new IllegalArgumentException("the ledger service's settings file: "
-                    + org.alpsbridge.basil.cli.Failures.describe(e) + " (the package installs"
+                    + org.alpsbridge.failure.Failures.describe(e) + " (the package installs"
                     + " /etc/alpsbridge/ledger-service.conf; without --config every key is at its default)");
         }
     }
