@@ -36,6 +36,7 @@ final class IdleTimer implements AutoCloseable {
         return Math.max(50, Math.min(250, settings.refreshInterval().toMillis() / 20));
     }
 
+    /** A thread of the policy's own, named {@code name}: none of them keeps the JVM alive. */
     static Thread daemon(Runnable r, String name) {
         Thread t = new Thread(r, name);
         t.setDaemon(true);

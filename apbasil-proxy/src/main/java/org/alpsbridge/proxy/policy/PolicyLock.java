@@ -13,16 +13,20 @@ import org.slf4j.LoggerFactory;
  * The policy's one lock, the reservation changes' patches queued for it, and the RESERVEs at ALPS now.
  *
  * <p>What it guards: the caches and what the policy knows of each ({@link Caches}: the entries by protocol version,
- * the reservations draining after a RELEASE with claims outstanding), the user ids looked up for patches
- * ({@link ReservationPatches}) and the backend the policy wraps being set. Refreshes, the choice of a cache answer,
- * the checks before it and the patches of reservation changes run under it, one at a time. {@link Caches} asserts it
- * is held in every method; an entry it hands out is not kept past {@link #unlock()}.
+ * each with its {@link CachedInventory}, which is not thread-safe; the reservations draining after a RELEASE with
+ * claims outstanding), the user ids looked up for patches ({@link ReservationPatches}) and the backend the policy wraps
+ * being set. Refreshes, the choice of a cache answer, the checks before it and the patches of reservation changes run
+ * under it, one at a time. {@link Caches} asserts it is held in every method; an entry it hands out is not kept past
+ * {@link #unlock()}.
  *
  * <p>Its rules:
  * <ul>
- *   <li>It is taken with {@link #lock()} and let go with {@link #unlock()}, never otherwise: {@code lock()} applies the
+ *   <li>It is taken with {@link #lock()}, or {@link #tryLock()} where waiting is not wanted (the cache age gauge, a
+ *       change whose patch is queued), and let go with {@link #unlock()}, never otherwise: {@code lock()} applies the
  *       patches queued before, {@code unlock()} those queued meanwhile (after a refresh: to what the refresh brought),
  *       so whatever takes the lock after a change was answered sees its patch.
+ *   <li>Its holder may call ALPS: a full fetch (the cache it makes must follow every change before it), SUMMARY, the
+ *       reservations check, STATUS. A scheduler INVENTORY that needs a full fetch waits for it (it is its answer).
  *   <li>A RESERVE, SWITCH or RELEASE never waits for it, nor for each other: the backend is called without it, and the
  *       answer's patch is {@linkplain #queue queued}, applied at once when the lock is free, else by its holder before
  *       it lets go or by its next holder. A cached answer's document is written and sent outside it
