@@ -574,9 +574,11 @@ abstract class LedgerContractTest {
                     r -> false).get(0).state());
             assertEquals(List.of(), upgraded.holds("old"));
             assertEquals(List.of(), upgraded.check());
+            assertEquals(List.of(org.alpsbridge.ledger.ProjectShare.none("old")), upgraded.shares("old"),
+                    "a project of version 1 has the empty share of version 3");
         }
         try (java.sql.Connection c = java.sql.DriverManager.getConnection(jdbc)) {
-            assertEquals(List.of(1L, 2L), Sql.list(c, "SELECT version FROM schema_version ORDER BY version",
+            assertEquals(List.of(1L, 2L, 3L), Sql.list(c, "SELECT version FROM schema_version ORDER BY version",
                     rs -> rs.getLong(1)));
             List<String> indexes = Sql.list(c, dialect == Dialect.POSTGRESQL
                     ? "SELECT indexname FROM pg_indexes WHERE tablename = 'reservation' ORDER BY 1"
