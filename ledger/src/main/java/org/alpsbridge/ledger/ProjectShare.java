@@ -92,9 +92,9 @@ public record ProjectShare(String project, String description, String organizati
     private static String text(String value, String field) {
         String v = value == null ? "" : value.strip();
         if (v.length() > MAX_TEXT || v.chars().anyMatch(ch -> ch < 32 || ch == '"' || ch == '\'' || ch == '\\'
-                || ch == '[' || ch == ']')) {
+                || ch == '[' || ch == ']' || ch == '|')) {
             throw new LedgerException("the " + field + " must be at most " + MAX_TEXT + " printable characters without"
-                    + " quotes, backslashes or brackets");
+                    + " quotes, backslashes, brackets or |");
         }
         return v;
     }
