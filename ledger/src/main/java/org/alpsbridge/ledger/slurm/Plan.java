@@ -180,13 +180,15 @@ final class Plan {
             forward.add(users("delete", users, t.account(), policy.cluster(), Set.of("")));
             undo.add(restore(users, t.account(), policy.cluster(), had));
         });
-        adds.forEach((parts, users) -> {
-            forward.add(users("add", users, t.account(), policy.cluster(), parts));
-            undo.add(List.of(users("delete", users, t.account(), policy.cluster(), parts)));
-        });
+        // drops before adds: an add without a partition is undone by deleting all of the user's associations with the
+        // account, which after the drops is that one association only
         dropSome.forEach((parts, users) -> {
             forward.add(users("delete", users, t.account(), policy.cluster(), parts));
             undo.add(restore(users, t.account(), policy.cluster(), parts));
+        });
+        adds.forEach((parts, users) -> {
+            forward.add(users("add", users, t.account(), policy.cluster(), parts));
+            undo.add(List.of(users("delete", users, t.account(), policy.cluster(), parts)));
         });
         return forward.isEmpty() ? null : new Step(t.project(), t.account(), forward, undo);
     }
