@@ -49,13 +49,17 @@ final class SlurmSyncCommand extends LedgerTask {
     boolean adoptAll;
     @Option(names = "--dry-run", description = "Print the sacctmgr calls it would run; run none.")
     boolean dryRun;
+    @Option(names = "--at", paramLabel = "TIME",
+            description = "Judge which allocations have ended as of this time (2026-01-01 or an ISO instant; default: now).")
+    String at;
 
     @Override
     int run(Ledger ledger) {
         LedgerSettings site = LedgerSettings.load(environment());
         SlurmSync.Options o = new SlurmSync.Options(or(cluster, site.value("slurm_cluster")),
                 or(ended, site.value("slurm_ended")), or(parent, site.value("slurm_parent")),
-                or(sacctmgr, site.value("sacctmgr")), Set.copyOf(adopt), adoptAll, dryRun);
+                or(sacctmgr, site.value("sacctmgr")), Set.copyOf(adopt), adoptAll, dryRun,
+                at == null ? null : time(at));
         return SlurmSync.run(ledger, o, out(), err());
     }
 

@@ -47,9 +47,10 @@ public final class SlurmSync {
      * @param adopt accounts the ledger may take over although it did not make them (their description gets the mark)
      * @param adoptAll take over every account named by a project
      * @param dryRun print the calls, run none
+     * @param at the time at which allocations are judged ended (null: now)
      */
     public record Options(String cluster, String ended, String parent, String sacctmgr, Set<String> adopt,
-                          boolean adoptAll, boolean dryRun) {
+                          boolean adoptAll, boolean dryRun, Instant at) {
         public Options {
             adopt = Set.copyOf(adopt);
         }
@@ -60,8 +61,8 @@ public final class SlurmSync {
 
     /** Runs the sync on the system's Unix groups and sacctmgr; the exit code. */
     public static int run(Ledger ledger, Options o, PrintWriter out, PrintWriter err) {
-        return run(ledger, o, UnixGroups.system(), new Sacctmgr(o.sacctmgr(), Duration.ofSeconds(120)), Instant.now(),
-                out, err);
+        return run(ledger, o, UnixGroups.system(), new Sacctmgr(o.sacctmgr(), Duration.ofSeconds(120)),
+                o.at() == null ? Instant.now() : o.at(), out, err);
     }
 
     static int run(Ledger ledger, Options o, UnixGroups groups, Sacctmgr sacctmgr, Instant now, PrintWriter out,
