@@ -100,7 +100,7 @@ public final class SlurmSync {
                 failed++;
             }
         }
-        out.printf("# %s%d sacctmgr call(s) for %d project(s)%s, planned in %d ms%n", o.dryRun() ? "dry run: " : "",
+        out.printf("# %s%d sacctmgr call(s) for %d project(s)%s, in %d ms%n", o.dryRun() ? "dry run: " : "",
                 plan.commands(), plan.steps().size(), failed == 0 ? "" : ", " + failed + " failed and undone",
                 Duration.ofNanos(System.nanoTime() - began).toMillis());
         out.flush();

@@ -106,19 +106,22 @@ class SlurmSyncSlurmTest {
         assertTrue(second[0].contains("# 0 sacctmgr call(s) for 0 project(s)"), second[0]);
         assertEquals(before, changes(calls).size(), "the second sync asks slurmdbd no change");
 
-        // the node cap: chem runs one job at a time (GrpTRES=node=1, each job counts its node), phys runs beside it
+        // the cap: chem runs one CPU at a time, phys runs beside it on the CPUs left. (Its node cap is set too; on
+        // this one-node lab it cannot bite: Slurm counts the nodes an account's jobs share once.)
         try (Ledger ledger = Ledger.open(lab.db)) {
-            ledger.setShare(new ProjectShare("chem", "Chemistry", "uni", List.of(), Map.of("node", 1L), List.of()), "test");
+            ledger.setShare(new ProjectShare("chem", "Chemistry", "uni", List.of(), Map.of("node", 1L, "cpu", 1L),
+                    List.of()), "test");
         }
         sync(lab, wrapper, 0);
-        assertEquals("node=1", assoc(lab, "chem", "", "grptres"));
+        assertEquals(Map.of("cpu", 1L, "node", 1L), ProjectShare.parseCaps(assoc(lab, "chem", "", "grptres")));
         String c1 = jobId(submit(lab, "absync-ann", "chem", "sleep 300"));
         lab.awaitState(c1, "RUNNING", Duration.ofSeconds(60));
         String c2 = jobId(submit(lab, "absync-ann", "chem", "sleep 300"));
         String p1 = jobId(submit(lab, "absync-bob", "phys", "sleep 300"));
         lab.awaitState(p1, "RUNNING", Duration.ofSeconds(60));
-        awaitReason(lab, c2, "AssocGrpNodeLimit");
+        awaitReason(lab, c2, "AssocGrpCpuLimit");
         assertEquals("PENDING", lab.job(c2).get("JobState"), "chem's second job waits at its cap with CPUs free");
+        assertEquals("RUNNING", lab.job(p1).get("JobState"), "phys runs beside it");
         lab.slurm("scancel", c1, c2, p1);
         lab.awaitQuiet(Duration.ofSeconds(60));
 
