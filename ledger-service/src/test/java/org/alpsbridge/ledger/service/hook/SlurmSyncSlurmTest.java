@@ -232,7 +232,7 @@ class SlurmSyncSlurmTest {
 
     private static void removeUsers() throws Exception {
         for (String u : USERS.keySet()) {
-            Programs.run(List.of("userdel", u), Map.of(), Duration.ofSeconds(30));
+            Programs.run(List.of("userdel", "-f", u), Map.of(), Duration.ofSeconds(30));
         }
         for (String g : GROUPS) {
             Programs.run(List.of("groupdel", g), Map.of(), Duration.ofSeconds(30));
