@@ -126,10 +126,10 @@ class SlurmSyncSlurmTest {
         lab.awaitQuiet(Duration.ofSeconds(60));
 
         // a member removed from the group loses the association: Slurm refuses the job
-        assertEquals("absync-cid", assoc(lab, "chem", "absync-cid", "user"));
+        assertEquals("chem", assoc(lab, "chem", "absync-cid", "account"));
         run("gpasswd", "-d", "absync-cid", "absync-chem");
         sync(lab, wrapper, 0);
-        assertEquals("", assoc(lab, "chem", "absync-cid", "user"));
+        assertEquals("", assoc(lab, "chem", "absync-cid", "account"));
         assertNotEquals(0, submit(lab, "absync-cid", "chem", "true").exit(), "no longer a member");
         assertEquals(0, submit(lab, "absync-ann", "chem", "true").exit(), "a member still is");
 
