@@ -43,6 +43,7 @@ install -m 0644 "$target"/install-files/etc/*.conf "$src/etc/ledger-hook.conf" "
 install -m 0644 "$src/default/alpsbridge-proxy" "$src/default/alpsbridge-ledger" "$tree/etc/default/"
 install -m 0644 "$src/systemd/alpsbridge-proxy.service" "$src/systemd/alpsbridge-ledger.service" \
   "$src/systemd/alpsbridge-ledger-hook-agent.service" "$src/systemd/alpsbridge-affinity-agent.service" \
+  "$src/systemd/alpsbridge-ledger-slurm-sync.service" "$src/systemd/alpsbridge-ledger-slurm-sync.timer" \
   "$tree/lib/systemd/system/"
 install -m 0644 "$src/doc/copyright" "$tree/usr/share/doc/alpsbridge/"
 install -m 0644 "$src/lintian/alpsbridge" "$tree/usr/share/lintian/overrides/"

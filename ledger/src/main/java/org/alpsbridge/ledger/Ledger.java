@@ -109,6 +109,25 @@ public interface Ledger extends AutoCloseable {
     List<Project> projects();
 
     /**
+     * The shares of a project, or of every project when {@code project} is null: its Slurm description and
+     * organisation, partitions, aggregate caps and explicit members (a project with none set has
+     * {@link ProjectShare#none}).
+     */
+    List<ProjectShare> shares(String project);
+
+    /**
+     * Replaces a project's share with {@code share}, in one transaction that also appends one
+     * {@link ProjectChange} per field that differs (nothing when nothing differs).
+     *
+     * @param actor who asks, as the change journal records it
+     * @return the share as stored
+     */
+    ProjectShare setShare(ProjectShare share, String actor);
+
+    /** The changes of a project's share (every project's when {@code project} is null), newest first. */
+    List<ProjectChange> projectChanges(String project, int limit);
+
+    /**
      * Grants {@code minutes} to the project's allocation for exactly {@code [from, to)}, creating it if
      * it does not exist. Refused if the period overlaps another allocation of the same project and
      * resource (adjacent periods are fine).

@@ -35,6 +35,7 @@ import picocli.CommandLine.ScopeType;
                 ReportCommands.Check.class,
                 ReportCommands.Replay.class,
                 SiteFactorCommand.class,
+                SlurmSyncCommand.class,
                 BenchCommand.class
         },
         footer = {"",

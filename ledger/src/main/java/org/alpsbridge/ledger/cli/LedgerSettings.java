@@ -29,7 +29,8 @@ final class LedgerSettings {
                     + " see man alpsbridge-ledger for its client settings: ALPSBRIDGE_LEDGER_AUTH, ALPSBRIDGE_LEDGER_TLS_CA,"
                     + " ALPSBRIDGE_MUNGE_SOCKET); empty = none: every command then needs --db or env ALPSBRIDGE_LEDGER",
                     v -> v.isEmpty() || urlProblem(v) == null ? null : "db=" + v + ": " + urlProblem(v))),
-            StoreSettings.ALL.stream()).toList();
+            java.util.stream.Stream.concat(StoreSettings.ALL.stream(),
+                    org.alpsbridge.ledger.slurm.SlurmSync.SETTINGS.stream())).toList();
 
     private final Map<String, String> values;
 
@@ -70,6 +71,12 @@ final class LedgerSettings {
     String db() {
         String v = values.getOrDefault("db", "");
         return v.isEmpty() ? null : v;
+    }
+
+    /** A key's value in the file, else its declared default. */
+    String value(String key) {
+        String v = values.get(key);
+        return v != null ? v : KEYS.stream().filter(k -> k.name().equals(key)).findFirst().orElseThrow().defaultValue();
     }
 
     /** What the file sets of the store's settings ({@link StoreSettings#ALL}), by key: for a PostgreSQL ledger. */

@@ -46,6 +46,11 @@ abstract class LedgerTask implements Callable<Integer> {
 
     abstract int run(Ledger ledger);
 
+    /** The environment the ledger command was given (its settings file, its service client's settings). */
+    java.util.Map<String, String> environment() {
+        return root().environment();
+    }
+
     /** Whether opening refuses a ledger whose balances disagree with its journal (all but {@code check}). */
     boolean verifyOnOpen() {
         return true;

@@ -9,8 +9,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code ledger project add|list}. */
-@Command(name = "project", mixinStandardHelpOptions = true, description = "Create and list projects.",
-        subcommands = {ProjectCommands.Add.class, ProjectCommands.ListProjects.class})
+@Command(name = "project", mixinStandardHelpOptions = true, description = "Create and list projects; show and set their share of the cluster (slurm-sync).",
+        subcommands = {ProjectCommands.Add.class, ProjectCommands.ListProjects.class, ShareCommands.Show.class,
+                ShareCommands.Set.class, ShareCommands.Member.class, ShareCommands.Changes.class})
 final class ProjectCommands {
 
     @Command(name = "add", mixinStandardHelpOptions = true,

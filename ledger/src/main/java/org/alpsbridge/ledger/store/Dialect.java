@@ -16,7 +16,7 @@ enum Dialect {
     POSTGRESQL("postgresql");
 
     /** Schema versions shipped as {@code <dialect>-V<n>.sql} beside this class. */
-    static final int LATEST = 2;
+    static final int LATEST = 3;
 
     private final String prefix;
 

@@ -14,6 +14,8 @@ import org.alpsbridge.ledger.LedgerException;
 import org.alpsbridge.ledger.Lookup;
 import org.alpsbridge.ledger.Outcome;
 import org.alpsbridge.ledger.Project;
+import org.alpsbridge.ledger.ProjectChange;
+import org.alpsbridge.ledger.ProjectShare;
 import org.alpsbridge.ledger.ReleaseRequest;
 import org.alpsbridge.ledger.Reservation;
 import org.alpsbridge.ledger.ReserveRequest;
@@ -27,8 +29,8 @@ import org.alpsbridge.ledger.cost.Weights;
  * outcome together (SPEC §7).
  *
  * <p>This class is the store's front door and only delegates: {@link Accounts} (projects, allocations,
- * credit), {@link Charging} (the reservation lifecycle), {@link Reports}, {@link Consistency} (check) and
- * {@link Replayer}; {@link Lookups} and {@link Journal} are what they share.
+ * credit), {@link Charging} (the reservation lifecycle), {@link Reports}, {@link Consistency} (check),
+ * {@link Shares} (projects' shares of the cluster) and {@link Replayer}; {@link Lookups} and {@link Journal} are what they share.
  */
 public final class JdbcLedger implements Ledger {
 
@@ -40,6 +42,7 @@ public final class JdbcLedger implements Ledger {
     private final Charging charging;
     private final Reports reports;
     private final Consistency consistency;
+    private final Shares shares;
 
     private JdbcLedger(String url, Dialect dialect, Executor executor) {
         this.url = url;
@@ -51,6 +54,7 @@ public final class JdbcLedger implements Ledger {
         this.charging = new Charging(executor, dialect, lookups, journal);
         this.reports = new Reports(executor);
         this.consistency = new Consistency(executor);
+        this.shares = new Shares(executor, lookups, dialect);
     }
 
     /** See {@link Ledger#open(String)}. */
@@ -140,6 +144,21 @@ public final class JdbcLedger implements Ledger {
     @Override
     public List<Project> projects() {
         return accounts.projects();
+    }
+
+    @Override
+    public List<ProjectShare> shares(String project) {
+        return shares.shares(project);
+    }
+
+    @Override
+    public ProjectShare setShare(ProjectShare share, String actor) {
+        return shares.setShare(share, actor);
+    }
+
+    @Override
+    public List<ProjectChange> projectChanges(String project, int limit) {
+        return shares.changes(project, limit);
     }
 
     @Override

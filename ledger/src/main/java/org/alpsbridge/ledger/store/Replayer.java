@@ -68,6 +68,13 @@ final class Replayer {
             copy(c, target, "name, cpu_milli, mem_milli, gpu_milli, mult_milli", "partition_weights", "name", null);
             copy(c, target, "request_id, payload, created_at", "admin_request", "request_id", null);
             copy(c, target, "created_at, kind, rkey, project, message", "alert", "id", null);
+            // the projects' shares and their change journal, with the projects' ids of the replay
+            copy(c, target, "project_id, description, organization, partitions, caps", "project_share", "project_id",
+                    r -> r[0] = projects.get(number(r[0])));
+            copy(c, target, "project_id, user_name", "project_member", "project_id, user_name",
+                    r -> r[0] = projects.get(number(r[0])));
+            copy(c, target, "project_id, field, before, after, actor, created_at", "project_change", "seq",
+                    r -> r[0] = projects.get(number(r[0])));
             long reservations = copy(c, target, Res.COLUMNS.substring("id, ".length()), "reservation", "id",
                     r -> r[6] = r[6] == null ? null : allocations.get(number(r[6])));
             long[] entries = {0};

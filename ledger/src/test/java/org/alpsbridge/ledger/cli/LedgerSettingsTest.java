@@ -24,7 +24,7 @@ class LedgerSettingsTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> LedgerSettings.parse(FILE, "\ndatabase=sqlite:/x.db\n"));
         assertEquals(FILE + ":2: unknown key 'database' (known keys: db, pg_pool, pg_group_writers,"
-                + " pg_reconnect_seconds)", e.getMessage());
+                + " pg_reconnect_seconds, slurm_cluster, slurm_ended, slurm_parent, sacctmgr)", e.getMessage());
     }
 
     @Test
@@ -102,7 +102,8 @@ class LedgerSettingsTest {
         String template = LedgerSettings.template();
         assertTrue(template.contains("\n#db=\n"), template);
         assertEquals(Map.of(), LedgerSettings.parse(FILE, template));
-        assertEquals(Map.of("db", "", "pg_pool", "4", "pg_group_writers", "2", "pg_reconnect_seconds", "30"),
+        assertEquals(Map.of("db", "", "pg_pool", "4", "pg_group_writers", "2", "pg_reconnect_seconds", "30",
+                "slurm_cluster", "", "slurm_ended", "block", "slurm_parent", "root", "sacctmgr", "sacctmgr"),
                 LedgerSettings.parse(FILE, template.replaceAll("(?m)^#([a-z_]+=)", "$1")));
     }
 }

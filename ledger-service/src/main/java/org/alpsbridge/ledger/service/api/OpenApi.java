@@ -89,6 +89,10 @@ public final class OpenApi {
         if (type instanceof ParameterizedType p && p.getRawType() == List.class) {
             return Map.of("type", "array", "items", schema(p.getActualTypeArguments()[0], schemas));
         }
+        if (type instanceof ParameterizedType p && p.getRawType() == Map.class) {
+            // a map with string keys: a JSON object whose values all have the value type's schema
+            return Map.of("type", "object", "additionalProperties", schema(p.getActualTypeArguments()[1], schemas));
+        }
         Class<?> c = (Class<?>) type;
         if (c == String.class) {
             return Map.of("type", "string");

@@ -6,6 +6,8 @@ import org.alpsbridge.ledger.Balance;
 import org.alpsbridge.ledger.JournalEntry;
 import org.alpsbridge.ledger.Outcome;
 import org.alpsbridge.ledger.Project;
+import org.alpsbridge.ledger.ProjectChange;
+import org.alpsbridge.ledger.ProjectShare;
 import org.alpsbridge.ledger.ReleaseRequest;
 import org.alpsbridge.ledger.Reservation;
 import org.alpsbridge.ledger.ReserveRequest;
@@ -22,6 +24,14 @@ public enum Route {
             List.of(), Access.READ),
     ADD_PROJECT("POST", "/v1/projects", "Adds a project", Requests.AddProject.class, Project.class, false,
             List.of(), Access.SUPERUSER),
+    SHARES("GET", "/v1/shares", "Projects' shares of the cluster (Slurm description, organisation, partitions, caps)"
+            + " and explicit members; all readable projects without project", null, ProjectShare.class, true,
+            List.of("project"), Access.READ),
+    SET_SHARE("POST", "/v1/share", "Replaces a project's share; each field changed is recorded in the change"
+            + " journal with the caller as actor", ProjectShare.class, ProjectShare.class, false, List.of(),
+            Access.SUPERUSER),
+    PROJECT_CHANGES("GET", "/v1/project-changes", "Changes of projects' shares, newest first", null,
+            ProjectChange.class, true, List.of("project", "limit"), Access.ADMIN),
     GRANT("POST", "/v1/grant", "Grants minutes to an allocation [from, to), creating it", Requests.Grant.class,
             Balance.class, false, List.of(), Access.SUPERUSER),
     CREDIT("POST", "/v1/credit", "Adds credit to the allocation active at a time", Requests.Credit.class,

@@ -24,6 +24,8 @@ import org.alpsbridge.ledger.LedgerUnavailableException;
 import org.alpsbridge.ledger.Lookup;
 import org.alpsbridge.ledger.Outcome;
 import org.alpsbridge.ledger.Project;
+import org.alpsbridge.ledger.ProjectChange;
+import org.alpsbridge.ledger.ProjectShare;
 import org.alpsbridge.ledger.ReleaseRequest;
 import org.alpsbridge.ledger.Reservation;
 import org.alpsbridge.ledger.ReserveRequest;
@@ -168,6 +170,22 @@ final class RemoteLedger implements Ledger {
     @Override
     public List<Project> projects() {
         return list(Route.PROJECTS, Project.class);
+    }
+
+    @Override
+    public List<ProjectShare> shares(String project) {
+        return list(Route.SHARES, ProjectShare.class, "project", project);
+    }
+
+    @Override
+    public ProjectShare setShare(ProjectShare share, String actor) {
+        // the service records its authenticated caller as the actor, whatever a client says
+        return post(Route.SET_SHARE, share, ProjectShare.class);
+    }
+
+    @Override
+    public List<ProjectChange> projectChanges(String project, int limit) {
+        return list(Route.PROJECT_CHANGES, ProjectChange.class, "project", project, "limit", limit);
     }
 
     @Override

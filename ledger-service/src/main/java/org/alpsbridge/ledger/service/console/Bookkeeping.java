@@ -17,6 +17,7 @@ import org.alpsbridge.ledger.Balance;
 import org.alpsbridge.ledger.Lookup;
 import org.alpsbridge.ledger.Outcome;
 import org.alpsbridge.ledger.Project;
+import org.alpsbridge.ledger.ProjectShare;
 import org.alpsbridge.ledger.Reservation;
 import org.alpsbridge.ledger.Resource;
 import org.alpsbridge.ledger.service.api.Requests;
@@ -71,7 +72,16 @@ final class Bookkeeping {
                         new Field("hours", "New base (hours)", "text", ""))),
         EXPIRE("expire", "Expire", "Withdraws what is left available of the active allocation: nothing more can be"
                 + " reserved on it; holds in flight still settle.",
-                List.of(new Field("project", "Project", "project", ""), new Field("resource", "Resource", "resource", "")));
+                List.of(new Field("project", "Project", "project", ""), new Field("resource", "Resource", "resource", ""))),
+        SHARE("share", "Share", "Sets what the project may use of the cluster and its explicit members, as slurm-sync"
+                + " gives them to Slurm; each change is recorded with you as its actor.",
+                List.of(new Field("project", "Project", "project", ""),
+                        new Field("description", "Description", "text", "the Slurm account's"),
+                        new Field("organization", "Organisation", "text", "the Slurm account's"),
+                        new Field("partitions", "Partitions", "text", "comma-separated; empty: all"),
+                        new Field("caps", "Caps (GrpTRES)", "text", "e.g. node=4,cpu=128,gres/gpu=8; empty: none"),
+                        new Field("members", "Explicit members", "text", "user names, comma-separated, besides the"
+                                + " Unix group's")));
 
         final String slug;
         final String title;
@@ -231,9 +241,30 @@ final class Bookkeeping {
             }
             case ADJUST -> describe("Adjusted the base of", api.post(Route.ADJUST, new Requests.Adjust(
                     required(v, "project"), resource(v), at, minutes(v, "hours"), rid), Balance.class));
+            case SHARE -> {
+                ProjectShare stored = api.post(Route.SET_SHARE, share(v), ProjectShare.class);
+                yield "Set the share of " + stored.project() + ": partitions " + (stored.partitions().isEmpty() ? "all"
+                        : String.join(",", stored.partitions())) + ", caps " + (stored.caps().isEmpty() ? "none"
+                        : stored.grpTres()) + ", explicit members " + (stored.members().isEmpty() ? "none"
+                        : String.join(",", stored.members())) + ".";
+            }
             case EXPIRE -> describe("Expired", api.post(Route.WITHDRAW, new Requests.Withdraw(required(v, "project"),
                     resource(v), at, whole(v, "minutes"), false, "expired (web console)", rid), Balance.class));
         };
+    }
+
+    /** The share a form says (the ledger refuses a bad field, naming it). */
+    private static ProjectShare share(Map<String, String> v) {
+        try {
+            return new ProjectShare(required(v, "project"), v.get("description"), v.get("organization"),
+                    list(v.get("partitions")), ProjectShare.parseCaps(v.get("caps")), list(v.get("members")));
+        } catch (org.alpsbridge.ledger.LedgerException e) {
+            throw new Calls.Refused(422, e.getMessage());
+        }
+    }
+
+    private static List<String> list(String text) {
+        return text == null || text.isBlank() ? List.of() : List.of(text.strip().split("\\s*,\\s*"));
     }
 
     private static String describe(String what, Balance b) {
@@ -324,6 +355,15 @@ final class Bookkeeping {
                         + " (" + esc(r.state()) + ") stands charged " + r.charge() + " min, " + r.refunded()
                         + " min refunded before. After: charged " + (r.charge() - minutes) + " min; the project's"
                         + " allocation gets " + minutes + " min back.</p>";
+            }
+            case SHARE -> {
+                ProjectShare now = api.list(Route.SHARES, ProjectShare.class, "project", required(v, "project")).get(0);
+                ProjectShare next = share(v);
+                yield "<p>Project <strong>" + esc(now.project()) + "</strong>: partitions "
+                        + esc(String.join(",", now.partitions())) + " &rarr; " + esc(String.join(",", next.partitions()))
+                        + "; caps " + esc(now.grpTres()) + " &rarr; " + esc(next.grpTres()) + "; explicit members "
+                        + esc(String.join(",", now.members())) + " &rarr; " + esc(String.join(",", next.members()))
+                        + ". Slurm follows at the next slurm-sync.</p>";
             }
         };
     }

@@ -20,6 +20,7 @@ import org.alpsbridge.ledger.LedgerException;
 import org.alpsbridge.ledger.LedgerUnavailableException;
 import org.alpsbridge.ledger.Lookup;
 import org.alpsbridge.ledger.Outcome;
+import org.alpsbridge.ledger.ProjectShare;
 import org.alpsbridge.ledger.ReleaseRequest;
 import org.alpsbridge.ledger.Reservation;
 import org.alpsbridge.ledger.ReserveRequest;
@@ -151,6 +152,12 @@ final class Dispatcher {
                 Requests.AddProject b = body(q, Requests.AddProject.class);
                 yield ledger.addProject(b.name(), b.gid(), b.account());
             }
+            case SHARES -> {
+                policy.readProject(c, q.param("project"));
+                yield policy.visible(c, ledger.shares(q.param("project")), ProjectShare::project);
+            }
+            case SET_SHARE -> ledger.setShare(body(q, ProjectShare.class), c.user());
+            case PROJECT_CHANGES -> ledger.projectChanges(q.param("project"), (int) number(q, "limit", 100));
             case GRANT -> {
                 Requests.Grant b = body(q, Requests.Grant.class);
                 yield ledger.grant(b.project(), b.resource(), b.minutes(), b.from(), b.to(), b.category(), b.requestId());

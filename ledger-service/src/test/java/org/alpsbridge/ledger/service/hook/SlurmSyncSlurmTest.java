@@ -1,0 +1,255 @@
+package org.alpsbridge.ledger.service.hook;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.alpsbridge.ledger.Ledger;
+import org.alpsbridge.ledger.ProjectShare;
+import org.alpsbridge.ledger.Resource;
+import org.alpsbridge.ledger.cli.LedgerCommand;
+import org.alpsbridge.slurm.harness.MariaDb;
+import org.alpsbridge.slurm.harness.Programs;
+import org.alpsbridge.slurm.harness.SlurmDbd;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/**
+ * {@code alpsbridge ledger slurm-sync} against a real slurmdbd on a real MariaDB, and a real slurmctld enforcing
+ * associations and limits ({@code AccountingStorageEnforce=associations,limits}): Slurm itself accepts, holds back
+ * and refuses the jobs of unprivileged users this test makes (prefix {@code absync-}, removed at the end) as the
+ * ledger says. A {@code sacctmgr} wrapper logs every call, so "nothing changed" is what slurmdbd was asked, not what
+ * the sync says of itself.
+ */
+class SlurmSyncSlurmTest {
+
+    private static final List<String> GROUPS = List.of("absync-chem", "absync-phys", "absync-old");
+    /** user → its supplementary groups. */
+    private static final Map<String, String> USERS = Map.of("absync-ann", "absync-chem", "absync-bob", "absync-phys",
+            "absync-cid", "absync-chem,absync-old");
+
+    @Test
+    void slurmAcceptsCapsAndRefusesJobsAsTheLedgerSays() throws Exception {
+        long began = System.nanoTime();
+        removeUsers();
+        try (SlurmLab lab = SlurmLab.start(null, 4, SlurmLab.Hooks.NONE, "", "")) {
+            List<AutoCloseable> accounting = new ArrayList<>();
+            try {
+                MariaDb db = MariaDb.start(lab.dir.resolve("mariadb"));
+                accounting.add(0, db);
+                SlurmDbd dbd = SlurmDbd.start(lab.cluster(), db);
+                accounting.add(0, dbd);
+                lab.appendSlurmConf("AccountingStorageEnforce=associations,limits");
+                lab.restartSlurmctld();
+                System.out.println("slurmdbd and an enforcing slurmctld up after " + seconds(began));
+                makeUsers(lab);
+                scenario(lab, dbd);
+            } finally {
+                lab.cluster().stopController();
+                for (AutoCloseable a : accounting) {
+                    a.close();
+                }
+                removeUsers();
+            }
+        }
+        System.out.println("SlurmSyncSlurmTest: " + seconds(began) + " in all");
+    }
+
+    private static void scenario(SlurmLab lab, SlurmDbd dbd) throws Exception {
+        Path calls = lab.dir.resolve("sacctmgr-calls");
+        Path wrapper = lab.dir.resolve("sacctmgr");
+        Files.writeString(wrapper, String.join("\n", "#!/bin/sh", "echo \"$*\" >> " + calls,
+                "export SLURM_CONF=" + lab.dir.resolve("slurm.conf"),
+                "exec " + lab.installation().program("sacctmgr") + " \"$@\"", ""));
+        wrapper.toFile().setExecutable(true);
+        Instant now = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+        try (Ledger ledger = Ledger.open(lab.db)) {
+            ledger.addProject("chem", gid("absync-chem"), null);
+            ledger.addProject("phys", gid("absync-phys"), null);
+            ledger.addProject("old", gid("absync-old"), null);
+            ledger.grant("chem", Resource.CPU, 100_000, now.minus(Duration.ofDays(1)), now.plus(Duration.ofDays(30)), "research", null);
+            ledger.grant("phys", Resource.CPU, 100_000, now.minus(Duration.ofDays(1)), now.plus(Duration.ofDays(30)), "research", null);
+            ledger.grant("old", Resource.CPU, 100_000, now.minus(Duration.ofDays(1)), now.plus(Duration.ofDays(1)), "research", null);
+            ledger.setShare(new ProjectShare("chem", "Chemistry", "uni", List.of(), Map.of(), List.of()), "test");
+        }
+        // before: Slurm does not know the project
+        Programs.Result refused = submit(lab, "absync-ann", "chem", "true");
+        assertNotEquals(0, refused.exit(), "a job of a project slurmdbd does not know yet: " + refused.out());
+        System.out.println("before the sync: " + refused.err().strip());
+
+        // a dry run prints the calls and runs none of them
+        String[] dry = sync(lab, wrapper, 0, "--dry-run");
+        assertTrue(dry[0].contains("sacctmgr -i add account chem cluster=lab 'description=Chemistry [ledger:chem]'"), dry[0]);
+        assertTrue(dry[0].contains("add user name=absync-ann,absync-cid account=chem cluster=lab"), dry[0]);
+        assertEquals(List.of(), changes(calls), "a dry run asks slurmdbd no change");
+        assertNotEquals(0, submit(lab, "absync-ann", "chem", "true").exit(), "still refused after the dry run");
+
+        // one sync: the member's job is accepted and runs; the second sync runs nothing
+        long t = System.nanoTime();
+        String[] first = sync(lab, wrapper, 0);
+        System.out.println("first sync (" + seconds(t) + "):\n" + first[0]);
+        String ran = jobId(submit(lab, "absync-ann", "chem", "true"));
+        lab.awaitState(ran, "COMPLETED", Duration.ofSeconds(60));
+        int before = changes(calls).size();
+        String[] second = sync(lab, wrapper, 0);
+        assertTrue(second[0].contains("# 0 sacctmgr call(s) for 0 project(s)"), second[0]);
+        assertEquals(before, changes(calls).size(), "the second sync asks slurmdbd no change");
+
+        // the cap: chem runs one CPU at a time, phys runs beside it on the CPUs left. (Its node cap is set too; on
+        // this one-node lab it cannot bite: Slurm counts the nodes an account's jobs share once.)
+        try (Ledger ledger = Ledger.open(lab.db)) {
+            ledger.setShare(new ProjectShare("chem", "Chemistry", "uni", List.of(), Map.of("node", 1L, "cpu", 1L),
+                    List.of()), "test");
+        }
+        sync(lab, wrapper, 0);
+        assertEquals(Map.of("cpu", 1L, "node", 1L), ProjectShare.parseCaps(assoc(lab, "chem", "", "grptres")));
+        String c1 = jobId(submit(lab, "absync-ann", "chem", "sleep 300"));
+        lab.awaitState(c1, "RUNNING", Duration.ofSeconds(60));
+        String c2 = jobId(submit(lab, "absync-ann", "chem", "sleep 300"));
+        String p1 = jobId(submit(lab, "absync-bob", "phys", "sleep 300"));
+        lab.awaitState(p1, "RUNNING", Duration.ofSeconds(60));
+        awaitReason(lab, c2, "AssocGrpCpuLimit");
+        assertEquals("PENDING", lab.job(c2).get("JobState"), "chem's second job waits at its cap with CPUs free");
+        assertEquals("RUNNING", lab.job(p1).get("JobState"), "phys runs beside it");
+        lab.slurm("scancel", c1, c2, p1);
+        lab.awaitQuiet(Duration.ofSeconds(60));
+
+        // a member removed from the group loses the association: Slurm refuses the job
+        assertEquals("chem", assoc(lab, "chem", "absync-cid", "account"));
+        run("gpasswd", "-d", "absync-cid", "absync-chem");
+        sync(lab, wrapper, 0);
+        assertEquals("", assoc(lab, "chem", "absync-cid", "account"));
+        assertNotEquals(0, submit(lab, "absync-cid", "chem", "true").exit(), "no longer a member");
+        assertEquals(0, submit(lab, "absync-ann", "chem", "true").exit(), "a member still is");
+
+        // old's allocation ends (judged two days on): blocked, Slurm itself refuses its new jobs
+        assertEquals(0, submit(lab, "absync-cid", "old", "true").exit(), "old runs while its allocation lasts");
+        lab.awaitQuiet(Duration.ofSeconds(60));
+        String[] ended = sync(lab, wrapper, 0, "--at", now.plus(Duration.ofDays(2)).toString());
+        assertTrue(ended[0].contains("modify account where name=old cluster=lab set GrpJobs=0 GrpSubmitJobs=0"), ended[0]);
+        Programs.Result blocked = submit(lab, "absync-cid", "old", "true");
+        assertNotEquals(0, blocked.exit(), "an ended project's job: " + blocked.out());
+        System.out.println("ended project, blocked: " + blocked.err().strip());
+        // and with ended=remove, its account goes
+        sync(lab, wrapper, 0, "--at", now.plus(Duration.ofDays(2)).toString(), "--ended", "remove");
+        assertEquals("", assoc(lab, "old", "", "account"));
+        Programs.Result removed = submit(lab, "absync-cid", "old", "true");
+        assertNotEquals(0, removed.exit());
+        System.out.println("ended project, removed: " + removed.err().strip());
+
+        // slurmdbd down: a clear refusal, exit 3, and no change asked of anyone
+        try (Ledger ledger = Ledger.open(lab.db)) {
+            ledger.setShare(new ProjectShare("phys", "", "", List.of(), Map.of("cpu", 2L), List.of("absync-ann")), "test");
+        }
+        int asked = changes(calls).size();
+        dbd.close();
+        String[] down = sync(lab, wrapper, 3);
+        assertTrue(down[1].contains("slurmdbd does not answer sacctmgr") && down[1].contains("nothing was changed"), down[1]);
+        assertEquals(asked, changes(calls).size(), "no change asked with slurmdbd down");
+    }
+
+    /** {@code alpsbridge ledger slurm-sync} as the timer runs it; stdout and stderr, after checking the exit code. */
+    private static String[] sync(SlurmLab lab, Path sacctmgr, int expected, String... more) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cmd = new CommandLine(new LedgerCommand());
+        cmd.setOut(new PrintWriter(out));
+        cmd.setErr(new PrintWriter(err));
+        List<String> args = new ArrayList<>(List.of("slurm-sync", "--db", lab.db, "--cluster", "lab", "--sacctmgr",
+                sacctmgr.toString()));
+        args.addAll(List.of(more));
+        int code = cmd.execute(args.toArray(String[]::new));
+        assertEquals(expected, code, "slurm-sync " + String.join(" ", more) + ": " + out + err);
+        return new String[] {out.toString(), err.toString()};
+    }
+
+    /** The sacctmgr calls that change something ({@code -i}) made so far. */
+    private static List<String> changes(Path calls) throws Exception {
+        return Files.exists(calls) ? Files.readAllLines(calls).stream().filter(l -> l.startsWith("-i ")).toList() : List.of();
+    }
+
+    /** One field of an association as slurmdbd lists it ("" when there is none). */
+    private static String assoc(SlurmLab lab, String account, String user, String field) throws Exception {
+        Programs.Result r = lab.slurm("sacctmgr", "-nP", "show", "association", "where", "cluster=lab",
+                "account=" + account, "format=user," + field);
+        for (String line : r.out().split("\n")) {
+            String[] f = line.split("\\|", -1);
+            if (f.length == 2 && f[0].equals(user)) {
+                return f[1];
+            }
+        }
+        return "";
+    }
+
+    /** sbatch as an unprivileged user. */
+    private static Programs.Result submit(SlurmLab lab, String user, String account, String command) throws Exception {
+        return Programs.run(List.of("runuser", "-u", user, "--", "env", "SLURM_CONF=" + lab.dir.resolve("slurm.conf"),
+                lab.installation().program("sbatch").toString(), "--parsable", "-A", account, "-n", "1", "-t", "10",
+                "-D", "/tmp", "-o", "/dev/null", "--wrap", command), Map.of(), Duration.ofSeconds(60));
+    }
+
+    private static String jobId(Programs.Result r) {
+        assertEquals(0, r.exit(), "sbatch: " + r.err());
+        return r.out().strip().split(";")[0];
+    }
+
+    private static void awaitReason(SlurmLab lab, String job, String reason) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        String now = "";
+        while (System.nanoTime() < deadline) {
+            now = lab.job(job).getOrDefault("Reason", "");
+            if (now.equals(reason)) {
+                return;
+            }
+            Thread.sleep(250);
+        }
+        throw new AssertionError("job " + job + " waits for " + now + ", not " + reason);
+    }
+
+    /** Groups and users of this test, able to reach the lab's munged and slurm.conf. */
+    private static void makeUsers(SlurmLab lab) throws Exception {
+        for (String g : GROUPS) {
+            run("groupadd", g);
+        }
+        for (Map.Entry<String, String> u : USERS.entrySet()) {
+            run("useradd", "-M", "-N", "-g", "nogroup", "-s", "/usr/sbin/nologin", "-G", u.getValue(), u.getKey());
+        }
+        // the lab's directories are root's (0700): users read slurm.conf and reach munged's socket
+        Files.setPosixFilePermissions(lab.dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setPosixFilePermissions(lab.munged.socket().getParent(), PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+
+    private static void removeUsers() throws Exception {
+        for (String u : USERS.keySet()) {
+            Programs.run(List.of("userdel", "-f", u), Map.of(), Duration.ofSeconds(30));
+        }
+        for (String g : GROUPS) {
+            Programs.run(List.of("groupdel", g), Map.of(), Duration.ofSeconds(30));
+        }
+    }
+
+    private static int gid(String group) throws Exception {
+        return Integer.parseInt(run("getent", "group", group).split(":")[2]);
+    }
+
+    private static String run(String... argv) throws Exception {
+        Programs.Result r = Programs.run(List.of(argv), Map.of(), Duration.ofSeconds(30));
+        assertEquals(0, r.exit(), String.join(" ", argv) + ": " + r.err());
+        return r.out().strip();
+    }
+
+    private static String seconds(long since) {
+        return Duration.ofNanos(System.nanoTime() - since).toSeconds() + " s";
+    }
+}

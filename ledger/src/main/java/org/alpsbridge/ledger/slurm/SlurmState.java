@@ -1,0 +1,47 @@
+package org.alpsbridge.ledger.slurm;
+
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * What slurmdbd holds of the accounts, as {@code sacctmgr -nP show} lists it: every account's description and
+ * organisation (accounts are global), and on the synchronised cluster each account's own association (its limits)
+ * and the user associations under it.
+ *
+ * @param accounts account name → its record
+ * @param limits account name → the limits of its association on the cluster (absent: no association there)
+ * @param userAssociations every user association on the cluster
+ */
+record SlurmState(Map<String, Account> accounts, Map<String, Limits> limits, Set<UserAssociation> userAssociations) {
+
+    SlurmState {
+        accounts = Map.copyOf(accounts);
+        limits = Map.copyOf(limits);
+        userAssociations = Set.copyOf(userAssociations);
+    }
+
+    /** An account as slurmdbd keeps it (sacctmgr lower-cases names; descriptions keep what was given). */
+    record Account(String name, String description, String organization) {
+    }
+
+    /**
+     * An account association's limits: its aggregate cap ({@code GrpTRES}, by resource) and its job counts
+     * ({@code GrpJobs}, {@code GrpSubmitJobs}; -1 unset, 0 blocks).
+     */
+    record Limits(Map<String, Long> grpTres, long grpJobs, long grpSubmit) {
+        Limits {
+            grpTres = java.util.Collections.unmodifiableMap(new TreeMap<>(grpTres));
+        }
+
+        static final Limits NONE = new Limits(Map.of(), -1, -1);
+
+        boolean blocked() {
+            return grpJobs == 0 && grpSubmit == 0;
+        }
+    }
+
+    /** A user's association with an account, in one partition or in all ({@code ""}). */
+    record UserAssociation(String account, String user, String partition) {
+    }
+}

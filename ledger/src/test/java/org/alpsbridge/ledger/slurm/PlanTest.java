@@ -1,0 +1,204 @@
+package org.alpsbridge.ledger.slurm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+/** The plan: ledger targets and slurmdbd's state in, sacctmgr calls out. */
+class PlanTest {
+
+    private static final Plan.Policy BLOCK = new Plan.Policy("c1", Plan.Ended.BLOCK, "root", Set.of(), false);
+    private static final Plan.Policy REMOVE = new Plan.Policy("c1", Plan.Ended.REMOVE, "root", Set.of(), false);
+    private static final SlurmState EMPTY = new SlurmState(Map.of(), Map.of(), Set.of());
+
+    private static Target live(String project, List<String> partitions, Map<String, Long> caps, String... members) {
+        return new Target(project, project, true, "Chemistry", "uni", partitions, caps, Set.of(members));
+    }
+
+    @Test
+    void aNewProjectIsOneAccountWithItsCapThenItsMembersInEachPartition() {
+        Plan.Result r = Plan.of(List.of(live("chem", List.of("gpu", "std"), Map.of("node", 4L), "bob", "alice")), EMPTY,
+                BLOCK);
+        assertEquals(List.of(
+                "sacctmgr -i add account chem cluster=c1 'description=Chemistry [ledger:chem]' organization=uni"
+                        + " parent=root GrpTRES=node=4",
+                "sacctmgr -i add user name=alice,bob account=chem cluster=c1 partition=gpu,std"),
+                SacctmgrModel.shells(r.steps().get(0).forward()));
+        assertEquals(List.of(), r.leftAlone());
+    }
+
+    @Test
+    void aSecondPlanAfterTheFirstIsAppliedIsEmpty() {
+        List<Target> targets = List.of(live("chem", List.of(), Map.of("cpu", 64L, "gres/gpu", 2L), "alice"));
+        SacctmgrModel slurm = new SacctmgrModel(EMPTY);
+        Plan.of(targets, EMPTY, BLOCK).steps().forEach(s -> s.forward().forEach(slurm::apply));
+        assertEquals(0, Plan.of(targets, slurm.state(), BLOCK).commands());
+    }
+
+    @Test
+    void anAccountTheLedgerDidNotMakeIsLeftAloneUnlessAdopted() {
+        SlurmState site = new SlurmState(Map.of("chem", new SlurmState.Account("chem", "the site's own", "uni")),
+                Map.of("chem", SlurmState.Limits.NONE), Set.of());
+        Target t = live("chem", List.of(), Map.of(), "alice");
+        Plan.Result alone = Plan.of(List.of(t), site, BLOCK);
+        assertEquals(0, alone.commands());
+        assertTrue(alone.leftAlone().get(0).contains("not made by the ledger"), alone.leftAlone().toString());
+        Plan.Result adopted = Plan.of(List.of(t), site, new Plan.Policy("c1", Plan.Ended.BLOCK, "root", Set.of("chem"),
+                false));
+        assertEquals(List.of("sacctmgr -i modify account where name=chem cluster=c1 set"
+                        + " 'description=Chemistry [ledger:chem]' organization=uni",
+                "sacctmgr -i add user name=alice account=chem cluster=c1"),
+                SacctmgrModel.shells(adopted.steps().get(0).forward()));
+        // an ended project never touches an account that is not its own, and says nothing of it
+        Target ended = new Target("chem", "chem", false, "", "", List.of(), Map.of(), Set.of());
+        assertEquals(0, Plan.of(List.of(ended), site, REMOVE).commands());
+        assertEquals(List.of(), Plan.of(List.of(ended), site, REMOVE).leftAlone());
+    }
+
+    @Test
+    void anEndedProjectIsBlockedOrRemovedInOneCall() {
+        SlurmState ours = new SlurmState(Map.of("chem", new SlurmState.Account("chem", "[ledger:chem]", "uni")),
+                Map.of("chem", SlurmState.Limits.NONE), Set.of(new SlurmState.UserAssociation("chem", "alice", "")));
+        Target ended = new Target("chem", "chem", false, "", "", List.of(), Map.of(), Set.of("alice"));
+        assertEquals(List.of("sacctmgr -i modify account where name=chem cluster=c1 set GrpJobs=0 GrpSubmitJobs=0"),
+                SacctmgrModel.shells(Plan.of(List.of(ended), ours, BLOCK).steps().get(0).forward()));
+        assertEquals(List.of("sacctmgr -i delete account where name=chem cluster=c1"),
+                SacctmgrModel.shells(Plan.of(List.of(ended), ours, REMOVE).steps().get(0).forward()));
+        // an account of the ledger's whose project it no longer knows ends the same way
+        assertEquals(List.of("sacctmgr -i delete account where name=chem cluster=c1"),
+                SacctmgrModel.shells(Plan.of(List.of(), ours, REMOVE).steps().get(0).forward()));
+    }
+
+    /**
+     * Seeded: random ledgers against random slurmdbd states (the ledger's accounts in any shape, the site's own
+     * accounts, stray users and partitions). After the plan is applied: the ledger's live projects have exactly their
+     * accounts, caps and associations, ended ones are blocked or gone, the site's accounts are as they were, and a
+     * second plan is empty; undoing every step in reverse gives back the state it started from.
+     */
+    @Test
+    void randomLedgersAndStatesConvergeInOnePlanAndUndoRestores() {
+        long seed = Long.getLong("seed", System.nanoTime());
+        System.out.println("PlanTest seed " + seed + " (-Dseed=" + seed + " repeats it)");
+        Random rnd = new Random(seed);
+        List<String> usersPool = List.of("alice", "bob", "carol", "dave", "erin", "frank");
+        List<String> partsPool = List.of("std", "gpu", "big");
+        for (int round = 0; round < 2_000; round++) {
+            List<Target> targets = new ArrayList<>();
+            Map<String, SlurmState.Account> accounts = new HashMap<>();
+            Map<String, SlurmState.Limits> limits = new HashMap<>();
+            Set<SlurmState.UserAssociation> assocs = new HashSet<>();
+            Set<String> siteOwned = new TreeSet<>();
+            for (int p = 0; p < 1 + rnd.nextInt(5); p++) {
+                String name = "p" + p;
+                Map<String, Long> caps = new HashMap<>();
+                if (rnd.nextBoolean()) {
+                    caps.put("node", (long) rnd.nextInt(5));
+                }
+                if (rnd.nextBoolean()) {
+                    caps.put("cpu", (long) rnd.nextInt(100));
+                }
+                targets.add(new Target(name, name, rnd.nextInt(4) > 0, rnd.nextBoolean() ? "" : "d" + rnd.nextInt(3),
+                        rnd.nextBoolean() ? "" : "o" + rnd.nextInt(3), pick(rnd, partsPool), caps, Set.copyOf(pick(rnd, usersPool))));
+                int shape = rnd.nextInt(4); // 0 none, 1 ours, 2 the site's, 3 ours without an association here
+                if (shape == 0) {
+                    continue;
+                }
+                String desc = shape == 2 ? "site " + name : (rnd.nextBoolean() ? "old " : "") + Ownership.mark(name);
+                accounts.put(name, new SlurmState.Account(name, desc, "x"));
+                if (shape == 2) {
+                    siteOwned.add(name);
+                }
+                if (shape != 3) {
+                    Map<String, Long> old = new HashMap<>();
+                    if (rnd.nextBoolean()) {
+                        old.put("node", (long) rnd.nextInt(5));
+                    }
+                    if (rnd.nextBoolean()) {
+                        old.put("mem", 1000L);
+                    }
+                    limits.put(name, new SlurmState.Limits(old, rnd.nextBoolean() ? -1 : 0, rnd.nextBoolean() ? -1 : 0));
+                    for (String u : pick(rnd, usersPool)) {
+                        for (String part : rnd.nextBoolean() ? List.of("") : pick(rnd, partsPool)) {
+                            assocs.add(new SlurmState.UserAssociation(name, u, part));
+                        }
+                    }
+                }
+            }
+            // an account of the ledger's that no project names any more
+            if (rnd.nextBoolean()) {
+                accounts.put("gone", new SlurmState.Account("gone", Ownership.mark("gone"), "x"));
+                limits.put("gone", SlurmState.Limits.NONE);
+                assocs.add(new SlurmState.UserAssociation("gone", "alice", ""));
+            }
+            SlurmState before = new SlurmState(accounts, limits, assocs);
+            Plan.Policy policy = rnd.nextBoolean() ? BLOCK : REMOVE;
+            Plan.Result plan = Plan.of(targets, before, policy);
+            SacctmgrModel slurm = new SacctmgrModel(before);
+            plan.steps().forEach(s -> s.forward().forEach(slurm::apply));
+            SlurmState after = slurm.state();
+            String context = "seed " + seed + " round " + round + ": " + targets + " from " + before;
+            assertEquals(0, Plan.of(targets, after, policy).commands(), context);
+            for (Target t : targets) {
+                if (siteOwned.contains(t.account())) {
+                    assertEquals(before.limits().get(t.account()), after.limits().get(t.account()), context);
+                    assertEquals(before.accounts().get(t.account()), after.accounts().get(t.account()), context);
+                    continue;
+                }
+                Set<SlurmState.UserAssociation> mine = new HashSet<>();
+                after.userAssociations().stream().filter(u -> u.account().equals(t.account())).forEach(mine::add);
+                if (t.live()) {
+                    Set<SlurmState.UserAssociation> want = new HashSet<>();
+                    for (String u : t.members()) {
+                        for (String part : t.partitions().isEmpty() ? List.of("") : t.partitions()) {
+                            want.add(new SlurmState.UserAssociation(t.account(), u, part));
+                        }
+                    }
+                    assertEquals(want, mine, context);
+                    assertEquals(new SlurmState.Limits(t.caps(), -1, -1), after.limits().get(t.account()), context);
+                } else if (after.limits().containsKey(t.account())) {
+                    assertEquals(Plan.Ended.BLOCK, policy.ended(), context);
+                    assertTrue(after.limits().get(t.account()).blocked(), context);
+                } else {
+                    assertFalse(mine.stream().findAny().isPresent(), context);
+                }
+            }
+            // every step undone, latest first, gives back the state the plan started from (what a failed step's
+            // undo relies on); a remove is one call and has nothing to undo
+            if (policy.ended() == Plan.Ended.BLOCK) {
+                for (int i = plan.steps().size() - 1; i >= 0; i--) {
+                    Plan.Step s = plan.steps().get(i);
+                    for (int j = s.undo().size() - 1; j >= 0; j--) {
+                        s.undo().get(j).forEach(slurm::apply);
+                    }
+                }
+                assertEquals(before.userAssociations(), slurm.state().userAssociations(), context);
+                assertEquals(normal(before.limits()), normal(slurm.state().limits()), context);
+            }
+        }
+    }
+
+    /** Limits as compared after an undo: an account the plan added and undid has no association, as before. */
+    private static Map<String, SlurmState.Limits> normal(Map<String, SlurmState.Limits> m) {
+        return new HashMap<>(m);
+    }
+
+    private static List<String> pick(Random rnd, List<String> pool) {
+        List<String> out = new ArrayList<>();
+        for (String s : pool) {
+            if (rnd.nextInt(3) == 0) {
+                out.add(s);
+            }
+        }
+        return out;
+    }
+}
