@@ -30,6 +30,7 @@
 
 #include "src/common/list.h"
 #include "src/common/log.h"
+#include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
 
 #include "site-factors.h"
