@@ -43,23 +43,34 @@ int hook_read_settings(struct hook_settings *s, const char *name, FILE *err) {
     return r;
 }
 
+/* ASCII white space: the files are ASCII text, whatever the locale (and clang's analyzer follows it, where it
+ * loses track of glibc's ctype tables). */
+static int is_blank(char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+}
+
 /* Trims the white space around s in place. */
 static char *trim(char *s) {
-    while (isspace((unsigned char)*s)) s++;
-    for (char *e = s + strlen(s); e > s && isspace((unsigned char)e[-1]);) *--e = '\0';
+    while (is_blank(*s)) s++;
+    for (char *e = s + strlen(s); e > s && is_blank(e[-1]);) *--e = '\0';
     return s;
 }
 
 /* One line of in without its newline, into line (HOOK_LINE_MAX + 1 bytes): its length, -1 at the end of the file,
  * -2 when it is longer than HOOK_LINE_MAX, -3 when it holds a NUL byte (not text). */
 static int read_line(FILE *in, char *line) {
-    int c, n = 0;
-    while ((c = getc(in)) != EOF && c != '\n') {
-        if (c == '\0') return -3;
-        if (n == HOOK_LINE_MAX) return -2;
-        line[n++] = (char)c;
+    int c, n = 0, refused = 0;
+    while (!refused && (c = getc(in)) != EOF && c != '\n') {
+        if (c == '\0') {
+            refused = -3;
+        } else if (n == HOOK_LINE_MAX) {
+            refused = -2;
+        } else {
+            line[n++] = (char)c;
+        }
     }
     line[n] = '\0';
+    if (refused) return refused;
     return c == EOF && n == 0 ? -1 : n;
 }
 

@@ -64,7 +64,9 @@ static int run_jvm_hook(const char *mode, int argc, char **argv, const char *why
     args[1] = (char *)mode;
     for (int i = 0; i < argc; i++) args[i + 2] = argv[i];
     execv(settings.jvm_hook, args);
-    fprintf(stderr, "%s: cannot run the JVM hook %s: %s\n", name, settings.jvm_hook, strerror(errno));
+    int e = errno;
+    free(args);
+    fprintf(stderr, "%s: cannot run the JVM hook %s: %s\n", name, settings.jvm_hook, strerror(e));
     return HOOK_UNAVAILABLE;
 }
 

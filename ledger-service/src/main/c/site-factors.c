@@ -7,6 +7,12 @@
 #include <string.h>
 #include <strings.h>
 
+/* ASCII white space: the files are ASCII text, whatever the locale (and clang's analyzer follows it, where it
+ * loses track of glibc's ctype tables). */
+static int is_blank(char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+}
+
 static int by_account(const void *a, const void *b) {
     return strcasecmp(((const struct factor *)a)->account, ((const struct factor *)b)->account);
 }
@@ -19,6 +25,7 @@ static int read_line(FILE *in, char *line) {
         if (c == '\0' || n == FACTOR_LINE_MAX) refused = 1;
         if (!refused) line[n++] = (char)c;
     }
+    /* n <= FACTOR_LINE_MAX: the terminator fits */
     line[n] = '\0';
     if (refused) return -2;
     return c == EOF && n == 0 ? -1 : n;
@@ -27,18 +34,18 @@ static int read_line(FILE *in, char *line) {
 /* "ACCOUNT SCALED" with nothing after: 0 and the factor, or -1. */
 static int parse_line(char *line, struct factor *f) {
     char *p = line;
-    while (isspace((unsigned char)*p)) p++;
+    while (is_blank(*p)) p++;
     char *account = p;
-    while (*p && !isspace((unsigned char)*p)) p++;
+    while (*p && !is_blank(*p)) p++;
     size_t length = (size_t)(p - account);
     if (length == 0 || length > FACTOR_ACCOUNT_MAX) return -1;
-    while (isspace((unsigned char)*p)) p++;
+    while (is_blank(*p)) p++;
     if (!isdigit((unsigned char)*p)) return -1;
     char *end;
     errno = 0;
     unsigned long value = strtoul(p, &end, 10);
     if (errno != 0 || value > UINT32_MAX / 2) return -1;
-    while (isspace((unsigned char)*end)) end++;
+    while (is_blank(*end)) end++;
     if (*end) return -1;
     memcpy(f->account, account, length);
     f->account[length] = '\0';

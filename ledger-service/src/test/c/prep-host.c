@@ -335,13 +335,13 @@ static int storm(const char *socket_path) {
 /* Calls fini in a thread: how long it took, or -1 when it did not return within limit_ms. */
 static void *call_fini(void *done) {
     plugin_fini();
-    *(bool *)done = true;
+    __atomic_store_n((bool *)done, true, __ATOMIC_RELEASE);
     return NULL;
 }
 
 static long timed_fini(long limit_ms) {
     static bool done;
-    done = false;
+    __atomic_store_n(&done, false, __ATOMIC_RELEASE);
     pthread_t t;
     long start = now_ms();
     if (pthread_create(&t, NULL, call_fini, &done) != 0) abort();
