@@ -14,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.alpsbridge.slurm.harness.Programs;
@@ -150,31 +149,18 @@ class HookClientDeadlineTest {
     private static final class Stalled implements AutoCloseable {
         final Path path;
         private final ServerSocketChannel server;
-        private final List<SocketChannel> queued = new ArrayList<>();
+        private final FullBacklog queued;
 
         Stalled(Path path) throws IOException {
             this.path = path;
             server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
             server.bind(UnixDomainSocketAddress.of(path), 1);
-            for (int i = 0; i < 64; i++) {
-                SocketChannel c = SocketChannel.open(StandardProtocolFamily.UNIX);
-                c.configureBlocking(false);
-                try {
-                    c.connect(UnixDomainSocketAddress.of(path));
-                    queued.add(c);
-                } catch (IOException full) { // EAGAIN: the backlog is full
-                    c.close();
-                    return;
-                }
-            }
-            throw new IllegalStateException("the backlog of " + path + " never filled");
+            queued = new FullBacklog(path);
         }
 
         @Override
         public void close() throws IOException {
-            for (SocketChannel c : queued) {
-                c.close();
-            }
+            queued.close();
             server.close();
         }
     }
