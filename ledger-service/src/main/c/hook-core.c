@@ -480,9 +480,9 @@ int hook_call(const struct hook_settings *s, const char *name, const char *mode,
     }
     if (strcmp(mode, "epilog") == 0) {
         /* an agent answers: write the settlement into its spool, tell it the name, and go (see the top) */
-        char file[512], why[9000];
         size_t unstamped = b.length;
         if (stamp(&b) == 0) {
+            char file[512], why[9000];
             if (spool_epilog(s->spool_dir, env, &b, file, sizeof file, why, sizeof why) == 0) {
                 /* the notice is a courtesy: the agent also finds the file when it next looks at its spool */
                 if (add_item(&b, "spooled", file) == 0) {

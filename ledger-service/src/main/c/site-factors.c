@@ -87,7 +87,7 @@ int factors_parse(FILE *in, struct factor **out, size_t *count, int *bad, int *f
 
 uint32_t factors_find(const struct factor *factors, size_t count, const char *account) {
     if (!account || !count) return 0;
-    struct factor key;
+    struct factor key = {.value = 0};
     snprintf(key.account, sizeof key.account, "%s", account);
     const struct factor *found = bsearch(&key, factors, count, sizeof *factors, by_account);
     return found ? found->value : 0;

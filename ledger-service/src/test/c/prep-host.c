@@ -9,7 +9,7 @@
  *                                        every call is reported, every line is under its own job, and none is lost.
  *   prep-host PLUGIN stalled SOCKET      an agent that listens on SOCKET and never accepts, its backlog full: one
  *                                        prolog is answered exit 3 within agent_timeout and fini returns.
- *   prep-host PLUGIN overflow SOCKET     the same agent; QUEUE prologs + 10: the 10 over the queue's bound are
+ *   prep-host PLUGIN overflow QUEUE SOCKET  the same agent; QUEUE prologs + 10: the 10 over the queue's bound are
  *                                        answered exit 3 at once, and fini returns.
  *   prep-host PLUGIN reconfigure SOCKET  a working agent; fini is called while the "job write lock" is held and a
  *                                        worker waits for it inside the completion callback (as at `scontrol
@@ -402,7 +402,7 @@ static int reconfigure(const char *socket_path) {
 int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 4) {
-        fprintf(stderr, "usage: prep-host PLUGIN storm N SOCKET | stalled SOCKET | overflow SOCKET QUEUE | reconfigure"
+        fprintf(stderr, "usage: prep-host PLUGIN storm N SOCKET | stalled SOCKET | overflow QUEUE SOCKET | reconfigure"
                         " SOCKET\n");
         return 2;
     }
@@ -427,7 +427,8 @@ int main(int argc, char **argv) {
         socket_path = argv[4];
     } else if (strcmp(mode, "overflow") == 0 && argc == 5) {
         extra = 10;
-        jobs = (uint32_t)atoi(argv[4]) + (uint32_t)extra;
+        jobs = (uint32_t)atoi(argv[3]) + (uint32_t)extra;
+        socket_path = argv[4];
     } else {
         jobs = 1;
     }

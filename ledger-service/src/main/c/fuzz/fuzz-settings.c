@@ -17,6 +17,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     FILE *err = open_memstream(&said, &said_size);
     if (!in || !err) abort();
     struct hook_settings s;
+    memset(&s, 0, sizeof s);
     hook_default_settings(&s);
     int r = hook_parse_settings(&s, "fuzz", FILE_NAME, in, err);
     fclose(in);

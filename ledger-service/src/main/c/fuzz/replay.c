@@ -20,7 +20,11 @@ static int replay_file(const char *path) {
     unsigned char *b = malloc(cap);
     while (b && (got = fread(b + n, 1, cap - n, f)) > 0) {
         n += got;
-        if (n == cap) b = realloc(b, cap *= 2);
+        if (n == cap) {
+            unsigned char *more = realloc(b, cap *= 2);
+            if (!more) free(b);
+            b = more;
+        }
     }
     fclose(f);
     if (!b) return 1;
