@@ -13,8 +13,9 @@
  * Requeue=0 with the reason in AdminComment), cancels it.
  *
  * The queue holds at most QUEUE_MAX prologs waiting for a worker (each with its copy of the job's environment). A
- * prolog that finds it full is not queued: a worker answers it at once with exit 3 (unavailable), as when the agent
- * does not answer in time, and slurmctld requeues the job to be dispatched again later. An epilog is always queued
+ * prolog that finds it full is not sent to the agent: the next free worker answers it, ahead of every queued call
+ * and without asking the agent, with exit 3 (unavailable), as when the agent does not answer in time, and slurmctld
+ * requeues the job to be dispatched again later. An epilog is always queued
  * (a settlement is never dropped): a job has at most one epilog, so the running jobs bound them.
  *
  * At unload (fini, also at `scontrol reconfigure` on 22.05 when PrEpPlugins changed, with slurmctld's locks held) the
