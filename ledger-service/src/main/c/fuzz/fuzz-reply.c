@@ -24,23 +24,28 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
         fprintf(stderr, "exit code %d out of 0..255\n", code);
         abort();
     }
-    int protocol_error = strstr(said, "fuzz: the hook agent on /run/agent.sock answered") != NULL;
-    int plain = size > 5 && reply[size - 1] == '\0' && strncmp(reply, "exit=", 5) == 0;
-    if (!plain && !protocol_error) {
-        fprintf(stderr, "a malformed answer read as exit %d with no protocol error\n", code);
-        abort();
-    }
-    if (protocol_error && code != HOOK_UNAVAILABLE) {
-        fprintf(stderr, "a protocol error read as exit %d\n", code);
-        abort();
-    }
-    if (!protocol_error) {
-        char expected[16];
-        snprintf(expected, sizeof expected, "exit=%d", code);
-        if (strcmp(reply, expected) != 0) {
-            fprintf(stderr, "'%.20s' read as exit %d\n", reply, code);
-            abort();
+    /* what the answer is, decided here independently: a whole answer whose first item is "exit=" and 0 to 255
+     * written plainly (no sign, space or leading zero) */
+    int expected = -1;
+    if (size > 5 && reply[size - 1] == '\0' && strncmp(reply, "exit=", 5) == 0) {
+        const char *n = reply + 5;
+        size_t digits = strspn(n, "0123456789");
+        if (digits >= 1 && digits <= 3 && n[digits] == '\0' && (n[0] != '0' || digits == 1) && atoi(n) <= 255) {
+            expected = atoi(n);
         }
+    }
+    /* the protocol error is the last line said (the agent's own lines come first) */
+    const char *error_line = "answered without an exit code from 0 to 255";
+    const char *unterminated = "answered with an unterminated item";
+    size_t length = strlen(said);
+    const char *last = said + length;
+    if (last > said && last[-1] == '\n') last--;
+    while (last > said && last[-1] != '\n') last--;
+    int protocol_error = strstr(last, error_line) != NULL || strstr(last, unterminated) != NULL;
+    if (expected >= 0 ? code != expected || protocol_error : code != HOOK_UNAVAILABLE || !protocol_error) {
+        fprintf(stderr, "'%.20s' read as exit %d (expected %d, protocol error said: %d)\n", reply, code, expected,
+                protocol_error);
+        abort();
     }
     free(said);
     free(reply);
