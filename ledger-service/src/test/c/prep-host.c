@@ -14,6 +14,11 @@
  *   prep-host PLUGIN reconfigure SOCKET  a working agent; fini is called while the "job write lock" is held and a
  *                                        worker waits for it inside the completion callback (as at `scontrol
  *                                        reconfigure`): fini returns, and the worker ends after the lock is free.
+ *   prep-host PLUGIN fallback MARKER     no agent (agent_socket names no socket), jvm_hook a script that prints its
+ *                                        signal mask ("SigBlk:") and descriptors ("fds: ...") and sleeps: the host
+ *                                        blocks signals and holds MARKER open as slurmctld would; the prolog is
+ *                                        answered exit 3 once agent_timeout kills the script, whose mask was empty
+ *                                        and which had no MARKER open.
  * Settings: ALPSBRIDGE_LEDGER_HOOK_CONFIG, as for the plugin. Prints what it measured; exit 0 when it passed.
  */
 #ifndef _GNU_SOURCE
@@ -21,8 +26,10 @@
 #endif
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -399,11 +406,47 @@ static int reconfigure(const char *socket_path) {
     return waiting && fini_ms >= 0 && reported_after ? 0 : 1;
 }
 
+/* No agent: the JVM hook (a script here that says its signal mask and descriptors, then outlives agent_timeout) runs
+ * with none of slurmctld's blocked signals or descriptors and is killed at agent_timeout. */
+static int fallback(const char *marker) {
+    /* as slurmctld's threads do: signals blocked, and a descriptor of its own without close-on-exec */
+    sigset_t blocked;
+    sigemptyset(&blocked);
+    sigaddset(&blocked, SIGTERM);
+    sigaddset(&blocked, SIGHUP);
+    sigaddset(&blocked, SIGUSR1);
+    pthread_sigmask(SIG_BLOCK, &blocked, NULL);
+    int own = open(marker, O_RDONLY);
+    if (own < 0) return perror(marker), 1;
+    if (plugin_init() != 0) return fprintf(stderr, "init failed\n"), 1;
+    long start = now_ms();
+    queue_call(1, false);
+    bool reported_in_time = await_reports(1, 0, 6000);
+    long took = now_ms() - start;
+    bool clean_mask = false, no_leak = true, said = false;
+    pthread_mutex_lock(&log_lock);
+    for (size_t i = 0; i < line_count; i++) {
+        if (strstr(lines[i], "SigBlk:")) clean_mask = strstr(lines[i], "SigBlk:\t0000000000000000") != NULL;
+        if (strstr(lines[i], "fds:")) {
+            said = true;
+            no_leak = strstr(lines[i], marker) == NULL;
+        }
+    }
+    pthread_mutex_unlock(&log_lock);
+    int status = prolog_status[1];
+    printf("fallback: the JVM hook's prolog %s %ld ms, status %d; its signal mask %s; slurmctld's descriptor %s\n",
+           reported_in_time ? "was reported in" : "was not reported in", took, status, clean_mask ? "empty" : "not empty",
+           !said ? "unknown (no output)" : no_leak ? "closed" : "inherited");
+    long fini_ms = timed_fini(10000);
+    close(own);
+    return reported_in_time && status == (3 << 8) && clean_mask && said && no_leak && fini_ms >= 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 4) {
         fprintf(stderr, "usage: prep-host PLUGIN storm N SOCKET | stalled SOCKET | overflow QUEUE SOCKET | reconfigure"
-                        " SOCKET\n");
+                        " SOCKET | fallback MARKER\n");
         return 2;
     }
     void *plugin = dlopen(argv[1], RTLD_NOW | RTLD_GLOBAL);
@@ -449,6 +492,8 @@ int main(int argc, char **argv) {
         rc = stalled(socket_path, extra, 4000);
     } else if (strcmp(mode, "reconfigure") == 0) {
         rc = reconfigure(socket_path);
+    } else if (strcmp(mode, "fallback") == 0) {
+        rc = fallback(socket_path);
     } else {
         return fprintf(stderr, "unknown mode %s\n", mode), 2;
     }

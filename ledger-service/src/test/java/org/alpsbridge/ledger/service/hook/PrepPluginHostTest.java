@@ -21,7 +21,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * built plain, under ThreadSanitizer and under AddressSanitizer with UndefinedBehaviorSanitizer: its four workers
  * log every line of 1,000 concurrent prologs and epilogs under its own job; an agent that never accepts costs a
  * prolog agent_timeout, not for ever; the queue's bound answers what is over it; fini returns with the job write
- * lock held while a worker waits for that lock in slurmctld's callback. Built against Debian's Slurm source
+ * lock held while a worker waits for that lock in slurmctld's callback; with no agent, the JVM hook's fallback has a
+ * deadline, an empty signal mask and none of slurmctld's descriptors. Built against Debian's Slurm source
  * ({@code .ci/slurm-plugin-source}); skipped without it.
  */
 class PrepPluginHostTest {
@@ -67,6 +68,31 @@ class PrepPluginHostTest {
                 out);
     }
 
+    /**
+     * No agent: the JVM hook runs with every signal unblocked though slurmctld's threads block some, without
+     * slurmctld's descriptors, and is killed at agent_timeout (exit 3). The stand-in hook says its mask and its
+     * descriptors, then sleeps for 30 s.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"", "address,undefined"})
+    void theJvmHookFallbackIsBoundedAndGetsACleanMaskAndNoDescriptorOfSlurmctlds(String sanitizer) throws Exception {
+        Path host = build(sanitizer);
+        if (Programs.find("python3") == null) {
+            Programs.unavailable("python3 is not installed: the stand-in JVM hook is a Python script");
+        }
+        Path hook = dir.resolve("jvm-hook");
+        Files.writeString(hook, String.join("\n", "#!/usr/bin/env python3", "import os, time",
+                "print([l for l in open('/proc/self/status') if l.startswith('SigBlk:')][0].strip(), flush=True)",
+                "fds = []", "for f in os.listdir('/proc/self/fd'):", "    try:",
+                "        fds.append(f + ' -> ' + os.readlink('/proc/self/fd/' + f))", "    except OSError:",
+                "        pass", "print('fds: ' + ' '.join(fds), flush=True)", "time.sleep(30)", ""));
+        hook.toFile().setExecutable(true);
+        Path marker = Files.writeString(dir.resolve("slurmctld-own-file"), "");
+        String out = host(host, sanitizer, "fallback", List.of(), "jvm_hook=" + hook + "\n", marker.toString());
+        assertTrue(out.contains("was reported in") && out.contains("status 768; its signal mask empty;"
+                + " slurmctld's descriptor closed"), out);
+    }
+
     /** Both plugins log through Slurm's own functions by their Slurm-only names, never glibc's error(3). */
     @Test
     void bothPluginsImportSlurmsLoggingNotGlibcs() throws Exception {
@@ -108,15 +134,19 @@ class PrepPluginHostTest {
 
     /** Runs the host in `mode` against a private socket and spool; its stdout, once it passed with no report. */
     private String host(Path host, String sanitizer, String mode, String... more) throws Exception {
+        return host(host, sanitizer, mode, List.of(more), "jvm_hook=/bin/false\n", dir.resolve("a.sock").toString());
+    }
+
+    private String host(Path host, String sanitizer, String mode, List<String> more, String settings, String last)
+            throws Exception {
         Path spool = Files.createDirectories(dir.resolve("spool"));
-        Path socket = dir.resolve("a.sock");
         Path config = dir.resolve("ledger-hook.conf");
-        Files.writeString(config, "agent_socket=" + socket + "\nspool=" + spool + "\nagent_timeout=2\n"
-                + "jvm_hook=/bin/false\n");
+        Files.writeString(config, "agent_socket=" + dir.resolve("a.sock") + "\nspool=" + spool + "\nagent_timeout=2\n"
+                + settings);
         List<String> argv = new ArrayList<>(List.of(host.toString(), host.resolveSibling("prep_ledger.so").toString(),
                 mode));
-        argv.addAll(List.of(more));
-        argv.add(socket.toString());
+        argv.addAll(more);
+        argv.add(last);
         Programs.Result r = Programs.run(argv, Map.of("ALPSBRIDGE_LEDGER_HOOK_CONFIG", config.toString(),
                 "TSAN_OPTIONS", "halt_on_error=1 exitcode=66", "ASAN_OPTIONS", "halt_on_error=1 detect_leaks=0",
                 "UBSAN_OPTIONS", "halt_on_error=1 print_stacktrace=1"), Duration.ofMinutes(5));
