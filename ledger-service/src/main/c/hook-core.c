@@ -428,8 +428,16 @@ int hook_parse_reply(const char *reply, size_t n, const char *name, const char *
         if (errno != 0 || end == code || *end != '\0') exit_code = -1;
     }
     if (exit_code < 0 || exit_code > 255) {
-        fprintf(err, "%s: the hook agent on %s answered without an exit code from 0 to 255 ('%.40s'; a protocol"
-                     " error): exit 3 (unavailable)\n", name, socket, reply);
+        /* its first 40 bytes, control characters shown as '?': the message stays one line of text in the log */
+        char shown[41];
+        size_t k = 0;
+        for (; k < sizeof shown - 1 && reply[k]; k++) {
+            unsigned char c = (unsigned char)reply[k];
+            shown[k] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+        }
+        shown[k] = '\0';
+        fprintf(err, "%s: the hook agent on %s answered without an exit code from 0 to 255 ('%s'; a protocol"
+                     " error): exit 3 (unavailable)\n", name, socket, shown);
         return HOOK_UNAVAILABLE;
     }
     return (int)exit_code;
