@@ -17,7 +17,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * slurmctld's PrEp plugin (prep_ledger.so as built) inside a stand-in slurmctld ({@code src/test/c/prep-host.c}),
+ * slurmctld's plugins as built, in stand-in slurmctlds. site_factor_ledger.so ({@code src/test/c/site-factor-host.c})
+ * under ThreadSanitizer: submissions beside 22.05's reconfigure touch no state unlocked. The PrEp plugin
+ * (prep_ledger.so) inside {@code src/test/c/prep-host.c},
  * built plain, under ThreadSanitizer and under AddressSanitizer with UndefinedBehaviorSanitizer: its four workers
  * log every line of 1,000 concurrent prologs and epilogs under its own job; an agent that never accepts costs a
  * prolog agent_timeout, not for ever; the queue's bound answers what is over it; fini returns with the job write
@@ -25,7 +27,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * deadline, an empty signal mask and none of slurmctld's descriptors. Built against Debian's Slurm source
  * ({@code .ci/slurm-plugin-source}); skipped without it.
  */
-class PrepPluginHostTest {
+class SlurmctldPluginHostTest {
 
     private static final Path MODULE = Path.of(System.getProperty("user.dir"));
 
@@ -93,6 +95,18 @@ class PrepPluginHostTest {
                 + " slurmctld's descriptor closed"), out);
     }
 
+    @Test
+    void theSiteFactorPluginsStateIsLockedAgainstReconfigure() throws Exception {
+        Path host = build("thread").resolveSibling("site-factor-host");
+        Path factors = Files.writeString(dir.resolve("site-factors"), "acct1 7\n");
+        Programs.Result r = Programs.run(List.of(host.toString(), host.resolveSibling("site_factor_ledger.so").toString(),
+                factors.toString(), "2000"), Map.of("TSAN_OPTIONS", "halt_on_error=1 exitcode=66"), Duration.ofMinutes(5));
+        String said = r.out() + r.err();
+        assertFalse(said.contains("Sanitizer"), said);
+        assertEquals(0, r.exit(), said);
+        assertTrue(r.out().contains("2000 submissions beside 2000 reconfigures, 0 with another factor"), said);
+    }
+
     /** Both plugins log through Slurm's own functions by their Slurm-only names, never glibc's error(3). */
     @Test
     void bothPluginsImportSlurmsLoggingNotGlibcs() throws Exception {
@@ -123,12 +137,12 @@ class PrepPluginHostTest {
         assertEquals(0, source.exit(), "the Slurm source for the plugins: " + source.err());
         Path out = MODULE.resolve("target/c/host-" + (sanitizer.isEmpty() ? "plain" : sanitizer.replace(',', '-')));
         List<String> argv = new ArrayList<>(List.of("make", "-s", "-C", MODULE.resolve("src/main/c").toString(),
-                "prep-host", "plugins", "OUT=" + out, "SLURM_SRC=" + source.out().strip()));
+                "prep-host", "site-factor-host", "plugins", "OUT=" + out, "SLURM_SRC=" + source.out().strip()));
         if (!sanitizer.isEmpty()) {
             argv.add("SANITIZE=" + sanitizer);
         }
         Programs.Result make = Programs.run(argv, Map.of(), Duration.ofMinutes(5));
-        assertEquals(0, make.exit(), "make prep-host: " + make.out() + make.err());
+        assertEquals(0, make.exit(), "make prep-host site-factor-host: " + make.out() + make.err());
         return out.resolve("prep-host");
     }
 
