@@ -1,9 +1,10 @@
 /*
  * A stand-in slurmctld for prep/ledger: it loads the built prep_ledger.so as slurmctld does (dlopen, init,
  * prep_p_register_callbacks), exports what the plugin takes from slurmctld (log_var, slurm_error, error,
- * get_log_level, running_in_slurmctld, slurm_xfree, job_common_env_vars), holds a "job write lock" where slurmctld
- * holds its own (around each prep_p_*_slurmctld call and inside each completion callback), and keeps every line the
- * plugin logs. Built against the configured Slurm source the plugin was (job_record_t, prep_callbacks_t).
+ * get_log_level, running_in_slurmctld or 26.05's run_in_daemon, slurm_xfree, job_common_env_vars), holds a "job
+ * write lock" where slurmctld holds its own (around each prep_p_*_slurmctld call and inside each completion
+ * callback), and keeps every line the plugin logs. Built against the configured Slurm source the plugin was
+ * (job_record_t, prep_callbacks_t): 22.05 and 26.05.
  *   prep-host PLUGIN storm N SOCKET      a loopback agent on SOCKET answers each prolog with ten lines naming its
  *                                        job; N prologs and N epilogs are queued from 4 threads at once. Passes when
  *                                        every call is reported, every line is under its own job, and none is lost.
@@ -98,9 +99,15 @@ int error(const char *fmt, ...) {
     return -1;
 }
 
+#ifdef running_in_slurmctld /* 23.02 and later: a macro over run_in_daemon */
+bool run_in_daemon(uint32_t daemons) {
+    return (daemons & IS_SLURMCTLD) != 0;
+}
+#else
 bool running_in_slurmctld(void) {
     return true;
 }
+#endif
 
 void slurm_xfree(void **p) {
     free(*p);
