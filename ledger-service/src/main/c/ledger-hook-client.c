@@ -52,8 +52,8 @@ static struct hook_settings settings;
 
 /* Runs the JVM hook in this process's place (same pid, arguments and environment), saying why. */
 static int run_jvm_hook(const char *mode, int argc, char **argv, const char *why) {
-    char note[6144];
     if (why) {
+        char note[6144];
         snprintf(note, sizeof note, "%s; this call runs the JVM hook %s instead", why, settings.jvm_hook);
         fprintf(stderr, "%s: %s\n", name, note);
         setenv("LEDGER_HOOK_FALLBACK", note, 1);
@@ -64,7 +64,9 @@ static int run_jvm_hook(const char *mode, int argc, char **argv, const char *why
     args[1] = (char *)mode;
     for (int i = 0; i < argc; i++) args[i + 2] = argv[i];
     execv(settings.jvm_hook, args);
-    fprintf(stderr, "%s: cannot run the JVM hook %s: %s\n", name, settings.jvm_hook, strerror(errno));
+    int e = errno;
+    free(args);
+    fprintf(stderr, "%s: cannot run the JVM hook %s: %s\n", name, settings.jvm_hook, strerror(e));
     return HOOK_UNAVAILABLE;
 }
 

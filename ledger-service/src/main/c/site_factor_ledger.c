@@ -17,13 +17,12 @@
  * slurmctld, so init reads the parameters again); the symbol is kept for 22.05 and is unused on 26.05. On 26.05
  * priority/multifactor also calls site_factor_p_update without slurmdbd, every PriorityCalcPeriod.
  */
-#include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 
 #include <slurm/slurm.h>
@@ -31,7 +30,15 @@
 
 #include "src/common/list.h"
 #include "src/common/log.h"
+#include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
+
+#include "site-factors.h"
+
+/* Slurm's error() by its Slurm-only name: glibc's error(3) has the same name and would win by link order alone. */
+extern int slurm_error(const char *, ...) __attribute__((format(printf, 1, 2)));
+#undef error
+#define error slurm_error
 
 const char plugin_name[] = "alpsbridge ledger site factor plugin";
 const char plugin_type[] = "site_factor/ledger";
@@ -39,22 +46,17 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 #define DEFAULT_FILE "/var/lib/alpsbridge/site-factors"
 
-struct factor {
-    char account[128];
-    uint32_t value;
-};
-
+/* The plugin's state. Under `lock`: the job write lock serialises set and update, but 22.05 calls reconfig at
+ * `scontrol reconfigure` with none of slurmctld's locks held (controller.c, after unlock_slurmctld), while a
+ * submission may be in site_factor_p_set. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static char path[4096] = DEFAULT_FILE;
 static struct factor *factors; /* sorted by account, case-insensitively (Slurm's accounts are lower case) */
 static size_t count;
 static struct stat loaded;     /* the file's identity when it was read; st_ino 0: never read */
 static bool missing_said;
 
-static int by_account(const void *a, const void *b) {
-    return strcasecmp(((const struct factor *)a)->account, ((const struct factor *)b)->account);
-}
-
-/* PrioritySiteFactorParameters: file=PATH (the only parameter). */
+/* PrioritySiteFactorParameters: file=PATH (the only parameter). Under lock. */
 static void read_parameters(void) {
     snprintf(path, sizeof path, "%s", DEFAULT_FILE);
     const char *p = slurm_conf.site_factor_params;
@@ -66,7 +68,8 @@ static void read_parameters(void) {
     memset(&loaded, 0, sizeof loaded);
 }
 
-/* Rereads the file if it is not the one read last (another inode after a rename, or another size or time). */
+/* Rereads the file if it is not the one read last (another inode after a rename, or another size or time). Under
+ * lock. */
 static void refresh(void) {
     struct stat now;
     if (stat(path, &now) != 0) {
@@ -84,42 +87,21 @@ static void refresh(void) {
         && loaded.st_mtim.tv_sec == now.st_mtim.tv_sec && loaded.st_mtim.tv_nsec == now.st_mtim.tv_nsec) {
         return;
     }
-    FILE *f = fopen(path, "r");
+    FILE *f = fopen(path, "re");
     if (!f) {
         error("%s: cannot open %s: %m", plugin_type, path);
         return;
     }
     struct factor *read = NULL;
-    size_t n = 0, capacity = 0;
-    char line[512];
-    int number = 0, bad = 0;
-    while (fgets(line, sizeof line, f)) {
-        number++;
-        if (line[0] == '#' || line[0] == '\n') continue;
-        char account[128];
-        unsigned long value;
-        char extra;
-        if (sscanf(line, "%127s %lu %c", account, &value, &extra) != 2 || value > UINT32_MAX / 2) {
-            if (bad++ == 0) error("%s: %s:%d: expected ACCOUNT SCALED, skipped", plugin_type, path, number);
-            continue;
-        }
-        if (n == capacity) {
-            capacity = capacity ? capacity * 2 : 64;
-            struct factor *more = realloc(read, capacity * sizeof *read);
-            if (!more) {
-                error("%s: out of memory reading %s", plugin_type, path);
-                free(read);
-                fclose(f);
-                return;
-            }
-            read = more;
-        }
-        snprintf(read[n].account, sizeof read[n].account, "%s", account);
-        read[n].value = (uint32_t)value;
-        n++;
-    }
+    size_t n = 0;
+    int bad = 0, first_bad = 0;
+    int r = factors_parse(f, &read, &n, &bad, &first_bad);
     fclose(f);
-    qsort(read, n, sizeof *read, by_account);
+    if (r != 0) {
+        error("%s: out of memory reading %s", plugin_type, path);
+        return;
+    }
+    if (bad) error("%s: %s:%d: expected ACCOUNT SCALED, skipped (%d such lines)", plugin_type, path, first_bad, bad);
     free(factors);
     factors = read;
     count = n;
@@ -127,16 +109,8 @@ static void refresh(void) {
     verbose("%s: %zu account(s) from %s", plugin_type, count, path);
 }
 
-static uint32_t factor_of(const char *account) {
-    if (!account || !count) return 0;
-    struct factor key;
-    snprintf(key.account, sizeof key.account, "%s", account);
-    const struct factor *found = bsearch(&key, factors, count, sizeof *factors, by_account);
-    return found ? found->value : 0;
-}
-
 static void set(job_record_t *job_ptr) {
-    job_ptr->site_factor = NICE_OFFSET + factor_of(job_ptr->account);
+    job_ptr->site_factor = NICE_OFFSET + factors_find(factors, count, job_ptr->account);
 }
 
 static int update_pending(void *x, void *unused) {
@@ -147,30 +121,45 @@ static int update_pending(void *x, void *unused) {
 }
 
 extern int init(void) {
+    pthread_mutex_lock(&lock);
     read_parameters();
+    pthread_mutex_unlock(&lock);
     return SLURM_SUCCESS;
 }
 
 /* void: Slurm's plugin loader (plugin_unload) calls it so, 22.05's and 26.05's alike */
 extern void fini(void) {
+    pthread_mutex_lock(&lock);
     free(factors);
     factors = NULL;
     count = 0;
+    memset(&loaded, 0, sizeof loaded);
+    pthread_mutex_unlock(&lock);
 }
 
 /* 22.05's interface only (above) */
 extern void site_factor_p_reconfig(void) {
+    /* slurm_conf under slurmctld's config read lock: called with none held (above) */
+    slurmctld_lock_t config_read = {.conf = READ_LOCK};
+    lock_slurmctld(config_read);
+    pthread_mutex_lock(&lock);
     read_parameters();
+    pthread_mutex_unlock(&lock);
+    unlock_slurmctld(config_read);
 }
 
 /* At submission, under the job write lock. */
 extern void site_factor_p_set(job_record_t *job_ptr) {
+    pthread_mutex_lock(&lock);
     refresh();
     set(job_ptr);
+    pthread_mutex_unlock(&lock);
 }
 
 /* At every priority recalculation, under the job write lock. */
 extern void site_factor_p_update(void) {
+    pthread_mutex_lock(&lock);
     refresh();
     list_for_each(job_list, update_pending, NULL);
+    pthread_mutex_unlock(&lock);
 }

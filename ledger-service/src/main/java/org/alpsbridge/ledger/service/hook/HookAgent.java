@@ -131,7 +131,30 @@ public final class HookAgent implements AutoCloseable {
         HookSettings settings = HookSettings.read(env).withOptions(true, options);
         // Keep-alive connections to the service: the JDK keeps up to this many per host (default 5).
         System.setProperty("http.maxConnections", Integer.toString(settings.agentThreads() + settings.agentWorkers()));
-        return new HookAgent(settings, env, log);
+        HookAgent agent = new HookAgent(settings, env, log);
+        agent.warm();
+        return agent;
+    }
+
+    /**
+     * Runs the submission path once before the agent says it is ready: a call decoded as the C client frames it, a
+     * quote for a job of no project (read-only: the service holds nothing) and its answer framed. The classes it
+     * loads, the code the JIT compiles first and the service's connection (and its first query) are then paid
+     * here, not by the first submission, which slurmctld waits for under its locks within submit_timeout.
+     */
+    private void warm() {
+        long start = System.nanoTime();
+        byte[] call = String.join("\0", "v=1", "mode=submit", "arg=--timeout", "arg=1",
+                "env=SLURM_JOB_ACCOUNT=alpsbridge-warm-up", "env=SLURM_JOB_USER=alpsbridge-warm-up",
+                "env=SLURM_JOB_PARTITION=alpsbridge-warm-up", "env=SLURM_JOB_CPUS=1", "env=SLURM_JOB_TIME_LIMIT=1", "")
+                .getBytes(StandardCharsets.UTF_8);
+        AgentRequest request = AgentCodec.request(call);
+        ByteArrayOutputStream said = new ByteArrayOutputStream();
+        int exit = Submission.fromEnvironment(request.env()).check(service,
+                new HookLog(new PrintStream(said, true, StandardCharsets.UTF_8), null));
+        AgentCodec.frame(new AgentReply(exit, said.toString(StandardCharsets.UTF_8).lines().toList()));
+        log.println("ledger hook-agent: the submission path is warm (a quote of no project's job answered exit "
+                + exit + " in " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms)");
     }
 
     /** The socket it listens on. */

@@ -61,6 +61,17 @@ class HookAgentTest {
         }
     }
 
+    /** The first submission is answered like the rest: the agent ran the path once before it was ready. */
+    @Test
+    void theSubmissionPathIsWarmBeforeTheAgentIsReady() throws Exception {
+        ByteArrayOutputStream journal = new ByteArrayOutputStream();
+        try (HookAgent agent = HookAgent.start(env(), new PrintStream(journal, true))) {
+            String said = journal.toString(java.nio.charset.StandardCharsets.UTF_8);
+            // this agent's service is unreachable: the quote's answer is "cannot say" (3), the path warm all the same
+            assertTrue(said.contains("the submission path is warm (a quote of no project's job answered exit 3"), said);
+        }
+    }
+
     @Test
     void badAndOversizedRequestsAreAnsweredWithTheFaultNamed() throws Exception {
         ByteArrayOutputStream journal = new ByteArrayOutputStream();

@@ -33,6 +33,11 @@ final class HookClient {
      * that slurmctld runs the client in directly, as a site does, builds its own settings' path in.
      */
     static Path build(Path out, Path config) throws Exception {
+        return build(out, config, null);
+    }
+
+    /** As {@link #build(Path, Path)}, under {@code sanitizer} (make's SANITIZE, e.g. address,undefined) when given. */
+    static Path build(Path out, Path config, String sanitizer) throws Exception {
         for (String p : List.of("make", "cc")) {
             if (Programs.find(p) == null) {
                 Programs.unavailable(p + " is not installed: the hooks' C client cannot be built (Debian: build-essential)");
@@ -43,6 +48,9 @@ final class HookClient {
                 "OUT=" + out, "JVM_HOOK=" + jvmHook()));
         if (config != null) {
             argv.add("CONFIG=" + config);
+        }
+        if (sanitizer != null) {
+            argv.add("SANITIZE=" + sanitizer);
         }
         Programs.Result r = Programs.run(argv, java.util.Map.of(), Duration.ofMinutes(2));
         if (r.exit() != 0) {

@@ -48,14 +48,14 @@ class HookClientDefaultsTest {
         Map<String, String> client = clientDefaults(c);
         String source = Files.readString(SOURCE);
         assertTrue(source.contains("s->submit_refuses = 0;"), "submit_when_unavailable starts at allow");
-        String readConfig = source.substring(source.indexOf("int hook_read_settings("));
+        String readConfig = source.substring(source.indexOf("int hook_parse_settings("));
         readConfig = readConfig.substring(0, readConfig.indexOf("\n}\n"));
         Matcher read = Pattern.compile("strcmp\\(key, \"([a-z_]+)\"\\)").matcher(readConfig);
         java.util.Set<String> keys = new java.util.TreeSet<>();
         while (read.find()) {
             keys.add(read.group(1));
         }
-        assertEquals(keys, client.keySet(), "every key hook_read_settings reads has its default checked here");
+        assertEquals(keys, client.keySet(), "every key hook_parse_settings reads has its default checked here");
         assertTrue(keys.containsAll(HookSettings.CLIENT_KEYS), "the C side reads the keys HookSettings says it reads");
         for (String key : HookSettings.CLIENT_KEYS) {
             String declared = HookSettings.KEYS.stream().filter(k -> k.name().equals(key)).findFirst().orElseThrow()
@@ -73,7 +73,7 @@ class HookClientDefaultsTest {
         });
     }
 
-    /** The keys hook_read_settings reads, at the values it starts with (hook-core.h's defaults). */
+    /** The keys hook_parse_settings reads, at the values it starts with (hook-core.h's defaults). */
     private static Map<String, String> clientDefaults(String h) {
         Map<String, String> out = new TreeMap<>();
         out.put("agent_socket", SettingsDocs.cDefine(h, "DEFAULT_SOCKET"));
@@ -83,7 +83,7 @@ class HookClientDefaultsTest {
         long submitMillis = Long.parseLong(define(h, "DEFAULT_SUBMIT_TIMEOUT_MS"));
         out.put("submit_timeout", submitMillis % 1000 == 0 ? String.valueOf(submitMillis / 1000)
                 : String.valueOf(submitMillis / 1000.0));
-        out.put("submit_when_unavailable", "allow"); // hook_read_settings starts with submit_refuses = 0
+        out.put("submit_when_unavailable", "allow"); // hook_default_settings starts with submit_refuses = 0
         return out;
     }
 

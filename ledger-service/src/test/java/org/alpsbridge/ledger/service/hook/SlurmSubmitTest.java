@@ -24,7 +24,9 @@ import org.junit.jupiter.api.Test;
  * hooks, through the C client, the agent and the service, with real MUNGE. A job its project cannot cover is
  * refused at {@code sbatch} with the figures in the message its owner reads, and nothing is held or written; a
  * job that fits is queued and held at dispatch as before; with the service down, and with the agent down, a job
- * is accepted (the default {@code submit_when_unavailable=allow}) and still denied at dispatch by the prolog. Prints
+ * is accepted (the default {@code submit_when_unavailable=allow}) and still denied at dispatch by the prolog; with
+ * the agent stopped (SIGSTOP) and its backlog full, each {@code sbatch} returns within submit_timeout + 1 s and
+ * slurmctld keeps answering. Prints
  * what the plugin costs a submission: {@code sbatch} with the ledger's script and with a script that only accepts,
  * alternating in blocks, in the same run. One slurmctld start.
  */
@@ -103,11 +105,31 @@ class SlurmSubmitTest {
             lab.stopAgent(false);
             List<Long> agentDown = acceptedWhile(lab, "the agent down", accepted);
             lab.startAgent();
+            // the agent stopped (SIGSTOP) with its backlog full: each ledger-submit waits for its connect at most
+            // submit_timeout, so sbatch returns and slurmctld, whose job_submit lock it holds meanwhile, keeps going
+            lab.pauseAgent(true);
+            List<Long> agentStopped;
+            try (FullBacklog full = new FullBacklog(lab.dir.resolve("agent/hook.sock"))) {
+                agentStopped = acceptedWhile(lab, "the agent stopped, its backlog full", accepted);
+                long t = System.nanoTime();
+                Programs.Result ping = lab.slurm("scontrol", "ping");
+                Programs.Result queue = lab.slurm("squeue", "-h", "-o", "%i");
+                assertEquals(0, ping.exit() + queue.exit(), "slurmctld answers: " + ping.err() + queue.err());
+                System.out.printf("with the agent stopped: scontrol ping and squeue answered in %.1f ms%n",
+                        (System.nanoTime() - t) / 1e6);
+            } finally {
+                lab.pauseAgent(false);
+            }
+            for (long micros : agentStopped) {
+                assertTrue(micros < 3_000_000, "an sbatch with the agent stopped took " + micros / 1000
+                        + " ms, over submit_timeout (2 s) + 1 s: " + agentStopped);
+            }
             System.out.printf("sbatch of a job the ledger would refuse, accepted (submit_when_unavailable=allow,"
                     + " submit_timeout=2): the service down p50 %.1f ms max %.1f ms; the service hung (SIGSTOP) p50"
-                    + " %.1f ms max %.1f ms (the first); the agent down p50 %.1f ms max %.1f ms%n", pct(serviceDown, 50),
+                    + " %.1f ms max %.1f ms (the first); the agent down p50 %.1f ms max %.1f ms; the agent stopped"
+                    + " (SIGSTOP, its backlog full) p50 %.1f ms max %.1f ms%n", pct(serviceDown, 50),
                     pct(serviceDown, 100), pct(serviceHung, 50), pct(serviceHung, 100), pct(agentDown, 50),
-                    pct(agentDown, 100));
+                    pct(agentDown, 100), pct(agentStopped, 50), pct(agentStopped, 100));
             for (String id : List.of(accepted.get(0), accepted.get(accepted.size() - 1))) {
                 lab.slurm("scontrol", "release", id);
                 lab.awaitState(id, "CANCELLED", Duration.ofSeconds(60));
