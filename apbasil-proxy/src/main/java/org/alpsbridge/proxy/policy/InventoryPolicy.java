@@ -168,6 +168,7 @@ public final class InventoryPolicy implements AutoCloseable {
         this.engine = new EngineMemory(stats.counter(ProxyMetric.POLICY_ENGINE_ANSWERS));
         this.patches = stats.counter(ProxyMetric.POLICY_PATCHES);
         this.mismatches = stats.counter(ProxyMetric.POLICY_PATCH_MISMATCHES);
+        mismatches.add("", 0); // exported at 0 from the start, so that the alert's increase() sees the first one
         this.unseen = stats.counter(ProxyMetric.POLICY_UNSEEN_CHANGES);
         this.drainChecks = stats.counter(ProxyMetric.POLICY_DRAIN_CHECKS);
         this.reservationChecks = stats.counter(ProxyMetric.POLICY_RESERVATION_CHECKS);

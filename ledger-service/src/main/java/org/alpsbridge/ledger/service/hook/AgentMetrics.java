@@ -65,8 +65,8 @@ final class AgentMetrics implements AutoCloseable {
         SPOOL_PENDING.header(p).append(SPOOL_PENDING.name()).append(' ').append(pending.getAsInt()).append('\n');
         for (Metric family : List.of(PROLOGS, SETTLEMENTS, SUBMISSIONS)) {
             family.header(p);
-            // ok is always there, so that rate() has a series from the start
-            Map<String, Long> series = new TreeMap<>(Map.of("ok", 0L));
+            // every outcome from the start at 0: increase() over a series born at 1 would miss the first
+            Map<String, Long> series = new TreeMap<>(Map.of("ok", 0L, "denied", 0L, "unavailable", 0L, "failed", 0L));
             counted.getOrDefault(family, Map.of()).forEach((o, n) -> series.put(o, n.sum()));
             series.forEach((o, n) -> p.append(family.name()).append("{outcome=\"").append(o).append("\"} ").append(n)
                     .append('\n'));
