@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -28,6 +29,12 @@ import java.util.regex.Pattern;
 import org.alpsbridge.basil.codec.BasilCodec;
 import org.alpsbridge.basil.emulator.Emulator;
 import org.alpsbridge.basil.model.BasilRequest;
+import org.alpsbridge.ledger.Ledger;
+import org.alpsbridge.ledger.Resource;
+import org.alpsbridge.ledger.service.console.Console;
+import org.alpsbridge.ledger.service.hook.HookAgent;
+import org.alpsbridge.ledger.service.server.LedgerServer;
+import org.alpsbridge.ledger.service.server.ServiceSettings;
 import org.alpsbridge.ledger.store.PostgresServer;
 import org.alpsbridge.proxy.backend.Backend;
 import org.alpsbridge.proxy.backend.BackendException;
@@ -45,10 +52,10 @@ import picocli.CommandLine;
 
 /**
  * The shipped alert rules on a real Prometheus and Alertmanager (loopback, free ports, private directories) scraping
- * a real proxy pair (shared PostgreSQL, emulated Cray): the Cray stopped for a while, the active proxy killed, an
- * orphan planted; each fault's alert reaches the test's webhook receiver, and resolves once the fault is gone. The
- * rules are the shipped file with every {@code for:} and range shortened for a test (rewritten here, not copied), and
- * every dashboard query on the proxy's families returns data.
+ * a real proxy pair (shared PostgreSQL, emulated Cray), the ledger service and the hook agent: the ledger service
+ * stopped, the Cray stopped for a while, the active proxy killed, an orphan planted; each fault's alert reaches the
+ * test's webhook receiver, and resolves once the fault is gone. The rules are the shipped file with every
+ * {@code for:} and range shortened for a test (rewritten here, not copied), and every dashboard query returns data.
  */
 class AlertingTest {
 
@@ -60,6 +67,7 @@ class AlertingTest {
     Path dir;
 
     private final List<ProxyDaemon> daemons = new ArrayList<>();
+    private final List<AutoCloseable> services = new ArrayList<>();
     private final List<Process> processes = new ArrayList<>();
     private HttpServer webhook;
     private final AtomicBoolean driving = new AtomicBoolean(true);
@@ -96,6 +104,9 @@ class AlertingTest {
     void stop() throws Exception {
         driving.set(false);
         daemons.forEach(ProxyDaemon::close);
+        for (int i = services.size() - 1; i >= 0; i--) {
+            services.get(i).close(); // the hook agent, the service, then the ledger
+        }
         for (Process p : processes) {
             p.destroy();
             p.waitFor();
@@ -135,6 +146,15 @@ class AlertingTest {
         return d;
     }
 
+    /** The ledger service as {@code ledger serve} assembles it, on {@code port}, authenticating no one (loopback). */
+    private LedgerServer ledgerService(Ledger ledger, int port) throws Exception {
+        ServiceSettings s = ServiceSettings.defaults().with(ServiceSettings.Key.AUTH, "none")
+                .with(ServiceSettings.Key.LISTEN, "127.0.0.1:" + port);
+        LedgerServer server = LedgerServer.start(ledger, s, "test", Console.of(s));
+        services.add(server);
+        return server;
+    }
+
     private Process start(String... command) throws Exception {
         Process p = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(dir.resolve(Path.of(command[0]).getFileName() + ".log").toFile()).start();
@@ -154,6 +174,21 @@ class AlertingTest {
         int metricsB = freePort();
         ProxyDaemon a = proxy(db, cray, jobs, metricsA);
         ProxyDaemon b = proxy(db, cray, jobs, metricsB);
+        // the ledger service with one project's allocation, and the hook agent in front of it
+        Ledger ledger = Ledger.open("sqlite:" + dir.resolve("ledger.db"));
+        services.add(ledger);
+        ledger.addProject("chem", 5001, "chem_acct");
+        Instant now = Instant.now();
+        ledger.grant("chem", Resource.CPU, 60_000, now.minus(Duration.ofDays(1)), now.plus(Duration.ofDays(30)),
+                "research", null);
+        int ledgerPort = freePort();
+        LedgerServer service = ledgerService(ledger, ledgerPort);
+        int agentPort = freePort();
+        Files.write(dir.resolve("hook.conf"), List.of("db=http://127.0.0.1:" + ledgerPort, "log_file=none",
+                "agent_socket=" + dir.resolve("agent.sock"), "spool=" + dir.resolve("spool"),
+                "agent_metrics=127.0.0.1:" + agentPort));
+        services.add(HookAgent.start(Map.of("ALPSBRIDGE_LEDGER_HOOK_CONFIG", dir.resolve("hook.conf").toString(),
+                "ALPSBRIDGE_LEDGER_AUTH", "none"), new java.io.PrintStream(java.io.OutputStream.nullOutputStream())));
 
         // the receiver: every notification's alerts, as "NAME firing|resolved"
         List<String> received = new CopyOnWriteArrayList<>();
@@ -185,7 +220,9 @@ class AlertingTest {
                 + "alerting:\n  alertmanagers:\n    - static_configs: [{targets: ['127.0.0.1:" + amPort + "']}]\n"
                 + "scrape_configs:\n  - job_name: alpsbridge-proxy\n    static_configs:\n"
                 + "      - targets: ['127.0.0.1:" + metricsA + "', '127.0.0.1:" + metricsB + "']\n"
-                + "        labels: {pair: xc1}\n");
+                + "        labels: {pair: xc1}\n"
+                + "  - job_name: alpsbridge-ledger\n    static_configs: [{targets: ['127.0.0.1:" + ledgerPort + "']}]\n"
+                + "  - job_name: alpsbridge-hook-agent\n    static_configs: [{targets: ['127.0.0.1:" + agentPort + "']}]\n");
         start("/usr/bin/prometheus", "--config.file=" + dir.resolve("prometheus.yml"),
                 "--storage.tsdb.path=" + dir.resolve("tsdb"), "--web.listen-address=127.0.0.1:" + promPort,
                 "--rules.alert.resend-delay=1s");
@@ -213,7 +250,18 @@ class AlertingTest {
         driver.setDaemon(true);
         driver.start();
         String prom = "http://127.0.0.1:" + promPort;
-        awaitQuery(prom, "sum(up{job=\"alpsbridge-proxy\"}) == 2", Duration.ofSeconds(60));
+        awaitQuery(prom, "sum(up{job=~\"alpsbridge-.*\"}) == 4", Duration.ofSeconds(60));
+        // the bookkeepers' console reading balances: ledger calls for the dashboard's ledger panels
+        HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + ledgerPort
+                + "/v1/balances")).build(), HttpResponse.BodyHandlers.ofString());
+
+        // the ledger service stopped, then started again
+        service.close();
+        await(received, "AlpsbridgeLedgerServiceDown firing", Duration.ofSeconds(40));
+        ledgerService(ledger, ledgerPort);
+        await(received, "AlpsbridgeLedgerServiceDown resolved", Duration.ofSeconds(40));
+        HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + ledgerPort
+                + "/v1/balances")).build(), HttpResponse.BodyHandlers.ofString());
 
         // the Cray stopped for a while
         Switched.UP.set(false);
@@ -221,16 +269,8 @@ class AlertingTest {
         Switched.UP.set(true);
         await(received, "AlpsbridgeAlpsUnreachable resolved", Duration.ofSeconds(40));
 
-        // an orphan planted behind the proxies' back, then released by the operator
-        cray.control().plantReservation("mallory", "999", 3);
-        await(received, "AlpsbridgeOrphanFound firing", Duration.ofSeconds(40));
-        ProxyDaemon active = awaitActive(a, b);
-        Reply released = ProxyConnection.roundTrip(active.address(), Exchange.admin("op-1", "", "orphans",
-                Map.of("release", "true")), Duration.ofSeconds(30), null, 1 << 24);
-        assertEquals(Reply.Status.OK, released.status(), released.reason());
-        await(received, "AlpsbridgeOrphanFound resolved", Duration.ofSeconds(40));
-
         // the active proxy killed: its endpoint goes with it; the standby takes over; a new proxy comes back
+        ProxyDaemon active = awaitActive(a, b);
         ProxyDaemon survivor = active == a ? b : a;
         int killedPort = active == a ? metricsA : metricsB;
         active.halt();
@@ -243,13 +283,22 @@ class AlertingTest {
         await(received, "AlpsbridgeProxyDown resolved", Duration.ofSeconds(40));
         await(received, "AlpsbridgeProxyTakeover resolved", Duration.ofSeconds(60));
 
-        // every dashboard query on the proxy's families returns data
+        // an orphan planted behind the proxies' back, then released by the operator
+        cray.control().plantReservation("mallory", "999", 3);
+        await(received, "AlpsbridgeOrphanFound firing", Duration.ofSeconds(40));
+        // (by the survivor, which the dashboard's released panel then reads)
+        Reply released = ProxyConnection.roundTrip(survivor.address(), Exchange.admin("op-1", "", "orphans",
+                Map.of("release", "true")), Duration.ofSeconds(30), null, 1 << 24);
+        assertEquals(Reply.Status.OK, released.status(), released.reason());
+        await(received, "AlpsbridgeOrphanFound resolved", Duration.ofSeconds(40));
+
+        // every dashboard query returns data
         Matcher expr = Pattern.compile("\"expr\": \"((?:[^\"\\\\]|\\\\.)*)\"").matcher(Files.readString(DASHBOARD));
         Set<String> empty = new TreeSet<>();
         int asked = 0;
         while (expr.find()) {
             String q = expr.group(1).replace("\\\"", "\"");
-            if (q.contains("alpsbridge_proxy_")) {
+            if (q.contains("alpsbridge_")) {
                 asked++;
                 String answer = query(prom, q);
                 if (!answer.contains("\"status\":\"success\"") || answer.contains("\"result\":[]")) {
@@ -258,7 +307,7 @@ class AlertingTest {
             }
         }
         assertEquals(Set.of(), empty, "dashboard queries without data");
-        assertTrue(asked >= 10, "the proxy's panels' queries: " + asked);
+        assertTrue(asked >= 18, "the dashboard's queries: " + asked);
     }
 
     private static ProxyDaemon awaitActive(ProxyDaemon... candidates) throws Exception {
