@@ -16,7 +16,8 @@ jar=$root/cli/target/alpsbridge.jar
 rm -rf "$tree" "$target/install-files" "$target/ledger-hooks-root" "$target/apbasil-root" "$target/slurmctld-plugins-root"
 install -d "$tree/usr/bin" "$tree/usr/share/alpsbridge" "$tree/usr/lib/alpsbridge" "$tree/usr/share/man/man1" \
   "$tree/usr/share/bash-completion/completions" "$tree/etc/alpsbridge" "$tree/etc/default" \
-  "$tree/lib/systemd/system" "$tree/usr/share/doc/alpsbridge" "$tree/usr/share/lintian/overrides"
+  "$tree/lib/systemd/system" "$tree/usr/share/doc/alpsbridge" "$tree/usr/share/lintian/overrides" \
+  "$tree/usr/share/alpsbridge/prometheus"
 
 # The launchers are the checkout's own bin/ scripts: each finds its layout (installed: share/alpsbridge/ beside
 # its bin/ or lib/alpsbridge/; else the checkout), so one source carries their java options and class paths.
@@ -49,6 +50,10 @@ install -m 0644 "$src/doc/copyright" "$tree/usr/share/doc/alpsbridge/"
 install -m 0644 "$src/lintian/alpsbridge" "$tree/usr/share/lintian/overrides/"
 # The admin's quick start, not the developers' README (which links module READMEs the package does not hold)
 install -m 0644 "$src/doc/README.Debian" "$tree/usr/share/doc/alpsbridge/README.Debian"
+# What an operations team loads into Prometheus and Grafana, and the guide their runbook links point to
+install -m 0644 "$src/prometheus/alpsbridge-rules.yml" "$src/prometheus/alpsbridge-dashboard.json" \
+  "$tree/usr/share/alpsbridge/prometheus/"
+install -m 0644 "$root/docs/operator-guide.md" "$tree/usr/share/doc/alpsbridge/operator-guide.md"
 commit=$(git -C "$root" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
 {
   echo "alpsbridge ($debversion) unstable; urgency=medium"

@@ -123,6 +123,17 @@ class PackageInstallTest {
     }
 
     @Test
+    @Order(2)
+    void theAlertRulesTheDashboardAndTheOperatorsGuideAreInstalledAsShipped() throws Exception {
+        for (String[] shipped : new String[][] {
+                {"/usr/share/alpsbridge/prometheus/alpsbridge-rules.yml", "src/prometheus/alpsbridge-rules.yml"},
+                {"/usr/share/alpsbridge/prometheus/alpsbridge-dashboard.json", "src/prometheus/alpsbridge-dashboard.json"},
+                {"/usr/share/doc/alpsbridge/operator-guide.md", "../docs/operator-guide.md"}}) {
+            assertEquals(Files.readString(Path.of(shipped[1])), Files.readString(Path.of(shipped[0])), shipped[0]);
+        }
+    }
+
+    @Test
     @Order(3)
     void theClassArchivesWereWrittenAtInstallOutsideTheReadOnlyJarDirectory() throws Exception {
         Path jar = Path.of("/usr/share/alpsbridge/alpsbridge.jar");

@@ -11,6 +11,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.alpsbridge.proxy.stats.Counter;
+import org.alpsbridge.proxy.stats.ProxyMetric;
 import org.alpsbridge.proxy.stats.Stats;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -123,15 +124,16 @@ public final class Availability implements AutoCloseable {
 
     /** Adds the {@code ha_*} gauges and counters to the daemon's figures; call before {@link #start}. */
     public void report(Stats stats) {
-        takeovers = stats.counter("ha_takeovers", "Leases this proxy took, by what became of the previous holder's:"
-                + " expired (a failover: it died or was cut off), released (it stopped cleanly), none.", "previous");
-        stepdowns = stats.counter("ha_stepdowns", "Times this proxy stopped being active, by reason.", "reason");
-        interruptedFound = stats.counter("ha_interrupted_exchanges",
-                "Exchanges an earlier active proxy began and never finished, found at takeovers.", null);
-        fenced = stats.counter("ha_fenced_writes", "Exchange memory writes refused because this proxy's lease had ended.",
-                null);
-        stats.gauge("ha_active", "1 while this proxy is the active one of its pair, 0 while standby.", () -> active() ? 1 : 0);
-        stats.gauge("ha_epoch", "The lease epoch this proxy holds or last held (0: never active).", () -> epoch);
+        takeovers = stats.counter(ProxyMetric.HA_TAKEOVERS);
+        // at 0 from the start: increase() over a series born at 1 would miss the first failover
+        for (String previous : new String[] {"expired", "released", "none"}) {
+            takeovers.add(previous, 0);
+        }
+        stepdowns = stats.counter(ProxyMetric.HA_STEPDOWNS);
+        interruptedFound = stats.counter(ProxyMetric.HA_INTERRUPTED_EXCHANGES);
+        fenced = stats.counter(ProxyMetric.HA_FENCED_WRITES);
+        stats.gauge(ProxyMetric.HA_ACTIVE, () -> active() ? 1 : 0);
+        stats.gauge(ProxyMetric.HA_EPOCH, () -> epoch);
     }
 
     /** Told of every role change, on the lease's thread; see {@link RoleListener}. */

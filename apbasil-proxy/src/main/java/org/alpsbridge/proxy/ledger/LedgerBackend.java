@@ -430,19 +430,12 @@ public final class LedgerBackend implements Backend {
         List<String> command = settings.onDeny().stream()
                 .map(a -> a.replace("{job}", batchId).replace("{reason}", message)).toList();
         try {
-            Process p = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-            p.getOutputStream().close();
-            if (!p.waitFor(60, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                log.warn("on-deny command for job {} took longer than 60 s", batchId);
-            } else if (p.exitValue() != 0) {
-                log.warn("on-deny command for job {} exited {}", batchId, p.exitValue());
-            } else {
+            String failure = OnDenyCommand.run(command, batchId, Duration.ofSeconds(60));
+            if (failure == null) {
                 log.info("on-deny command ran for job {}", batchId);
+            } else {
+                log.warn(failure);
             }
-        } catch (IOException e) {
-            log.warn("cannot run the on-deny command for job {}: {}", batchId, e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -144,7 +144,7 @@ public final class LedgerOptions {
                 LedgerBackend.WhenUnavailable.valueOf(whenUnavailable.toUpperCase(java.util.Locale.ROOT)))
                 .withDenials(JobAccounts.named(jobAccounts, table), Duration.ofSeconds(denialMemorySeconds),
                         onDenyCommand());
-        LedgerMetrics metrics = new LedgerMetrics("alpsbridge_proxy_ledger");
+        LedgerMetrics metrics = new LedgerMetrics(org.alpsbridge.proxy.stats.ProxyMetric.LEDGER_PREFIX);
         Ledger held = metrics.wrap(open());
         stats.exposition(metrics::prometheus);
         inventory.onFullInventory(new LedgerSweeper(held, settings.cluster(),

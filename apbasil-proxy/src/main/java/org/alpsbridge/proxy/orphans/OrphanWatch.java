@@ -35,6 +35,7 @@ import org.alpsbridge.proxy.backend.Caller;
 import org.alpsbridge.proxy.ha.Availability;
 import org.alpsbridge.proxy.stats.Counter;
 import org.alpsbridge.json.JsonText;
+import org.alpsbridge.proxy.stats.ProxyMetric;
 import org.alpsbridge.proxy.stats.Stats;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -84,15 +85,11 @@ public final class OrphanWatch {
     public OrphanWatch(JobSource jobs, Path apkill, Duration commandTimeout, Stats stats) {
         this.jobs = jobs;
         this.apkill = new Apkill(apkill, commandTimeout);
-        this.found = stats.counter("orphans_found", "Orphan reservations found, by reason.", "reason");
-        this.releases = stats.counter("orphans_released", "Orphan reservations released, by outcome.", "outcome");
-        this.detectionSeconds = stats.counter("orphans_detection_seconds",
-                "Sum of the ages (ALPS clock) at which orphans made behind the proxy's back were found.", null);
-        this.leftBehind = stats.counter("orphans_interrupted_reserves", "RESERVEs another proxy of the pair forwarded"
-                + " and never answered, as this proxy settled them: released (the reservation they left), release-failed"
-                + " (tried again at the next full inventory), not-found (no reservation of theirs in ALPS yet).",
-                "outcome");
-        stats.gauge("orphans", "Orphan reservations in the last full inventory.", () -> orphans().size());
+        this.found = stats.counter(ProxyMetric.ORPHANS_FOUND);
+        this.releases = stats.counter(ProxyMetric.ORPHANS_RELEASED);
+        this.detectionSeconds = stats.counter(ProxyMetric.ORPHANS_DETECTION_SECONDS);
+        this.leftBehind = stats.counter(ProxyMetric.ORPHANS_INTERRUPTED_RESERVES);
+        stats.gauge(ProxyMetric.ORPHANS, () -> orphans().size());
     }
 
     /**

@@ -15,6 +15,7 @@ import org.alpsbridge.proxy.backend.BackendException;
 import org.alpsbridge.proxy.backend.Call;
 import org.alpsbridge.proxy.backend.Caller;
 import org.alpsbridge.proxy.stats.Counter;
+import org.alpsbridge.proxy.stats.ProxyMetric;
 import org.alpsbridge.proxy.stats.Stats;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -81,27 +82,18 @@ public final class InventoryPolicy implements AutoCloseable {
         this.settings = settings;
         this.clock = clock;
         this.listeners = new FullInventoryListeners(notifier);
-        this.refreshes = stats.counter("policy_refreshes", "Full inventories fetched from the backend, by reason.", "reason");
-        this.engine = new EngineMemory(stats.counter("policy_engine_answers",
-                "QUERY(ENGINE) answers, by source: backend, or memory (ALPS could not answer; the last answer given again).",
-                "source"));
-        Counter patches = stats.counter("policy_patches", "Forwarded reservation changes applied to the cache, by outcome.",
-                "outcome");
+        this.refreshes = stats.counter(ProxyMetric.POLICY_REFRESHES);
+        this.engine = new EngineMemory(stats.counter(ProxyMetric.POLICY_ENGINE_ANSWERS));
+        Counter patches = stats.counter(ProxyMetric.POLICY_PATCHES);
         this.lock = new PolicyLock(this::patchFailed);
         this.caches = new Caches(lock, patches);
-        this.mismatches = stats.counter("policy_patch_mismatches",
-                "Refreshes that found a cached RESERVE patch different from what ALPS shows.", null);
-        this.unseen = stats.counter("policy_unseen_changes",
-                "Refreshes that found changes the cache had not seen (made behind the proxy's back, or mispatched).", null);
-        Counter drainChecks = stats.counter("policy_drain_checks",
-                "QUERY(STATUS) checks of reservations released with claims outstanding, by outcome: gone, held, failed.",
-                "outcome");
-        Counter reservationChecks = stats.counter("policy_reservation_checks",
-                "Reservations-only INVENTORYs, before cached answers and from the idle timer, by outcome: same (ALPS"
-                        + " holds no reservation the cache does not), changed (it does: a full fetch for a scheduler),"
-                        + " unsure (a RESERVE was at ALPS beside it), failed.", "outcome");
-        this.answered = stats.counter("policy_inventory_answers", "Scheduler INVENTORY requests, by where the answer came from.", "source");
-        stats.gauge("policy_cache_age_seconds", "Age of the oldest cached full inventory.", this::oldestAgeSeconds);
+        this.mismatches = stats.counter(ProxyMetric.POLICY_PATCH_MISMATCHES);
+        mismatches.add("", 0); // exported at 0 from the start, so that the alert's increase() sees the first one
+        this.unseen = stats.counter(ProxyMetric.POLICY_UNSEEN_CHANGES);
+        Counter drainChecks = stats.counter(ProxyMetric.POLICY_DRAIN_CHECKS);
+        Counter reservationChecks = stats.counter(ProxyMetric.POLICY_RESERVATION_CHECKS);
+        this.answered = stats.counter(ProxyMetric.POLICY_INVENTORY_ANSWERS);
+        stats.gauge(ProxyMetric.POLICY_CACHE_AGE_SECONDS, this::oldestAgeSeconds);
         DrainCheck drain = new DrainCheck(codec, () -> inner, caches, drainChecks);
         ReservationCheck reservations = new ReservationCheck(settings, clock, codec, () -> inner, lock, caches, drain,
                 reservationChecks, mismatches);

@@ -8,15 +8,13 @@ import java.util.concurrent.atomic.LongAdder;
 /** A monotonic event counter with an optional label, e.g. full refreshes by reason. Thread-safe. */
 public final class Counter {
 
-    private final String name;
-    private final String help;
+    private final ProxyMetric metric;
     private final String labelName;
     private final Map<String, LongAdder> series = new ConcurrentHashMap<>();
 
-    Counter(String name, String help, String labelName) {
-        this.name = name;
-        this.help = help;
-        this.labelName = labelName;
+    Counter(ProxyMetric metric) {
+        this.metric = metric;
+        this.labelName = metric.labelName();
     }
 
     /** Counts one event of an unlabelled counter. */
@@ -44,13 +42,9 @@ public final class Counter {
         return series.values().stream().mapToLong(LongAdder::sum).sum();
     }
 
-    String name() {
-        return name;
-    }
-
     Snapshot.CounterFigures figures() {
         Map<String, Long> values = new TreeMap<>();
         series.forEach((k, v) -> values.put(k, v.sum()));
-        return new Snapshot.CounterFigures(help, labelName, values);
+        return new Snapshot.CounterFigures(metric.metric(), labelName, values);
     }
 }

@@ -13,9 +13,11 @@ package org.alpsbridge.proxy.stats;
  * @param client latency as the client saw it (everything the daemon did for the call)
  * @param cached latency of the calls answered from the cache
  * @param backend latency of the backend calls alone
+ * @param backendFailures the failed backend calls by kind: unreachable, transient, permanent
  */
 public record MethodFigures(long requests, long backendCalls, long errors, long backendErrors, long cacheHits,
-                            long responseBytes, Latency client, Latency cached, Latency backend) {
+                            long responseBytes, Latency client, Latency cached, Latency backend,
+                            java.util.Map<String, Long> backendFailures) {
 
     /** Backend calls the clients' requests would have cost and did not: never negative. */
     public long backendCallsSaved() {

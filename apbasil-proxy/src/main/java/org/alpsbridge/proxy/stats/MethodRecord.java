@@ -17,6 +17,8 @@ final class MethodRecord {
     private long errors;
     private long backendErrors;
     private long responseBytes;
+    /** Failed backend calls by kind ({@link Stats#failureKind}), in a stable order. */
+    private final java.util.Map<String, Long> failures = new java.util.TreeMap<>();
 
     synchronized void client(long nanos, long bytes, boolean failed, boolean fromCache) {
         long micros = record(client, nanos);
@@ -30,17 +32,19 @@ final class MethodRecord {
         }
     }
 
-    synchronized void backend(long nanos, boolean failed) {
+    /** @param failure the kind of failure, or null when the call succeeded */
+    synchronized void backend(long nanos, String failure) {
         backendSum += record(backend, nanos);
-        if (failed) {
+        if (failure != null) {
             backendErrors++;
+            failures.merge(failure, 1L, Long::sum);
         }
     }
 
     synchronized MethodFigures figures() {
         return new MethodFigures(client.getTotalCount(), backend.getTotalCount(), errors, backendErrors,
                 cached.getTotalCount(), responseBytes, Latency.of(client, clientSum), Latency.of(cached, cachedSum),
-                Latency.of(backend, backendSum));
+                Latency.of(backend, backendSum), java.util.Map.copyOf(failures));
     }
 
     private static long record(Histogram h, long nanos) {

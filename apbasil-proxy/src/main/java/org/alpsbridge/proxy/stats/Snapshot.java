@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
 import org.alpsbridge.json.JsonText;
+import org.alpsbridge.metrics.Metric;
 
 /**
  * The daemon's figures at one moment: per-method timing, counters and gauges. Rendered three ways:
@@ -31,18 +32,16 @@ public record Snapshot(Instant taken, long uptimeSeconds, Map<String, MethodFigu
             .comparingInt((String m) -> USUAL.contains(m) ? USUAL.indexOf(m) : USUAL.size())
             .thenComparing(Function.identity());
 
-    private static final String PREFIX = "alpsbridge_proxy_";
-
     /**
-     * @param help one line for operators
+     * @param metric the counter's declaration
      * @param labelName the label telling series apart, or null when there is one series (keyed "")
      * @param values value per label value
      */
-    public record CounterFigures(String help, String labelName, Map<String, Long> values) {
+    public record CounterFigures(Metric metric, String labelName, Map<String, Long> values) {
     }
 
-    /** A gauge's help line and value. */
-    public record GaugeFigure(String help, long value) {
+    /** A gauge's declaration and value. */
+    public record GaugeFigure(Metric metric, long value) {
     }
 
     /**
@@ -153,67 +152,62 @@ public record Snapshot(Instant taken, long uptimeSeconds, Map<String, MethodFigu
     /** Prometheus text exposition format 0.0.4: counters and summaries per method, then counters and gauges. */
     public String prometheus() {
         StringBuilder p = new StringBuilder(2048);
-        perMethod(p, "requests_total", "counter", "BASIL requests received from clients.", MethodFigures::requests);
-        perMethod(p, "backend_calls_total", "counter", "BASIL calls sent to the backend, the policy's own included.",
-                MethodFigures::backendCalls);
-        perMethod(p, "errors_total", "counter", "Client requests answered with a FAILURE or no document.", MethodFigures::errors);
-        perMethod(p, "backend_errors_total", "counter", "Backend calls that failed.", MethodFigures::backendErrors);
-        perMethod(p, "cache_hits_total", "counter", "Client requests answered without a backend call.", MethodFigures::cacheHits);
-        perMethod(p, "response_bytes_total", "counter", "Bytes of responses returned to clients.", MethodFigures::responseBytes);
-        summary(p, "request_duration_seconds", "Time clients waited for an answer.", MethodFigures::client);
-        summary(p, "backend_duration_seconds", "Time the backend took.", MethodFigures::backend);
-        summary(p, "cached_duration_seconds", "Time taken by answers served from the cache.", MethodFigures::cached);
-        for (Map.Entry<String, CounterFigures> e : counters.entrySet()) {
-            CounterFigures c = e.getValue();
-            String name = PREFIX + e.getKey() + "_total";
-            header(p, name, "counter", c.help());
+        perMethod(p, ProxyMetric.REQUESTS, MethodFigures::requests);
+        perMethod(p, ProxyMetric.BACKEND_CALLS, MethodFigures::backendCalls);
+        perMethod(p, ProxyMetric.ERRORS, MethodFigures::errors);
+        perMethod(p, ProxyMetric.BACKEND_ERRORS, MethodFigures::backendErrors);
+        Metric failures = ProxyMetric.BACKEND_FAILURES.metric();
+        failures.header(p);
+        methods.forEach((method, m) -> m.backendFailures().forEach((kind, n) -> p.append(failures.name())
+                .append("{method=\"").append(Metric.escapeLabel(method)).append("\",kind=\"").append(kind).append("\"} ")
+                .append(n).append('\n')));
+        perMethod(p, ProxyMetric.CACHE_HITS, MethodFigures::cacheHits);
+        perMethod(p, ProxyMetric.RESPONSE_BYTES, MethodFigures::responseBytes);
+        summary(p, ProxyMetric.REQUEST_DURATION, MethodFigures::client);
+        summary(p, ProxyMetric.BACKEND_DURATION, MethodFigures::backend);
+        summary(p, ProxyMetric.CACHED_DURATION, MethodFigures::cached);
+        for (CounterFigures c : counters.values()) {
+            String name = c.metric().name();
+            c.metric().header(p);
             c.values().forEach((label, value) -> p.append(name)
-                    .append(c.labelName() == null ? "" : "{" + c.labelName() + "=\"" + escapeLabel(label) + "\"}")
+                    .append(c.labelName() == null ? "" : "{" + c.labelName() + "=\"" + Metric.escapeLabel(label) + "\"}")
                     .append(' ').append(value).append('\n'));
         }
-        header(p, PREFIX + "uptime_seconds", "gauge", "Seconds since the daemon started.");
-        p.append(PREFIX).append("uptime_seconds ").append(uptimeSeconds).append('\n');
-        gauges.forEach((name, g) -> {
-            header(p, PREFIX + name, "gauge", g.help());
-            p.append(PREFIX).append(name).append(' ').append(g.value()).append('\n');
-        });
+        ProxyMetric.UPTIME.metric().header(p).append(ProxyMetric.UPTIME.metric().name()).append(' ')
+                .append(uptimeSeconds).append('\n');
+        gauges.values().forEach(g -> g.metric().header(p).append(g.metric().name()).append(' ').append(g.value())
+                .append('\n'));
         return p.toString();
     }
 
-    private void perMethod(StringBuilder p, String metric, String type, String help, ToLongFunction<MethodFigures> value) {
-        header(p, PREFIX + metric, type, help);
-        methods.forEach((method, m) -> p.append(PREFIX).append(metric).append("{method=\"").append(escapeLabel(method))
+    private void perMethod(StringBuilder p, ProxyMetric family, ToLongFunction<MethodFigures> value) {
+        Metric metric = family.metric();
+        metric.header(p);
+        methods.forEach((method, m) -> p.append(metric.name()).append("{method=\"").append(Metric.escapeLabel(method))
                 .append("\"} ").append(value.applyAsLong(m)).append('\n'));
     }
 
-    private void summary(StringBuilder p, String metric, String help, Function<MethodFigures, Latency> latency) {
-        header(p, PREFIX + metric, "summary", help);
+    private void summary(StringBuilder p, ProxyMetric family, Function<MethodFigures, Latency> latency) {
+        Metric metric = family.metric();
+        metric.header(p);
+        String name = metric.name();
         methods.forEach((method, m) -> {
             Latency l = latency.apply(m);
-            String label = "method=\"" + escapeLabel(method) + "\"";
-            quantile(p, metric, label, "0.5", l.p50Micros());
-            quantile(p, metric, label, "0.9", l.p90Micros());
-            quantile(p, metric, label, "0.99", l.p99Micros());
-            p.append(PREFIX).append(metric).append("_sum{").append(label).append("} ").append(seconds(l.sumMicros())).append('\n');
-            p.append(PREFIX).append(metric).append("_count{").append(label).append("} ").append(l.count()).append('\n');
+            String label = "method=\"" + Metric.escapeLabel(method) + "\"";
+            quantile(p, name, label, "0.5", l.p50Micros());
+            quantile(p, name, label, "0.9", l.p90Micros());
+            quantile(p, name, label, "0.99", l.p99Micros());
+            p.append(name).append("_sum{").append(label).append("} ").append(seconds(l.sumMicros())).append('\n');
+            p.append(name).append("_count{").append(label).append("} ").append(l.count()).append('\n');
         });
     }
 
-    private static void quantile(StringBuilder p, String metric, String label, String q, long micros) {
-        p.append(PREFIX).append(metric).append('{').append(label).append(",quantile=\"").append(q).append("\"} ")
+    private static void quantile(StringBuilder p, String name, String label, String q, long micros) {
+        p.append(name).append('{').append(label).append(",quantile=\"").append(q).append("\"} ")
                 .append(seconds(micros)).append('\n');
     }
 
     private static String seconds(long micros) {
         return String.format(Locale.ROOT, "%.6f", micros / 1_000_000.0);
-    }
-
-    private static void header(StringBuilder p, String name, String type, String help) {
-        p.append("# HELP ").append(name).append(' ').append(help.replace("\\", "\\\\").replace("\n", "\\n")).append('\n');
-        p.append("# TYPE ").append(name).append(' ').append(type).append('\n');
-    }
-
-    private static String escapeLabel(String v) {
-        return v.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
     }
 }

@@ -30,6 +30,8 @@ public final class Stats {
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
     private final Map<String, Gauge> gauges = new ConcurrentHashMap<>();
     private final ThreadLocal<ClientFrame> frame = new ThreadLocal<>();
+    /** Whether the backend's last call got an answer back: what {@code backend_up} shows. */
+    private volatile boolean backendAnswered = true;
     private final java.util.List<java.util.function.Supplier<String>> expositions =
             new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -52,20 +54,20 @@ public final class Stats {
         return new Timed(inner, false);
     }
 
-    /**
-     * A monotonic counter exported as {@code alpsbridge_proxy_NAME_total}, one series per label value.
-     *
-     * @param name lower-case metric name without prefix or {@code _total}, e.g. {@code policy_refreshes}
-     * @param help one line for operators
-     * @param labelName the label that tells series apart (e.g. {@code reason}), or null for one series
-     */
-    public Counter counter(String name, String help, String labelName) {
-        return counters.computeIfAbsent(name, n -> new Counter(n, help, labelName));
+    /** The counter {@code metric} declares, one series per value of its label (if it has one). */
+    public Counter counter(ProxyMetric metric) {
+        if (metric.metric().type() != org.alpsbridge.metrics.Metric.Type.COUNTER) {
+            throw new IllegalArgumentException(metric + " is not a counter");
+        }
+        return counters.computeIfAbsent(metric.key(), n -> new Counter(metric));
     }
 
-    /** A value read at snapshot time, exported as {@code alpsbridge_proxy_NAME}. */
-    public void gauge(String name, String help, LongSupplier value) {
-        gauges.put(name, new Gauge(help, value));
+    /** The gauge {@code metric} declares, read at snapshot time. */
+    public void gauge(ProxyMetric metric, LongSupplier value) {
+        if (metric.metric().type() != org.alpsbridge.metrics.Metric.Type.GAUGE) {
+            throw new IllegalArgumentException(metric + " is not a gauge");
+        }
+        gauges.put(metric.key(), new Gauge(metric, value));
     }
 
     /**
@@ -104,9 +106,27 @@ public final class Stats {
         Map<String, Snapshot.CounterFigures> counted = new TreeMap<>();
         counters.forEach((k, v) -> counted.put(k, v.figures()));
         Map<String, Snapshot.GaugeFigure> measured = new TreeMap<>();
-        gauges.forEach((k, v) -> measured.put(k, new Snapshot.GaugeFigure(v.help(), v.value().getAsLong())));
+        gauges.forEach((k, v) -> measured.put(k, new Snapshot.GaugeFigure(v.metric().metric(), v.value().getAsLong())));
         Instant now = clock.instant();
+        measured.put(ProxyMetric.BACKEND_UP.key(), new Snapshot.GaugeFigure(ProxyMetric.BACKEND_UP.metric(),
+                backendAnswered ? 1 : 0));
         return new Snapshot(now, now.getEpochSecond() - started.getEpochSecond(), new LinkedHashMap<>(figures), counted, measured);
+    }
+
+    /**
+     * How a backend call failed: {@code unreachable} (no answer), {@code transient} (a FAILURE ALPS says may pass),
+     * {@code permanent} (any other FAILURE, or garbage); null when it succeeded.
+     */
+    static String failureKind(byte[] response) {
+        if (response == null) {
+            return "unreachable";
+        }
+        if (succeeded(response)) {
+            return null;
+        }
+        // the attribute sits on ResponseData, near the top: no parse for a figure
+        String head = new String(response, 0, Math.min(response.length, 1024), java.nio.charset.StandardCharsets.ISO_8859_1);
+        return head.contains("error_class=\"TRANSIENT\"") ? "transient" : "permanent";
     }
 
     /** SUCCESS per the response's first two elements; garbage is a failure. */
@@ -134,7 +154,7 @@ public final class Stats {
         }
     }
 
-    private record Gauge(String help, LongSupplier value) {
+    private record Gauge(ProxyMetric metric, LongSupplier value) {
     }
 
     private final class Timed implements Backend {
@@ -169,7 +189,8 @@ public final class Stats {
                     record(call.methodKey()).client(nanos, response == null ? 0 : response.length, failed,
                             mine.backendCallsOfSameMethod == 0);
                 } else {
-                    record(call.methodKey()).backend(nanos, failed);
+                    backendAnswered = response != null;
+                    record(call.methodKey()).backend(nanos, failureKind(response));
                 }
             }
         }

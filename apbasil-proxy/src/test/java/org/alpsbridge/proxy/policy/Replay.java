@@ -274,7 +274,7 @@ final class Replay {
     }
 
     private long refreshCount() {
-        return stats.counter("policy_refreshes", "", "reason").total();
+        return stats.counter(org.alpsbridge.proxy.stats.ProxyMetric.POLICY_REFRESHES).total();
     }
 
     /** A timer refresh closes the window too. */

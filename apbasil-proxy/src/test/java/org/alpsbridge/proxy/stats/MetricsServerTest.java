@@ -18,7 +18,7 @@ class MetricsServerTest {
     @Test
     void metricsPathServesPrometheusTextAndOtherPathsAre404() throws Exception {
         Stats stats = new Stats();
-        stats.counter("orphans_found", "Orphans found.", null).increment();
+        stats.counter(ProxyMetric.ORPHANS_FOUND).increment("planted");
         try (MetricsServer server = MetricsServer.start(new InetSocketAddress("127.0.0.1", PORT), () -> stats.snapshot().prometheus())) {
             HttpURLConnection ok = open(server, "/metrics");
             assertEquals(200, ok.getResponseCode());
@@ -27,7 +27,7 @@ class MetricsServerTest {
             try (InputStream in = ok.getInputStream()) {
                 body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             }
-            assertTrue(body.contains("alpsbridge_proxy_orphans_found_total 1"), body);
+            assertTrue(body.contains("alpsbridge_proxy_orphans_found_total{reason=\"planted\"} 1"), body);
 
             assertEquals(404, open(server, "/").getResponseCode());
             HttpURLConnection post = open(server, "/metrics");

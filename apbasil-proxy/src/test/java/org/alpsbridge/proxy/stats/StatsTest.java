@@ -143,8 +143,8 @@ class StatsTest {
         Backend chain = stats.clientSide(stats.backendSide(answering(SUCCESS)));
         chain.call(call("QUERY", "ENGINE"));
         chain.call(call("RESERVE", null));
-        stats.counter("policy_refreshes", "Full inventories fetched, by reason.", "reason").increment("summary-changed");
-        stats.gauge("orphans", "Orphan reservations known now.", () -> 3);
+        stats.counter(ProxyMetric.POLICY_REFRESHES).increment("summary-changed");
+        stats.gauge(ProxyMetric.ORPHANS, () -> 3);
         String json = stats.snapshot().toJson();
 
         assertTrue(json.contains("\"methods\":{\"QUERY/ENGINE\":{\"requests\":1,\"backendCalls\":1,\"errors\":0"), json);
@@ -154,7 +154,7 @@ class StatsTest {
             assertTrue(json.contains("\"" + key + "\":"), key + " missing in " + json);
         }
         assertTrue(json.contains("\"counters\":{\"policy_refreshes\":{\"summary-changed\":1}}"), json);
-        assertTrue(json.contains("\"gauges\":{\"orphans\":3}"), json);
+        assertTrue(json.contains("\"gauges\":{\"backend_up\":1,\"orphans\":3}"), json);
         assertTrue(json.startsWith("{") && json.endsWith("}"), json);
     }
 
@@ -175,7 +175,7 @@ class StatsTest {
     void prometheusTextHasTypedCountersAndSummariesPerMethod() throws Exception {
         Stats stats = new Stats();
         stats.clientSide(stats.backendSide(answering(SUCCESS))).call(call("QUERY", "INVENTORY"));
-        stats.counter("orphans_found", "Orphans found.", null).increment();
+        stats.counter(ProxyMetric.ORPHANS_FOUND).increment("planted");
         String text = stats.snapshot().prometheus();
 
         assertTrue(text.contains("# TYPE alpsbridge_proxy_requests_total counter\n"), text);
@@ -184,7 +184,7 @@ class StatsTest {
         assertTrue(text.contains("# TYPE alpsbridge_proxy_request_duration_seconds summary\n"), text);
         assertTrue(text.contains("alpsbridge_proxy_request_duration_seconds{method=\"QUERY/INVENTORY\",quantile=\"0.99\"} "), text);
         assertTrue(text.contains("alpsbridge_proxy_request_duration_seconds_count{method=\"QUERY/INVENTORY\"} 1\n"), text);
-        assertTrue(text.contains("alpsbridge_proxy_orphans_found_total 1\n"), text);
+        assertTrue(text.contains("alpsbridge_proxy_orphans_found_total{reason=\"planted\"} 1\n"), text);
         for (String line : text.split("\n")) {
             assertTrue(line.startsWith("# HELP ") || line.startsWith("# TYPE ") || line.matches("[a-z_]+(\\{.*\\})? [0-9.]+"),
                     "not exposition format: " + line);

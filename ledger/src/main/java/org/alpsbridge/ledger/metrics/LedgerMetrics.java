@@ -2,6 +2,7 @@ package org.alpsbridge.ledger.metrics;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -11,6 +12,7 @@ import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.LedgerException;
 import org.alpsbridge.ledger.LedgerUnavailableException;
 import org.alpsbridge.ledger.Outcome;
+import org.alpsbridge.metrics.Metric;
 
 /**
  * What a daemon holding a ledger (the proxy, the ledger service) shows an operator on {@code /metrics}:
@@ -24,13 +26,24 @@ public final class LedgerMetrics {
     /** Upper bounds of the latency buckets, in seconds: from a fast commit to a failover's wait. */
     static final double[] BUCKETS = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
 
-    private final String prefix;
+    private final Metric callSeconds;
+    private final Metric refusalsTotal;
     private final Map<String, Histogram> latency = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> refusals = new ConcurrentHashMap<>();
 
     /** @param prefix metric name prefix, e.g. {@code alpsbridge_proxy_ledger} */
     public LedgerMetrics(String prefix) {
-        this.prefix = prefix;
+        List<Metric> families = declared(prefix);
+        this.callSeconds = families.get(0);
+        this.refusalsTotal = families.get(1);
+    }
+
+    /** The two families under {@code prefix}, declared once: the call latency histogram, then the refusals. */
+    public static List<Metric> declared(String prefix) {
+        return List.of(Metric.histogram(prefix + "_call_seconds", "Time ledger calls took, by operation.", "op"),
+                Metric.counter(prefix + "_refusals_total", "Ledger calls refused, by operation, reason and class"
+                        + " (transient: the store was unreachable, retry; permanent: denied, conflict or bad input).",
+                        "op", "reason", "class"));
     }
 
     private static final class Histogram {
@@ -86,7 +99,7 @@ public final class LedgerMetrics {
     }
 
     private void refused(String op, String reason, boolean transientFailure) {
-        String labels = "op=\"" + op + "\",reason=\"" + (reason == null ? "unknown" : reason) + "\",class=\""
+        String labels = "op=\"" + op + "\",reason=\"" + (reason == null ? "unknown" : Metric.escapeLabel(reason)) + "\",class=\""
                 + (transientFailure ? "transient" : "permanent") + "\"";
         refusals.computeIfAbsent(labels, k -> new LongAdder()).increment();
     }
@@ -96,28 +109,24 @@ public final class LedgerMetrics {
         StringBuilder p = new StringBuilder(1024);
         Map<String, Histogram> byOp = new TreeMap<>(latency);
         if (!byOp.isEmpty()) {
-            p.append("# HELP ").append(prefix).append("_call_seconds Time ledger calls took, by operation.\n");
-            p.append("# TYPE ").append(prefix).append("_call_seconds histogram\n");
+            String name = callSeconds.name();
+            callSeconds.header(p);
             byOp.forEach((op, h) -> {
                 long cumulative = 0;
                 for (int i = 0; i <= BUCKETS.length; i++) {
                     cumulative += h.counts[i].sum();
-                    p.append(prefix).append("_call_seconds_bucket{op=\"").append(op).append("\",le=\"")
+                    p.append(name).append("_bucket{op=\"").append(op).append("\",le=\"")
                             .append(i < BUCKETS.length ? Double.toString(BUCKETS[i]) : "+Inf").append("\"} ")
                             .append(cumulative).append('\n');
                 }
-                p.append(prefix).append("_call_seconds_sum{op=\"").append(op).append("\"} ")
-                        .append(h.nanos.sum() / 1e9).append('\n');
-                p.append(prefix).append("_call_seconds_count{op=\"").append(op).append("\"} ").append(cumulative)
-                        .append('\n');
+                p.append(name).append("_sum{op=\"").append(op).append("\"} ").append(h.nanos.sum() / 1e9).append('\n');
+                p.append(name).append("_count{op=\"").append(op).append("\"} ").append(cumulative).append('\n');
             });
         }
         Map<String, LongAdder> sorted = new TreeMap<>(refusals);
         if (!sorted.isEmpty()) {
-            p.append("# HELP ").append(prefix).append("_refusals_total Ledger calls refused, by operation, reason and"
-                    + " class (transient: the store was unreachable, retry; permanent: denied, conflict or bad input).\n");
-            p.append("# TYPE ").append(prefix).append("_refusals_total counter\n");
-            sorted.forEach((labels, n) -> p.append(prefix).append("_refusals_total{").append(labels).append("} ")
+            refusalsTotal.header(p);
+            sorted.forEach((labels, n) -> p.append(refusalsTotal.name()).append('{').append(labels).append("} ")
                     .append(n.sum()).append('\n'));
         }
         return p.toString();

@@ -97,16 +97,21 @@ final class Charging {
      * job in the sentence its owner reads. The one rule of {@link #reserve} and {@link #quote}.
      */
     private static String[] refusal(ReserveRequest q, Project p, Alloc a, long hold, String what) {
+        // what the job's owner reads in squeue -o %k: the figures, times to the second, and whom to ask
         if (p == null) {
             return new String[] {"UNKNOWN_PROJECT", "no project or account '" + q.project() + "' in the ledger; " + what
-                    + " refused"};
+                    + " refused; submit it with an account the ledger knows, or ask the allocation office to add it"};
         }
         if (!p.active()) {
-            return new String[] {"PROJECT_INACTIVE", "project " + p.name() + " is inactive; " + what + " refused"};
+            return new String[] {"PROJECT_INACTIVE", "project " + p.name() + " is inactive; " + what + " refused; ask"
+                    + " the project's PI or the allocation office to reactivate it"};
         }
         if (a == null) {
             return new String[] {"NO_ACTIVE_ALLOCATION", "project " + p.name() + " has no "
-                    + q.resource().name().toLowerCase() + " allocation active at " + q.at() + "; " + what + " refused"};
+                    + q.resource().name().toLowerCase(java.util.Locale.ROOT) + " allocation active at "
+                    + q.at().truncatedTo(java.time.temporal.ChronoUnit.SECONDS) + "; " + what + " (" + q.resource().unit()
+                    + " asked: up to " + hold + ") refused; ask the project's PI or the allocation office for an"
+                    + " allocation covering that time"};
         }
         if (hold > a.available()) {
             return new String[] {"INSUFFICIENT_BALANCE", "project " + p.name() + ": insufficient balance: " + what

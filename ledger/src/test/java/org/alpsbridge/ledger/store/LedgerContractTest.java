@@ -195,6 +195,21 @@ abstract class LedgerContractTest {
     }
 
     @Test
+    void aDenialWithoutAnAllocationSaysWhenToTheSecondWhatWasAskedAndWhomToAsk() {
+        // a RESERVE stamped as the proxy stamps it (nanoseconds), after chem's allocation ended
+        Instant late = Instant.parse("2026-08-01T10:20:30.123456789Z");
+        Outcome no = ledger.reserve(ReserveRequest.of(7, "j7", "chem", "alice", 2, 32, 60, late));
+        assertEquals("NO_ACTIVE_ALLOCATION", no.reason());
+        for (String said : List.of("project chem has no cpu allocation active at 2026-08-01T10:20:30Z;", "job j7",
+                "2 nodes x 32 cores for up to 60 min", "up to 3840", "ask the project's PI or the allocation office")) {
+            assertTrue(no.message().contains(said), said + " missing from " + no.message());
+        }
+        assertFalse(no.message().contains(".123"), "no fraction of a second: " + no.message());
+        Outcome unknown = ledger.reserve(reserveFor("nope", 8, "j8", 1, 1, 1));
+        assertTrue(unknown.message().endsWith("ask the allocation office to add it"), unknown.message());
+    }
+
+    @Test
     void aRetriedDenialStaysDeniedEvenAfterCreditIsAddedButAFreshKeySucceeds() {
         assertEquals(Decision.DENIED, ledger.reserve(reserve(3, "j3", 4, 32, 120)).decision());
         ledger.credit("chem", Resource.CPU, T, 50_000, "supplement", null);

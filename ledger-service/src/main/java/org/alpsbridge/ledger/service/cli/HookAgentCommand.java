@@ -33,6 +33,7 @@ import picocli.CommandLine.Spec;
         footer = {"", "Keys of the agent (with their defaults):",
                 "  agent_socket=/run/alpsbridge/ledger-hook.sock  spool=/var/spool/alpsbridge/ledger-hook",
                 "  agent_threads=64 (calls served at once)  agent_workers=4 (settlements sent at once)",
+                "  agent_metrics=HOST:PORT (Prometheus /metrics: spool depth, prologs by outcome; none by default)",
                 "  agent_timeout=60 (the C client's wait for an answer)  jvm_hook=/usr/lib/alpsbridge/ledger-hook-jvm",
                 "  submit_timeout=2, submit_when_unavailable=allow (ledger-submit's, read by the C client)",
                 "", "Example:", "  alpsbridge ledger hook-agent --config /etc/alpsbridge/ledger-hook.conf",

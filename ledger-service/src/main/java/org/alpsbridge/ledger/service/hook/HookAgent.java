@@ -44,6 +44,7 @@ public final class HookAgent implements AutoCloseable {
     private final EpilogSpool spool;
     private final PrintStream log;
     private final AgentStats stats = new AgentStats();
+    private final AgentMetrics metrics;
     private final HeldRuns held = new HeldRuns();
     private final UnheardProlog unheard = new UnheardProlog();
     /** How often the runs whose prolog's answer slurmctld did not hear are looked at. */
@@ -80,12 +81,23 @@ public final class HookAgent implements AutoCloseable {
                 + " (log_file=" + settings.logFile() + "; for slurmctld: no SlurmctldLogFile in slurm.conf)" : logFile));
         this.squeue = new SqueueBatch(slurm, stats.squeues, stats.prologRecords);
         this.spool = new EpilogSpool(settings.spool(), settings.agentWorkers(), this::settle, log);
+        this.metrics = new AgentMetrics(spool::pending);
         this.server = AgentServer.start(socket, new AgentServer.Limits("ledger hook-agent", "hook agent",
                 AgentCodec.MAX_FRAME, settings.agentThreads(), 0, TimeUnit.SECONDS.toMillis(REQUEST_SECONDS), 0),
                 new Calls(), log);
         this.reports = server.timer().scheduleWithFixedDelay(this::everyPeriod, REPORT_SECONDS, REPORT_SECONDS,
                 TimeUnit.SECONDS);
         unheardTimer.scheduleWithFixedDelay(this::seeUnheardThrough, UNHEARD_SECONDS, UNHEARD_SECONDS, TimeUnit.SECONDS);
+        if (settings.agentMetrics() != null) {
+            try {
+                metrics.serve(settings.agentMetrics());
+            } catch (IOException e) {
+                close();
+                throw e;
+            }
+            log.println("ledger hook-agent: metrics on http://" + settings.agentMetrics().getHostString() + ":"
+                    + metrics.port() + "/metrics");
+        }
     }
 
     /** The runs whose prolog's answer slurmctld did not hear: those it started without it are requeued or cancelled. */
@@ -283,6 +295,7 @@ public final class HookAgent implements AutoCloseable {
                 quotesDownUntil = System.nanoTime() + QUOTE_BACKOFF_NANOS;
             }
             stats.submissions.add(start, 1);
+            metrics.count(AgentMetrics.SUBMISSIONS, exit);
             return new AgentReply(exit, said.toString(StandardCharsets.UTF_8).lines().toList());
         }
         SlurmJob job;
@@ -302,6 +315,7 @@ public final class HookAgent implements AutoCloseable {
                 prologs.decrementAndGet();
             }
             stats.prologs.add(start, 1);
+            metrics.count(AgentMetrics.PROLOGS, exit);
         } else if (request.spooled() != null) {
             // the C client wrote the settlement into the spool itself and did not wait for this answer; a job
             // ended, so the next wave's prologs are near: their records are listed now, off their path
@@ -341,6 +355,7 @@ public final class HookAgent implements AutoCloseable {
             s = settings.withOptions(false, request.options());
         } catch (IllegalArgumentException e) {
             log.println("ledger hook-agent: a spooled epilog is unusable: " + e.getMessage());
+            metrics.count(AgentMetrics.SETTLEMENTS, SlurmHook.NO_JOB);
             return SlurmHook.NO_JOB;
         }
         ServiceCall svc = request.options().isEmpty() ? service : new ServiceCall(s, stats);
@@ -349,6 +364,7 @@ public final class HookAgent implements AutoCloseable {
         int exit = new Hook(job, squeue, slurm, svc, new HookLog(log, logFile), Hook.FOREVER, held)
                 .epilog(request.at());
         stats.settlements.add(start, 1);
+        metrics.count(AgentMetrics.SETTLEMENTS, exit);
         return exit;
     }
 
@@ -376,6 +392,7 @@ public final class HookAgent implements AutoCloseable {
     public void close() {
         reports.cancel(false);
         unheardTimer.shutdownNow();
+        metrics.close();
         server.close(TimeUnit.SECONDS.toMillis(30));
         stats.report(log);
         spool.close();

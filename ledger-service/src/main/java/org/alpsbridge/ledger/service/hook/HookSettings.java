@@ -46,6 +46,8 @@ final class HookSettings {
             key("agent_threads", "64", Check.WHOLE, "agent: calls served at once (at least 1)"),
             key("agent_workers", "4", Check.WHOLE, "agent: settlements sent at once (at least 1)"),
             key("spool", "/var/spool/alpsbridge/ledger-hook", Check.TEXT, "the agent's spool of epilogs to settle"),
+            key("agent_metrics", "", Check.TEXT, "agent: HOST:PORT it serves Prometheus metrics on (/metrics);"
+                    + " empty: none"),
             key("jvm_hook", "/usr/lib/alpsbridge/ledger-hook-jvm", Check.TEXT, "C client: the JVM hook it runs when no"
                     + " agent answers"),
             key("submit_timeout", "2", Check.SUBMIT_SECONDS, "C client: seconds ledger-submit waits for the agent (0.05 to 600)"),
@@ -177,6 +179,20 @@ final class HookSettings {
 
     int agentWorkers() {
         return count("agent_workers", 1);
+    }
+
+    /** Where the agent serves its metrics, or null for nowhere. */
+    java.net.InetSocketAddress agentMetrics() {
+        String v = values.get("agent_metrics").strip();
+        if (v.isEmpty()) {
+            return null;
+        }
+        int colon = v.lastIndexOf(':');
+        try {
+            return new java.net.InetSocketAddress(v.substring(0, colon), Integer.parseInt(v.substring(colon + 1)));
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("agent_metrics=" + v + ": expected HOST:PORT");
+        }
     }
 
     /** The key's value, else (empty) the environment's {@code variable}; null when neither says. */

@@ -84,6 +84,7 @@ public final class SlurmHook {
                                        an answer, then exits 3: keep it above prolog_retry_for + timeout)
               agent_threads=64 (calls served at once)  agent_workers=4 (settlements sent at once)
               spool=/var/spool/alpsbridge/ledger-hook   jvm_hook=/usr/lib/alpsbridge/ledger-hook-jvm (the fallback)
+              agent_metrics= (HOST:PORT of the agent's Prometheus /metrics; none by default)
 
             ledger-submit (the same client) is run by slurmctld's job_submit.lua (JobSubmitPlugins=lua) for every
             sbatch, srun and salloc: the agent asks the ledger whether the job's project could cover its worst

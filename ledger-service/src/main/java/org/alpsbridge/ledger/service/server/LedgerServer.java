@@ -58,6 +58,8 @@ public final class LedgerServer implements AutoCloseable {
 
     private final EventLoopGroup io;
     private final EventExecutorGroup workers;
+    /** The figures {@code /metrics} shows; their probe stops with the server. */
+    private ServiceMetrics metrics;
     private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private final List<String> addresses = new ArrayList<>();
     private final List<Path> socketFiles = new ArrayList<>();
@@ -106,10 +108,12 @@ public final class LedgerServer implements AutoCloseable {
         LedgerServer server = new LedgerServer(io, workers);
         server.signIns = front;
         // every ledger call the service makes is timed and its refusals counted, for GET /metrics
-        LedgerMetrics metrics = new LedgerMetrics("alpsbridge_ledger_service_ledger");
+        LedgerMetrics metrics = new LedgerMetrics(ServiceMetrics.PREFIX + "ledger");
         Ledger measured = metrics.wrap(ledger);
+        ServiceMetrics exported = new ServiceMetrics(ledger, metrics);
+        server.metrics = exported;
         Dispatcher dispatcher = new Dispatcher(measured, new Policy(measured, settings.standardJobEvents()),
-                ApiJson.mapper(true), version, front, metrics::prometheus);
+                ApiJson.mapper(true), version, front, exported::prometheus);
         Directory directory = new Directory(settings.number(ServiceSettings.Key.GROUP_CACHE_SECONDS));
         Roles roles = new Roles(settings);
         LocalApi api = new LocalApi(dispatcher, directory, roles, munge != null);
@@ -231,6 +235,9 @@ public final class LedgerServer implements AutoCloseable {
 
     @Override
     public void close() {
+        if (metrics != null) {
+            metrics.close();
+        }
         channels.close().awaitUninterruptibly();
         // workers first, with a quiet period: closed connections still pass their last events through the
         // handlers on the workers, and on to the I/O threads, which must outlive them
