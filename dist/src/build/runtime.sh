@@ -20,7 +20,7 @@ found=$("$jdk/bin/jdeps" --print-module-deps --ignore-missing-deps --multi-relea
 # and the charsets beyond the base ones (a site's locale).
 modules=$found,jdk.crypto.ec,jdk.charsets
 rm -rf "$out"
-"$jdk/bin/jlink" --add-modules "$modules" --output "$out" --strip-debug --no-header-files --no-man-pages \
+"$jdk/bin/jlink" --add-modules "$modules" --output "$out" --strip-debug --no-header-files --no-man-pages --strip-native-debug-symbols exclude-debuginfo-files \
   --generate-cds-archive
 echo "$modules" > "$target/runtime.modules"
 echo "runtime: $(du -sh "$out" | cut -f1) in $out from $jdk, modules $modules"
