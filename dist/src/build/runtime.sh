@@ -19,8 +19,14 @@ found=$("$jdk/bin/jdeps" --print-module-deps --ignore-missing-deps --multi-relea
 # Loaded by name, invisible to jdeps: the elliptic-curve TLS suites (tls_ca of the clients, the services' https)
 # and the charsets beyond the base ones (a site's locale).
 modules=$found,jdk.crypto.ec,jdk.charsets
+# java.desktop is there for java.beans (jdeps finds it), not for AWT: its native libraries (X11, ALSA, fonts,
+# images) would make the package need a desktop's libraries on a headless service node, and nothing loads them.
+headless='glob:**/lib/libawt*.so,glob:**/lib/libjawt.so,glob:**/lib/libjsound.so,glob:**/lib/libfontmanager.so'
+headless+=',glob:**/lib/libjavajpeg.so,glob:**/lib/liblcms.so,glob:**/lib/libmlib_image.so,glob:**/lib/libsplashscreen.so'
 rm -rf "$out"
-"$jdk/bin/jlink" --add-modules "$modules" --output "$out" --strip-debug --no-header-files --no-man-pages --strip-native-debug-symbols exclude-debuginfo-files \
-  --generate-cds-archive
+"$jdk/bin/jlink" --add-modules "$modules" --output "$out" --strip-debug --no-header-files --no-man-pages \
+  --strip-native-debug-symbols exclude-debuginfo-files --exclude-files "$headless" --generate-cds-archive
+# The archive for heaps of 32 GB and more (no compressed pointers): these programs never run with one.
+rm -f "$out/lib/server/classes_nocoops.jsa"
 echo "$modules" > "$target/runtime.modules"
 echo "runtime: $(du -sh "$out" | cut -f1) in $out from $jdk, modules $modules"

@@ -65,9 +65,6 @@ class RpmPackageTest {
         }
         Shell.run("rm", "-rf", db.toString(), NO_JAVA_PATH).ok();
         Files.createDirectories(db);
-        Shell.run("bash", "-c", "mkdir -p " + NO_JAVA_PATH + " && for d in /usr/sbin /usr/bin /sbin /bin; do for f in"
-                + " \"$d\"/*; do n=${f##*/}; case $n in java*|jshell|jar|jlink|jdeps|keytool) continue;; esac;"
-                + " [ -e " + NO_JAVA_PATH + "/$n ] || ln -s \"$f\" " + NO_JAVA_PATH + "/$n; done; done").ok();
         assertEquals(1, noJava("command -v java").status(), "java is still on " + NO_JAVA_PATH);
     }
 
@@ -242,8 +239,13 @@ class RpmPackageTest {
         }
     }
 
-    /** Runs a script as root with no java on PATH and no JAVA_HOME or JAVA. */
+    /** Runs a script as root with no java on PATH (a PATH of links to this machine's programs, made anew for what
+     *  the packages installed since, without Java's) and no JAVA_HOME or JAVA. */
     private static Shell.Result noJava(String script) throws Exception {
+        Shell.run("bash", "-c", "rm -rf " + NO_JAVA_PATH + " && mkdir -p " + NO_JAVA_PATH + " && for d in /usr/sbin"
+                + " /usr/bin /sbin /bin; do for f in \"$d\"/*; do n=${f##*/}; case $n in java*|jshell|jar|jlink|jdeps"
+                + "|keytool) continue;; esac; [ -e " + NO_JAVA_PATH + "/$n ] || ln -s \"$f\" " + NO_JAVA_PATH + "/$n;"
+                + " done; done").ok();
         return Shell.run(Map.of(), Path.of("/"), null, "env", "-u", "JAVA_HOME", "-u", "JAVA", "PATH=" + NO_JAVA_PATH,
                 "LANG=C.UTF-8", "/bin/bash", "-euo", "pipefail", "-c", script);
     }
@@ -307,7 +309,12 @@ class RpmPackageTest {
                             + "|libpthread\\.so\\.0\\(\\)\\(64bit\\)|libm\\.so\\.6\\(\\)\\(64bit\\)|librt\\.so\\.1\\(\\)\\(64bit\\)"
                             + "|ld-linux-x86-64\\.so\\.2(\\(\\)\\(64bit\\)|\\(GLIBC_2\\.\\d+\\)\\(64bit\\))") // glibc
                     || req.matches("libz\\.so\\.1(\\(\\)\\(64bit\\)|\\(ZLIB_1\\.2\\.\\d+(\\.\\d+)?\\)\\(64bit\\))") // libz1 (SLES), zlib (RHEL)
-                    || req.equals("libmunge.so.2()(64bit)"); // libmunge2 (SLES: HPC module), munge-libs (RHEL 9: EPEL)
+                    || req.equals("libmunge.so.2()(64bit)") // libmunge2 (SLES: HPC module), munge-libs (RHEL 9: EPEL)
+                    // the JVM's C++ runtime: libstdc++6 and libgcc_s1 (SLES 15, GCC 12/13 runtime), libstdc++ and
+                    // libgcc (RHEL 9, GCC 11): CXXABI up to 1.3.13 and GLIBCXX up to 3.4.29 in both
+                    || req.matches("libgcc_s\\.so\\.1(\\(\\)|\\(GCC_(3\\.0|3\\.3|4\\.\\d\\.\\d)\\))\\(64bit\\)")
+                    || req.matches("libstdc\\+\\+\\.so\\.6(\\(\\)|\\(CXXABI_1\\.3(\\.([0-9]|1[0-3]))?\\)"
+                            + "|\\(GLIBCXX_3\\.4(\\.([0-9]|1[0-9]|2[0-9]))?\\))\\(64bit\\)");
         }
 
         /** glibc 2.31 (SLES 15 SP2 to SP5). */
