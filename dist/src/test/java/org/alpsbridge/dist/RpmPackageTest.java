@@ -143,6 +143,12 @@ class RpmPackageTest {
         assertEquals("alpsbridge", Shell.run("stat", "-c", "%U", "/var/lib/alpsbridge").ok().out().strip());
         String version = noJava("alpsbridge --version").ok().out();
         assertTrue(version.contains("0.1.0"), version);
+        // Each Java program starts on the bundled runtime (its modules are enough): the class archives %post wrote
+        // come from a run of each, and each answers --help.
+        for (String archive : List.of("apbasil.jsa", "ledger-hook.jsa", "raa-exec/raa-exec.jsa")) {
+            assertTrue(Files.exists(Path.of("/var/cache/alpsbridge", archive)), archive + ": " + r.err());
+        }
+        noJava("raa-exec --help && /usr/lib/alpsbridge/ledger-hook-jvm prolog --help").ok();
         Path doc = Path.of("/usr/share/doc/alpsbridge/README.RPM");
         String script = QuickStartInstallTest.shellBlocks(Files.readString(doc, StandardCharsets.UTF_8));
         assertTrue(script.contains("alpsbridge proxy serve") && script.contains("alpsbridge ledger serve"), script);
