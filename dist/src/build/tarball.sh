@@ -2,9 +2,14 @@
 # The tarball: target/root (prepare.sh) under one directory, for sites without dpkg (unpack anywhere, e.g.
 # /opt; run lib/alpsbridge/make-archives once; settings under etc/alpsbridge, or the /etc ones), with the native
 # apbasil client as bin/apbasil and the ledger hooks' C client as bin/ledger-prolog, bin/ledger-epilog and bin/ledger-submit when this build compiled it (hooks.sh, on
-# amd64 Linux), and the sources of slurmctld's plugins with their rebuild script (not the plugins: below). Run by dist's pom at package, after every tree is laid out:  tarball.sh DIST_TARGET VERSION
+# amd64 Linux), the sources of slurmctld's plugins with their rebuild script (not the plugins: below), and the Java
+# runtime (runtime.sh) as lib/alpsbridge/runtime, so that bin/alpsbridge runs with no Java on the host.
+# The same tarball is the RPMs' source: alpsbridge.spec at its top, and under src/ the C sources the spec compiles
+# and the layout its %files lists come from (rpmbuild -ta alpsbridge-VERSION.tar.gz).
+# Run by dist's pom at package, after every tree is laid out:  tarball.sh DIST_TARGET VERSION PROJECT_ROOT
 set -euo pipefail
-target=$1 version=$2
+target=$1 version=$2 root=$3
+src=$root/dist/src
 tree=$target/root
 hooks=$target/ledger-hooks-root
 name=alpsbridge-$version
@@ -36,5 +41,20 @@ if [ -f "$target/apbasil-root/usr/bin/apbasil" ]; then
 else
   install -m 0755 "$tree/usr/lib/alpsbridge/apbasil-jvm" "$target/tarball/$name/bin/apbasil"
 fi
+cp -a "$target/runtime" "$target/tarball/$name/lib/alpsbridge/runtime"
+install -m 0644 "$root/docs/install-rpm.md" "$target/tarball/$name/share/doc/alpsbridge/README.RPM"
+# The RPMs' source: the spec (its version and changelog filled in here) and what it compiles and reads.
+s=$target/tarball/$name/src
+install -d "$s/apbasil-c" "$s/ledger-c" "$s/spank"
+install -m 0644 "$root"/apbasil-proxy/src/main/c/{Makefile,*.c,*.h} "$s/apbasil-c/"
+install -m 0644 "$root"/ledger-service/src/main/c/{Makefile,*.c,*.h} "$root/ledger-service/src/main/lua/job_submit.lua" \
+  "$s/ledger-c/"
+install -m 0644 "$root"/affinity/spank/{Makefile,*.c,README.md} "$src/deb/spank/reduced-auto-affinity.conf" "$s/spank/"
+install -m 0755 "$src/lib/rebuild-slurmctld-plugins" "$src/rpm/layout-files" "$s/"
+install -m 0644 "$src/layout" "$s/"
+commit=$(git -C "$root" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
+sed -e "s/@UPSTREAM@/$version/g" -e "s/@RPM_VERSION@/${version//-/\~}/g" -e "s/@COMMIT@/$commit/g" \
+  -e "s/@CHANGELOG_DATE@/$(LC_ALL=C date -u -d "@${SOURCE_DATE_EPOCH:-$(date +%s)}" '+%a %b %d %Y')/g" \
+  "$src/rpm/alpsbridge.spec.in" > "$target/tarball/$name/alpsbridge.spec"
 tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@${SOURCE_DATE_EPOCH:-0}" \
   -C "$target/tarball" -czf "$target/$name.tar.gz" "$name"
