@@ -53,7 +53,10 @@ install -m 0644 "$src/doc/README.Debian" "$tree/usr/share/doc/alpsbridge/README.
 # What an operations team loads into Prometheus and Grafana, and the guide their runbook links point to
 install -m 0644 "$src/prometheus/alpsbridge-rules.yml" "$src/prometheus/alpsbridge-dashboard.json" \
   "$tree/usr/share/alpsbridge/prometheus/"
-install -m 0644 "$root/docs/operator-guide.md" "$tree/usr/share/doc/alpsbridge/operator-guide.md"
+# The guides a site reads, per reader (the repository's docs/; the engineers' pages stay there)
+for guide in admin-guide admin-proxy admin-ledger admin-affinity operator-guide user-guide; do
+  install -m 0644 "$root/docs/$guide.md" "$tree/usr/share/doc/alpsbridge/$guide.md"
+done
 commit=$(git -C "$root" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
 {
   echo "alpsbridge ($debversion) unstable; urgency=medium"
