@@ -52,7 +52,7 @@ public final class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--latency-profile", paramLabel = "NAME", defaultValue = "xc30-2256",
             description = {"How long the emulated ALPS takes per BASIL method: " + LatencyProfile.NAMES
-                    + " (default: ${DEFAULT-VALUE}). The figures of ALPS are then modelled, not measured; README"
+                    + " (default: ${DEFAULT-VALUE}). The figures of ALPS are then modelled, not measured; docs/benchmarks.md"
                     + " \"The latency model\" gives the numbers and their sources."})
     String latencyProfile;
 

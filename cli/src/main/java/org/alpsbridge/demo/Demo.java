@@ -199,7 +199,7 @@ public final class Demo {
         out.printf(Locale.ROOT, "  log-normal tail); %.0f%% of it is waited (--latency-sleep), the rest added to the call's timing, so%n",
                 settings.latencySleep() * 100);
         out.println("  ALPS figures below are modelled, not measured; the proxy's own share is measured on this machine.");
-        out.println("  Model medians at this machine, idle (ms; sources and assumptions: README, \"The latency model\"):");
+        out.println("  Model medians at this machine, idle (ms; sources and assumptions: docs/benchmarks.md, \"The latency model\"):");
         LatencyProfile.Load idle = new LatencyProfile.Load(computeNodes, 0, 0);
         List<String> parts = new ArrayList<>();
         for (String m : List.of("QUERY/SUMMARY", "QUERY/INVENTORY", "RESERVE", "CONFIRM", "RELEASE")) {

@@ -21,7 +21,7 @@ import picocli.CommandLine.Option;
 
 /**
  * The {@code proxy serve} options of the SUMMARY/INVENTORY policy, the orphan watch and the timing (a picocli
- * mixin); {@link BackendChain} puts them into the daemon. Defaults are documented in the module README.
+ * mixin); {@link BackendChain} puts them into the daemon. Defaults are documented in docs/admin-proxy.md.
  */
 final class PolicyOptions {
 

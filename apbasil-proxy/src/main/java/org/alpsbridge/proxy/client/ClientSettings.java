@@ -17,7 +17,7 @@ import org.alpsbridge.settings.SettingsFile;
  * The drop-in client's settings. Each key is looked up as the system property {@code apbasil.KEY},
  * then the environment variable {@code APBASIL_KEY}, then {@code KEY=value} in the file named by
  * {@code APBASIL_CONFIG} (default {@value #DEFAULT_CONFIG}), then the default. Keys and defaults are
- * {@link #KEYS} (and the module README). A file with an unknown key or a line that is not
+ * {@link #KEYS} (and docs/admin-proxy.md). A file with an unknown key or a line that is not
  * {@code key=value} is refused with its path and line: a typo must not silently fall back to a default.
  */
 final class ClientSettings {

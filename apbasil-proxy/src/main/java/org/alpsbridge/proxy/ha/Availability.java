@@ -117,7 +117,7 @@ public final class Availability implements AutoCloseable {
         } catch (SQLException e) {
             a.db.close();
             throw new IOException("the pair's database (ha_db=" + settings.db() + ") cannot be used: " + e.getMessage()
-                    + "; both proxies of a pair need it (see the README's Availability section)", e);
+                    + "; both proxies of a pair need it (see docs/admin-proxy.md, \"Availability: two proxies\")", e);
         }
         return a;
     }

@@ -4,7 +4,7 @@ import java.time.Duration;
 
 /**
  * The SUMMARY/INVENTORY policy's knobs; {@link #DEFAULTS} documents each default (also in
- * {@code apbasil-proxy/README.md}).
+ * {@code docs/admin-proxy.md} and {@code docs/proxy-internals.md}).
  *
  * @param refreshInterval the oldest a cached inventory may get, since its fetch or the last reservations-only check that
  *     renewed it, before the backend is asked for a full one; the idle timer checks before that, so this is the orphan

@@ -3,7 +3,7 @@ package org.alpsbridge.proxy.policy;
 /**
  * Why the policy fetched a full inventory instead of answering from its cache: the label of
  * {@code alpsbridge_proxy_policy_refreshes_total{reason=...}} and of {@code alpsbridge proxy stats}, which operators
- * and the module README know by these texts.
+ * and docs/proxy-internals.md know by these texts.
  */
 enum RefreshReason {
     /** Nothing cached yet, e.g. after a restart. */

@@ -19,7 +19,7 @@ import org.alpsbridge.settings.SettingsFile;
  * The daemon's settings, read from a {@code key=value} file in the style of {@code cray.conf} by the one reader,
  * {@link SettingsFile}: one setting a line, {@code #} starts a comment, keys are case-insensitive, unknown keys
  * are errors. Command-line flags override the file. Every key, its meaning, its default and the check of its
- * value is declared once, in {@link Key}; the shipped file, {@code proxy serve --help} and the module README's
+ * value is declared once, in {@link Key}; the shipped file, {@code proxy serve --help} and docs/admin-proxy.md's
  * table come from (or are tested against) those declarations.
  *
  * <p>Immutable once built: the daemon reads it at start-up only.

@@ -39,8 +39,8 @@ class ClientSettingsTest {
     void theManualPageAndTheReadmeDocumentEveryKeyAtItsDefaultAndNothingElse() throws Exception {
         Map<String, String> declared = SettingsDocs.declared(ClientSettings.KEYS);
         assertEquals(declared, SettingsDocs.manPage(Path.of("../dist/src/man/apbasil.1")), "apbasil(1)");
-        assertEquals(declared, SettingsDocs.readmeTable(Path.of("README.md"), "Each setting is looked up as"),
-                "README.md");
+        assertEquals(declared, SettingsDocs.readmeTable(Path.of("../docs/admin-proxy.md"), "Each setting is looked up as"),
+                "docs/admin-proxy.md");
     }
 
     @Test
@@ -119,7 +119,7 @@ class ClientSettingsTest {
     void theShippedRetriesOutlastAPairsFailoverTwiceOverWithinTheShippedTimeout() throws Exception {
         double lease = Double.parseDouble(org.alpsbridge.proxy.server.ProxyConfig.Key.HA_LEASE.defaultValue());
         // the standby takes over at most ha_lease plus one poll (a third of the lease, at most 1 s) after the
-        // active proxy's last renewal (README, "Timing")
+        // active proxy's last renewal (docs/admin-proxy.md, "Timing")
         long takeoverMillis = (long) (lease * 1000) + Math.min((long) (lease * 1000 / 3), 1000);
         int retries = Integer.parseInt(SettingsFile.find(ClientSettings.KEYS, "retries").defaultValue());
         long waits = 0;

@@ -13,16 +13,16 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/** The refresh reasons operators read in the metrics are the ones the module README explains. */
+/** The refresh reasons operators read in the metrics are the ones the proxy's internals page (docs/proxy-internals.md) explains. */
 class RefreshReasonTest {
 
     @Test
     void theReadmeExplainsEveryRefreshReasonAndNoOther() throws Exception {
-        String readme = Files.readString(Path.of("README.md"));
+        String readme = Files.readString(Path.of("../docs/proxy-internals.md"));
         int from = readme.indexOf("`alpsbridge_proxy_policy_refreshes_total{reason=...}`:");
         int to = readme.indexOf("Selective inventories", from);
-        assertTrue(from >= 0 && to > from, "README.md's list of refresh reasons is where this test looks for it");
-        // the reasons are the labels outside parentheses; within them, the README explains (`claims`, ...)
+        assertTrue(from >= 0 && to > from, "docs/proxy-internals.md's list of refresh reasons is where this test looks for it");
+        // the reasons are the labels outside parentheses; within them, the page explains (`claims`, ...)
         StringBuilder outside = new StringBuilder();
         int depth = 0;
         for (char c : readme.substring(from, to).toCharArray()) {

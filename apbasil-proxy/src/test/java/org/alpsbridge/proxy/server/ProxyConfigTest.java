@@ -38,7 +38,7 @@ class ProxyConfigTest {
     @Test
     void theModuleReadmeDocumentsEveryKeyWithItsDefaultAndNothingElse() throws Exception {
         assertEquals(SettingsDocs.declared(ProxyConfig.settings()),
-                SettingsDocs.readmeTable(Path.of("README.md"), "### Settings (`--config FILE`"));
+                SettingsDocs.readmeTable(Path.of("../docs/admin-proxy.md"), "### Settings (`--config FILE`"));
     }
 
     @Test

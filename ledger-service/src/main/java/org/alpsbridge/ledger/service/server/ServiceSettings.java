@@ -24,7 +24,7 @@ import org.alpsbridge.settings.SettingsFile;
  */
 public final class ServiceSettings {
 
-    /** Every key: a typed handle on its declaration ({@code alpsbridge ledger serve --help} and ledger/README.md). */
+    /** Every key: a typed handle on its declaration ({@code alpsbridge ledger serve --help} and docs/admin-ledger.md). */
     public enum Key implements Setting.Handle {
         LISTEN(declare("listen", "127.0.0.1:7070", "where to listen: HOST:PORT or unix:/PATH, comma-separated",
                 v -> SettingsFile.list(v).forEach(ProxyAddress::parse))),

@@ -62,12 +62,12 @@ class HookClientDefaultsTest {
                     .defaultValue();
             assertEquals(declared, client.get(key), key + ": the C side's default is the one HookSettings declares");
         }
-        Map<String, String> readme = SettingsDocs.readmeTable(Path.of("../ledger/README.md"),
+        Map<String, String> readme = SettingsDocs.readmeTable(Path.of("../docs/admin-ledger.md"),
                 "slurm.conf passes no arguments");
         Map<String, String> page = SettingsDocs.manPage(Path.of("../dist/src/man/ledger-prolog.1"));
         Map<String, String> shipped = SettingsDocs.commentedOut(Path.of("../dist/src/etc/ledger-hook.conf"));
         client.forEach((key, value) -> {
-            assertEquals(value, readme.get(key), key + " in ledger/README.md");
+            assertEquals(value, readme.get(key), key + " in docs/admin-ledger.md");
             assertEquals(value, page.get(key), key + " in ledger-prolog(1)");
             assertEquals(value, shipped.get(key), key + " in /etc/alpsbridge/ledger-hook.conf as shipped");
         });

@@ -277,7 +277,7 @@ final class SlurmLab implements AutoCloseable {
                 .set("MinJobAge", "600")
                 .set("MaxJobCount", "20000")
                 .set("KillWait", "2")
-                // sched_interval=2: what ledger/README.md tells a site running the hooks (a job whose
+                // sched_interval=2: what docs/admin-ledger.md tells a site running the hooks (a job whose
                 // EpilogSlurmctld ends after slurmd's epilog frees its CPUs only at the next periodic pass);
                 // in every lab alike, so the storm's two runs differ by the hooks alone
                 // requeue_delay=5 (Slurm 26.05; 22.05 ignores it): a requeued job may run again after 5 s, not 121

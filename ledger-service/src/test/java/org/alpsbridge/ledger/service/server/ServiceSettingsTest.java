@@ -75,7 +75,7 @@ class ServiceSettingsTest {
     @Test
     void theLedgerReadmeDocumentsEveryKeyAtItsDefaultAndNothingElse() throws Exception {
         assertEquals(SettingsDocs.declared(ServiceSettings.settings()), SettingsDocs.readmeTable(
-                java.nio.file.Path.of("../ledger/README.md"), "`serve` options:"));
+                java.nio.file.Path.of("../docs/admin-ledger.md"), "`serve` options:"));
     }
 
     @Test
