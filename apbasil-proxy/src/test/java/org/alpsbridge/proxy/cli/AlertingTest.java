@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.alpsbridge.basil.codec.BasilCodec;
-import org.alpsbridge.basil.emulator.Emulator;
+import org.alpsbridge.emulator.Emulator;
 import org.alpsbridge.basil.model.BasilRequest;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.Resource;

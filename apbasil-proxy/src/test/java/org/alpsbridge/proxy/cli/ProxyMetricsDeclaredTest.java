@@ -13,7 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.alpsbridge.basil.codec.BasilCodec;
-import org.alpsbridge.basil.emulator.Emulator;
+import org.alpsbridge.emulator.Emulator;
 import org.alpsbridge.basil.model.BasilRequest;
 import org.alpsbridge.basil.model.ReserveParam;
 import org.alpsbridge.ledger.store.PostgresServer;
