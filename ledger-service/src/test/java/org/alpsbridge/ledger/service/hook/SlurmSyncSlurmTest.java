@@ -81,7 +81,7 @@ class SlurmSyncSlurmTest {
             ledger.grant("chem", Resource.CPU, 100_000, now.minus(Duration.ofDays(1)), now.plus(Duration.ofDays(30)), "research", null);
             ledger.grant("phys", Resource.CPU, 100_000, now.minus(Duration.ofDays(1)), now.plus(Duration.ofDays(30)), "research", null);
             ledger.grant("old", Resource.CPU, 100_000, now.minus(Duration.ofDays(1)), now.plus(Duration.ofDays(1)), "research", null);
-            ledger.setShare(new ProjectShare("chem", "Chemistry", "uni", List.of(), Map.of(), List.of()), "test");
+            ledger.setShare(new ProjectShare("chem", "Chemistry", "uni", List.of(), Map.of(), List.of(), ""), "test");
         }
         // before: Slurm does not know the project
         Programs.Result refused = submit(lab, "absync-ann", "chem", "true");
@@ -110,7 +110,7 @@ class SlurmSyncSlurmTest {
         // this one-node lab it cannot bite: Slurm counts the nodes an account's jobs share once.)
         try (Ledger ledger = Ledger.open(lab.db)) {
             ledger.setShare(new ProjectShare("chem", "Chemistry", "uni", List.of(), Map.of("node", 1L, "cpu", 1L),
-                    List.of()), "test");
+                    List.of(), ""), "test");
         }
         sync(lab, wrapper, 0);
         assertEquals(Map.of("cpu", 1L, "node", 1L), ProjectShare.parseCaps(assoc(lab, "chem", "", "grptres")));
@@ -150,7 +150,7 @@ class SlurmSyncSlurmTest {
 
         // slurmdbd down: a clear refusal, exit 3, and no change asked of anyone
         try (Ledger ledger = Ledger.open(lab.db)) {
-            ledger.setShare(new ProjectShare("phys", "", "", List.of(), Map.of("cpu", 2L), List.of("absync-ann")), "test");
+            ledger.setShare(new ProjectShare("phys", "", "", List.of(), Map.of("cpu", 2L), List.of("absync-ann"), ""), "test");
         }
         int asked = changes(calls).size();
         dbd.close();
