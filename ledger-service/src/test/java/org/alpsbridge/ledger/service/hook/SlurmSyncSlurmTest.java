@@ -125,6 +125,32 @@ class SlurmSyncSlurmTest {
         lab.slurm("scancel", c1, c2, p1);
         lab.awaitQuiet(Duration.ofSeconds(60));
 
+        // Caviness's model: chem's caps move to a QOS of its own, marked as the ledger's, that its account is given
+        String[] qos = sync(lab, wrapper, 0, "--qos", "workgroup");
+        assertTrue(qos[0].contains("sacctmgr -i add qos chem 'description=Chemistry [ledger:chem]' GrpTRES=cpu=1,node=1"),
+                qos[0]);
+        String[] chemQos = lab.slurm("sacctmgr", "-nP", "show", "qos", "where", "name=chem",
+                "format=name,description,grptres").out().strip().split("\\|", -1);
+        assertEquals(List.of("chem", "Chemistry [ledger:chem]"), List.of(chemQos[0], chemQos[1]));
+        assertEquals(Map.of("cpu", 1L, "node", 1L), ProjectShare.parseCaps(chemQos[2]));
+        assertEquals("", assoc(lab, "chem", "", "grptres"), "the account caps nothing itself");
+        assertEquals("chem", assoc(lab, "chem", "", "qos"));
+        before = changes(calls).size();
+        String[] qosAgain = sync(lab, wrapper, 0, "--qos", "workgroup");
+        assertTrue(qosAgain[0].contains("# 0 sacctmgr call(s) for 0 project(s)"), qosAgain[0]);
+        assertEquals(before, changes(calls).size(), "the second sync with the workgroup QOS asks slurmdbd no change");
+        String q1 = jobId(submit(lab, "absync-ann", "chem", "sleep 300"));
+        lab.awaitState(q1, "RUNNING", Duration.ofSeconds(60));
+        String q2 = jobId(submit(lab, "absync-ann", "chem", "sleep 300"));
+        String qp = jobId(submit(lab, "absync-bob", "phys", "sleep 300"));
+        lab.awaitState(qp, "RUNNING", Duration.ofSeconds(60));
+        awaitReason(lab, q2, "QOSGrpCpuLimit");
+        assertEquals("QOSGrpCpuLimit|chem", lab.slurm("squeue", "-h", "-j", q2, "-o", "%r|%q").out().strip(),
+                "squeue shows chem's second job held by its workgroup QOS's cap");
+        assertEquals("RUNNING", lab.job(qp).get("JobState"), "phys runs beside it");
+        lab.slurm("scancel", q1, q2, qp);
+        lab.awaitQuiet(Duration.ofSeconds(60));
+
         // a member removed from the group loses the association: Slurm refuses the job
         assertEquals("chem", assoc(lab, "chem", "absync-cid", "account"));
         run("gpasswd", "-d", "absync-cid", "absync-chem");
