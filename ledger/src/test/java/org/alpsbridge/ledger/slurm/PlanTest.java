@@ -222,7 +222,7 @@ class PlanTest {
                     if (policy.qos() && !siteQos.contains(t.account())) {
                         SlurmState.Qos q = after.qos().get(t.account());
                         assertEquals(t.caps(), q.grpTres(), context);
-                        assertEquals(t.project(), Ownership.owner(q.description()), context);
+                        assertEquals(t.markedDescription(), q.description(), context);
                         assertEquals(new SlurmState.Limits(Map.of(), -1, -1, Set.of(t.account()), t.account()), l, context);
                     } else {
                         assertEquals(t.caps(), l.grpTres(), context);

@@ -132,7 +132,7 @@ class SlurmSyncSlurmTest {
         String[] chemQos = lab.slurm("sacctmgr", "-nP", "show", "qos", "where", "name=chem",
                 "format=name,description,grptres").out().strip().split("\\|", -1);
         // (slurmdbd lower-cases a QOS's description: the mark is read case-blind)
-        assertEquals(List.of("chem", "chemistry [ledger:chem]"), List.of(chemQos[0], chemQos[1].toLowerCase()));
+        assertEquals(List.of("chem", "chemistry [ledger:chem]"), List.of(chemQos[0], chemQos[1].toLowerCase(java.util.Locale.ROOT)));
         assertEquals(Map.of("cpu", 1L, "node", 1L), ProjectShare.parseCaps(chemQos[2]));
         assertEquals("", assoc(lab, "chem", "", "grptres"), "the account caps nothing itself");
         assertEquals("chem", assoc(lab, "chem", "", "qos"));
