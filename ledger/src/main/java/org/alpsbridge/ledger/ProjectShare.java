@@ -18,12 +18,18 @@ import java.util.regex.Pattern;
  *     ({@code node}, {@code cpu}, {@code mem} in MiB, {@code gres/gpu}, {@code gres/gpu:a100}, {@code billing}):
  *     at most this much of it in use by the project's running jobs together; a resource not named is not capped
  * @param members users who are members besides those of the project's Unix group
+ * @param nodes the nodes the project bought, as Slurm names nodes ({@code r00n[00-17],r01g[00-03]}: names, hostlist
+ *     ranges or a slurm.conf NodeSet), for its workgroup partition ({@code ledger slurm-partitions}); empty: none
  */
 public record ProjectShare(String project, String description, String organization, List<String> partitions,
-                           Map<String, Long> caps, List<String> members) {
+                           Map<String, Long> caps, List<String> members, String nodes) {
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
     private static final Pattern USER = Pattern.compile("[a-z_][a-z0-9_.-]{0,31}\\$?");
+    private static final String HOST = "[A-Za-z0-9_.-]+(?:\\[\\d+(?:-\\d+)?(?:,\\d+(?:-\\d+)?)*][A-Za-z0-9_.-]*)*";
+    private static final Pattern NODES = Pattern.compile(HOST + "(?:," + HOST + ")*");
+    /** The longest node list kept. */
+    public static final int MAX_NODES = 4000;
     private static final Pattern TRES = Pattern.compile("node|cpu|mem|energy|billing|fs/disk|vmem|pages"
             + "|gres/[a-z0-9_]{1,32}(:[A-Za-z0-9_.-]{1,32})?|license/[A-Za-z0-9_.-]{1,64}");
     /** The longest description or organisation kept. */
@@ -55,11 +61,19 @@ public record ProjectShare(String project, String description, String organizati
             });
         }
         caps = java.util.Collections.unmodifiableMap(c);
+        nodes = nodes == null ? "" : nodes.strip();
+        if (!nodes.isEmpty() && (nodes.length() > MAX_NODES || !NODES.matcher(nodes).matches())) {
+            throw new LedgerException("'" + nodes + "' is not a Slurm node list (names, ranges such as r00n[00-17] or"
+                    + " a NodeSet name, comma-separated, at most " + MAX_NODES + " characters)");
+        }
     }
 
-    /** A project's share before anything is set: no description, every partition, nothing capped, no extra member. */
+    /**
+     * A project's share before anything is set: no description, every partition, nothing capped, no extra member, no
+     * nodes bought.
+     */
     public static ProjectShare none(String project) {
-        return new ProjectShare(project, "", "", List.of(), Map.of(), List.of());
+        return new ProjectShare(project, "", "", List.of(), Map.of(), List.of(), "");
     }
 
     /** The caps as Slurm writes {@code GrpTRES}: {@code cpu=64,node=4}, sorted; empty when nothing is capped. */

@@ -36,6 +36,7 @@ import picocli.CommandLine.ScopeType;
                 ReportCommands.Replay.class,
                 SiteFactorCommand.class,
                 SlurmSyncCommand.class,
+                SlurmPartitionsCommand.class,
                 BenchCommand.class
         },
         footer = {"",

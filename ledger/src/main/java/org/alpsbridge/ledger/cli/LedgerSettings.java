@@ -30,7 +30,8 @@ final class LedgerSettings {
                     + " ALPSBRIDGE_MUNGE_SOCKET); empty = none: every command then needs --db or env ALPSBRIDGE_LEDGER",
                     v -> v.isEmpty() || urlProblem(v) == null ? null : "db=" + v + ": " + urlProblem(v))),
             java.util.stream.Stream.concat(StoreSettings.ALL.stream(),
-                    org.alpsbridge.ledger.slurm.SlurmSync.SETTINGS.stream())).toList();
+                    java.util.stream.Stream.concat(org.alpsbridge.ledger.slurm.SlurmSync.SETTINGS.stream(),
+                            org.alpsbridge.ledger.slurm.WorkgroupPartitions.SETTINGS.stream()))).toList();
 
     private final Map<String, String> values;
 

@@ -26,7 +26,7 @@ final class ShareCommands {
     }
 
     @Command(name = "show", mixinStandardHelpOptions = true,
-            description = "A project's share: Slurm description and organisation, partitions, caps, explicit members.")
+            description = "A project's share: Slurm description and organisation, partitions, caps, explicit members, nodes.")
     static final class Show extends LedgerTask {
         @Parameters(paramLabel = "NAME", description = "The project.")
         String name;
@@ -44,6 +44,7 @@ final class ShareCommands {
                 o.put("partitions", s.partitions());
                 o.put("caps", s.caps());
                 o.put("members", s.members());
+                o.put("nodes", s.nodes());
                 out().println(Json.write(o));
                 return 0;
             }
@@ -54,6 +55,7 @@ final class ShareCommands {
             out().println("caps         " + (s.caps().isEmpty() ? "(none)" : s.grpTres()));
             out().println("members      " + (s.members().isEmpty() ? "(its Unix group's only)"
                     : String.join(",", s.members()) + " (and its Unix group's)"));
+            out().println("nodes        " + (s.nodes().isEmpty() ? "(none bought)" : s.nodes()));
             return 0;
         }
     }
@@ -75,6 +77,10 @@ final class ShareCommands {
                 description = {"Its aggregate cap (Slurm GrpTRES) of running jobs together, e.g.",
                         "node=4,cpu=128,gres/gpu=8; '' for none. Replaces the caps."})
         String caps;
+        @Option(names = "--nodes", paramLabel = "NODELIST",
+                description = {"The nodes the project bought, as Slurm names them (r00n[00-17],r01g[00-03] or a",
+                        "NodeSet): its workgroup partition's Nodes= (ledger slurm-partitions); '' for none."})
+        String nodes;
 
         @Override
         int run(Ledger ledger) {
@@ -82,11 +88,11 @@ final class ShareCommands {
             ProjectShare next = new ProjectShare(s.project(), description != null ? description : s.description(),
                     organization != null ? organization : s.organization(),
                     partitions != null ? split(partitions) : s.partitions(),
-                    caps != null ? ProjectShare.parseCaps(caps) : s.caps(), s.members());
+                    caps != null ? ProjectShare.parseCaps(caps) : s.caps(), s.members(), nodes != null ? nodes : s.nodes());
             ProjectShare stored = ledger.setShare(next, actor());
             out().println("project " + stored.project() + ": partitions " + (stored.partitions().isEmpty() ? "(all)"
                     : String.join(",", stored.partitions())) + ", caps " + (stored.caps().isEmpty() ? "(none)"
-                    : stored.grpTres()));
+                    : stored.grpTres()) + ", nodes " + (stored.nodes().isEmpty() ? "(none)" : stored.nodes()));
             return 0;
         }
     }
@@ -115,7 +121,7 @@ final class ShareCommands {
                 members.removeAll(split(users));
             }
             ProjectShare stored = ledger.setShare(new ProjectShare(s.project(), s.description(), s.organization(),
-                    s.partitions(), s.caps(), new ArrayList<>(members)), actor());
+                    s.partitions(), s.caps(), new ArrayList<>(members), s.nodes()), actor());
             out().println("project " + stored.project() + ": explicit members " + (stored.members().isEmpty() ? "(none)"
                     : String.join(",", stored.members())));
             return 0;

@@ -14,9 +14,11 @@ import picocli.CommandLine.Option;
                 "    share (ledger project share), with its GrpTRES cap (e.g. node=4,cpu=128,gres/gpu=8);",
                 "  - a user association per member (its Unix group's members and its explicit ones), in each of",
                 "    its partitions (or one for every partition when it names none); non-members' are deleted;",
+                "  - with --qos workgroup (Caviness's model), a QOS per project, named as its account and marked",
+                "    like it, holding its caps as the QOS's GrpTRES; its account's association gets QOS=, DefaultQOS=;",
                 "  - a project whose allocations have all ended (or that is inactive): blocked (GrpSubmitJobs=0,",
                 "    GrpJobs=0: Slurm refuses its new jobs) or its account deleted (--ended, slurm_ended=).",
-                "It only touches accounts it made: their description ends with [ledger:PROJECT]. An account of the",
+                "It only touches accounts (and QOS) it made: their description ends with [ledger:PROJECT]. One of the",
                 "same name that is not marked is left alone, named on stderr, unless --adopt says to take it over.",
                 "It reads slurmdbd first (sacctmgr -nP show ...) and runs only the calls that change something, so a",
                 "second run runs none. A project's changes are as few sacctmgr calls as sacctmgr allows (one per",
@@ -24,7 +26,8 @@ import picocli.CommandLine.Option;
                 "Prints each call it runs (with --dry-run: would run) as a shell line, then a summary line."},
         footer = {"",
                 "Settings (in the ledger's settings file; options override): slurm_cluster, slurm_ended (block),",
-                "slurm_parent (root), sacctmgr (sacctmgr). sacctmgr reads SLURM_CONF like every Slurm command.",
+                "slurm_qos (none), slurm_parent (root), sacctmgr (sacctmgr). sacctmgr reads SLURM_CONF like every",
+                "Slurm command.",
                 "Run hourly by alpsbridge-ledger-slurm-sync.timer.",
                 "",
                 "Exit codes: 0 slurmdbd agrees with the ledger (dry run: the calls were printed); 1 a project's change",
@@ -47,6 +50,10 @@ final class SlurmSyncCommand extends LedgerTask {
     List<String> adopt = List.of();
     @Option(names = "--adopt-all", description = "Take over every existing account a project names.")
     boolean adoptAll;
+    @Option(names = "--qos", paramLabel = "none|workgroup",
+            description = {"workgroup: each project gets a QOS of its own (named as its account) holding its caps as",
+                    "GrpTRES, given to its account (QOS=, DefaultQOS=); none: caps on the account (default: slurm_qos=, none)."})
+    String qos;
     @Option(names = "--dry-run", description = "Print the sacctmgr calls it would run; run none.")
     boolean dryRun;
     @Option(names = "--at", paramLabel = "TIME",
@@ -59,7 +66,7 @@ final class SlurmSyncCommand extends LedgerTask {
         SlurmSync.Options o = new SlurmSync.Options(or(cluster, site.value("slurm_cluster")),
                 or(ended, site.value("slurm_ended")), or(parent, site.value("slurm_parent")),
                 or(sacctmgr, site.value("sacctmgr")), Set.copyOf(adopt), adoptAll, dryRun,
-                at == null ? null : time(at));
+                at == null ? null : time(at), or(qos, site.value("slurm_qos")));
         return SlurmSync.run(ledger, o, out(), err());
     }
 

@@ -24,12 +24,17 @@ final class Plan {
     }
 
     /**
-     * How to plan: the cluster, the ended-project rule, the parent of new accounts, and the accounts the ledger may
-     * take over although it did not make them.
+     * How to plan: the cluster, the ended-project rule, the parent of new accounts, the accounts the ledger may
+     * take over although it did not make them, and whether each project gets a QOS of its own holding its caps
+     * (Caviness's workgroup QOS) instead of caps on its account.
      */
-    record Policy(String cluster, Ended ended, String parent, Set<String> adopt, boolean adoptAll) {
+    record Policy(String cluster, Ended ended, String parent, Set<String> adopt, boolean adoptAll, boolean qos) {
         Policy {
             adopt = Set.copyOf(adopt);
+        }
+
+        Policy(String cluster, Ended ended, String parent, Set<String> adopt, boolean adoptAll) {
+            this(cluster, ended, parent, adopt, adoptAll, false);
         }
 
         boolean adopts(String account) {
@@ -77,7 +82,13 @@ final class Plan {
                 }
                 continue;
             }
-            Step s = t.live() ? live(t, existing, state, policy) : ended(t.project(), t.account(), state, policy);
+            boolean qos = t.live() && policy.qos() && qosIsOurs(t, state, policy);
+            if (t.live() && policy.qos() && !qos) {
+                leftAlone.add("QOS " + t.account() + " for project " + t.project() + " exists in slurmdbd but was not"
+                        + " made by the ledger; left alone, the project's caps go on its account instead (adopt it"
+                        + " with --adopt " + t.account() + ")");
+            }
+            Step s = t.live() ? live(t, existing, state, policy, qos) : ended(t.project(), t.account(), state, policy);
             if (s != null) {
                 steps.add(s);
             }
@@ -95,18 +106,34 @@ final class Plan {
         return new Result(steps, leftAlone);
     }
 
-    private static Step live(Target t, SlurmState.Account existing, SlurmState state, Policy policy) {
+    /** Whether the project's workgroup QOS (named as its account) is free, the ledger's own, or to be adopted. */
+    private static boolean qosIsOurs(Target t, SlurmState state, Policy policy) {
+        SlurmState.Qos q = state.qos().get(t.account());
+        return q == null || t.project().toLowerCase(Locale.ROOT).equals(Ownership.owner(q.description()))
+                || policy.adopts(t.account());
+    }
+
+    private static Step live(Target t, SlurmState.Account existing, SlurmState state, Policy policy, boolean qos) {
         List<Command> forward = new ArrayList<>();
         List<List<Command>> undo = new ArrayList<>();
         String cluster = "cluster=" + policy.cluster();
+        if (qos) {
+            // first: the account's association may only name a QOS that exists
+            workgroupQos(t, state.qos().get(t.account()), forward, undo);
+        }
+        // with a workgroup QOS the caps are the QOS's: the account's association caps nothing itself
+        Map<String, Long> caps = qos ? Map.of() : t.caps();
         SlurmState.Limits limits = state.limits().get(t.account());
         if (limits == null) {
             List<String> add = new ArrayList<>(List.of("add", "account", t.account(), cluster,
                     "description=" + t.markedDescription()));
             add.addAll(organization(t));
             add.add("parent=" + policy.parent());
-            if (!t.caps().isEmpty()) {
-                add.add("GrpTRES=" + tres(t.caps(), Map.of()));
+            if (!caps.isEmpty()) {
+                add.add("GrpTRES=" + tres(caps, Map.of()));
+            }
+            if (qos) {
+                add.addAll(List.of("QOS=" + t.account(), "DefaultQOS=" + t.account()));
             }
             forward.add(new Command(add));
             undo.add(List.of(Command.of("delete", "account", "where", "name=" + t.account(), cluster)));
@@ -127,9 +154,14 @@ final class Plan {
                 set.addAll(organization(t));
                 unset.addAll(List.of("description=" + existing.description(), "organization=" + existing.organization()));
             }
-            if (!limits.grpTres().equals(t.caps())) {
-                set.add("GrpTRES=" + tres(t.caps(), limits.grpTres()));
-                unset.add("GrpTRES=" + tres(limits.grpTres(), t.caps()));
+            if (!limits.grpTres().equals(caps)) {
+                set.add("GrpTRES=" + tres(caps, limits.grpTres()));
+                unset.add("GrpTRES=" + tres(limits.grpTres(), caps));
+            }
+            if (qos && (!limits.qos().equals(Set.of(t.account())) || !limits.defaultQos().equals(t.account()))) {
+                set.addAll(List.of("QOS=" + t.account(), "DefaultQOS=" + t.account()));
+                unset.addAll(List.of("QOS=" + String.join(",", limits.qos()),
+                        "DefaultQOS=" + (limits.defaultQos().isEmpty() ? "-1" : limits.defaultQos())));
             }
             if (limits.grpJobs() != -1 || limits.grpSubmit() != -1) {
                 set.addAll(List.of("GrpJobs=-1", "GrpSubmitJobs=-1"));
@@ -191,6 +223,42 @@ final class Plan {
             undo.add(List.of(users("delete", users, t.account(), policy.cluster(), parts)));
         });
         return forward.isEmpty() ? null : new Step(t.project(), t.account(), forward, undo);
+    }
+
+    /**
+     * The project's workgroup QOS (named as its account, described with the ledger's mark) holding its caps as
+     * {@code GrpTRES}: added when missing, else changed in one call where it differs.
+     */
+    private static void workgroupQos(Target t, SlurmState.Qos q, List<Command> forward, List<List<Command>> undo) {
+        if (q == null) {
+            List<String> add = new ArrayList<>(List.of("add", "qos", t.account(), "description=" + t.markedDescription()));
+            if (!t.caps().isEmpty()) {
+                add.add("GrpTRES=" + tres(t.caps(), Map.of()));
+            }
+            forward.add(new Command(add));
+            undo.add(List.of(Command.of("delete", "qos", "where", "name=" + t.account())));
+            return;
+        }
+        List<String> set = new ArrayList<>();
+        List<String> unset = new ArrayList<>();
+        if (!q.description().equalsIgnoreCase(t.markedDescription())) {
+            set.add("description=" + t.markedDescription());
+            unset.add("description=" + q.description());
+        }
+        if (!q.grpTres().equals(t.caps())) {
+            set.add("GrpTRES=" + tres(t.caps(), q.grpTres()));
+            unset.add("GrpTRES=" + tres(q.grpTres(), t.caps()));
+        }
+        if (!set.isEmpty()) {
+            forward.add(modifyQos(t.account(), set));
+            undo.add(List.of(modifyQos(t.account(), unset)));
+        }
+    }
+
+    private static Command modifyQos(String name, List<String> set) {
+        List<String> args = new ArrayList<>(List.of("modify", "qos", "where", "name=" + name, "set"));
+        args.addAll(set);
+        return new Command(args);
     }
 
     private static Step ended(String project, String account, SlurmState state, Policy policy) {

@@ -92,7 +92,7 @@ class Sacctmgr {
         }
     }
 
-    /** The accounts, and the cluster's associations, as slurmdbd holds them now. */
+    /** The accounts, the cluster's associations and the QOS, as slurmdbd holds them now. */
     SlurmState state(String cluster) {
         Map<String, SlurmState.Account> accounts = new HashMap<>();
         for (String[] f : rows(List.of("-nP", "show", "account", "format=account,description,organization"), 3)) {
@@ -101,14 +101,19 @@ class Sacctmgr {
         Map<String, SlurmState.Limits> limits = new HashMap<>();
         Set<SlurmState.UserAssociation> users = new HashSet<>();
         for (String[] f : rows(List.of("-nP", "show", "association", "where", "cluster=" + cluster,
-                "format=account,user,partition,grptres,grpjobs,grpsubmit"), 6)) {
+                "format=account,user,partition,grptres,grpjobs,grpsubmit,qos,defaultqos"), 8)) {
             if (f[1].isEmpty()) {
-                limits.put(f[0], new SlurmState.Limits(tres(f[3]), count(f[4]), count(f[5])));
+                limits.put(f[0], new SlurmState.Limits(tres(f[3]), count(f[4]), count(f[5]),
+                        f[6].isEmpty() ? Set.of() : new HashSet<>(List.of(f[6].split(","))), f[7]));
             } else {
                 users.add(new SlurmState.UserAssociation(f[0], f[1], f[2]));
             }
         }
-        return new SlurmState(accounts, limits, users);
+        Map<String, SlurmState.Qos> qos = new HashMap<>();
+        for (String[] f : rows(List.of("-nP", "show", "qos", "format=name,description,grptres"), 3)) {
+            qos.put(f[0], new SlurmState.Qos(f[0], f[1], tres(f[2])));
+        }
+        return new SlurmState(accounts, limits, users, qos);
     }
 
     private List<String[]> rows(List<String> args, int fields) {

@@ -12,13 +12,28 @@ import java.util.TreeMap;
  * @param accounts account name → its record
  * @param limits account name → the limits of its association on the cluster (absent: no association there)
  * @param userAssociations every user association on the cluster
+ * @param qos QOS name → its record (QOS are global, like accounts)
  */
-record SlurmState(Map<String, Account> accounts, Map<String, Limits> limits, Set<UserAssociation> userAssociations) {
+record SlurmState(Map<String, Account> accounts, Map<String, Limits> limits, Set<UserAssociation> userAssociations,
+                  Map<String, Qos> qos) {
 
     SlurmState {
         accounts = Map.copyOf(accounts);
         limits = Map.copyOf(limits);
         userAssociations = Set.copyOf(userAssociations);
+        qos = Map.copyOf(qos);
+    }
+
+    /** A state without any QOS (one the sync need not look at). */
+    SlurmState(Map<String, Account> accounts, Map<String, Limits> limits, Set<UserAssociation> userAssociations) {
+        this(accounts, limits, userAssociations, Map.of());
+    }
+
+    /** A QOS as slurmdbd keeps it: its description (the ledger's carry the mark) and its aggregate cap. */
+    record Qos(String name, String description, Map<String, Long> grpTres) {
+        Qos {
+            grpTres = java.util.Collections.unmodifiableMap(new TreeMap<>(grpTres));
+        }
     }
 
     /** An account as slurmdbd keeps it (sacctmgr lower-cases names; descriptions keep what was given). */
@@ -26,12 +41,18 @@ record SlurmState(Map<String, Account> accounts, Map<String, Limits> limits, Set
     }
 
     /**
-     * An account association's limits: its aggregate cap ({@code GrpTRES}, by resource) and its job counts
-     * ({@code GrpJobs}, {@code GrpSubmitJobs}; -1 unset, 0 blocks).
+     * An account association's limits: its aggregate cap ({@code GrpTRES}, by resource), its job counts
+     * ({@code GrpJobs}, {@code GrpSubmitJobs}; -1 unset, 0 blocks), the QOS its jobs may use and their default
+     * ({@code ""}: none set).
      */
-    record Limits(Map<String, Long> grpTres, long grpJobs, long grpSubmit) {
+    record Limits(Map<String, Long> grpTres, long grpJobs, long grpSubmit, Set<String> qos, String defaultQos) {
         Limits {
             grpTres = java.util.Collections.unmodifiableMap(new TreeMap<>(grpTres));
+            qos = java.util.Collections.unmodifiableSet(new java.util.TreeSet<>(qos));
+        }
+
+        Limits(Map<String, Long> grpTres, long grpJobs, long grpSubmit) {
+            this(grpTres, grpJobs, grpSubmit, Set.of(), "");
         }
 
         static final Limits NONE = new Limits(Map.of(), -1, -1);

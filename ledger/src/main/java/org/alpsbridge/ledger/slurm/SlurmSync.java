@@ -34,6 +34,10 @@ public final class SlurmSync {
                     + " inactive): block = keep its associations with GrpSubmitJobs=0 and GrpJobs=0 (Slurm refuses its"
                     + " new jobs, its usage stays in sacct/sreport under it), remove = delete its account on the"
                     + " cluster", "block", "remove"),
+            Setting.choice("slurm_qos", "none", "slurm-sync: none = a project's caps are its account's GrpTRES;"
+                    + " workgroup = Caviness's model: each project gets a QOS named as its account, holding its caps as"
+                    + " the QOS's GrpTRES, and its account's association is given that QOS (QOS= and DefaultQOS=)",
+                    "none", "workgroup"),
             Setting.text("slurm_parent", "root", "slurm-sync: the parent account of the accounts it makes"),
             Setting.text("sacctmgr", "sacctmgr", "slurm-sync: the sacctmgr program (found on PATH unless a path)"));
 
@@ -48,11 +52,18 @@ public final class SlurmSync {
      * @param adoptAll take over every account named by a project
      * @param dryRun print the calls, run none
      * @param at the time at which allocations are judged ended (null: now)
+     * @param qos {@code none} or {@code workgroup} (a QOS per project holding its caps)
      */
     public record Options(String cluster, String ended, String parent, String sacctmgr, Set<String> adopt,
-                          boolean adoptAll, boolean dryRun, Instant at) {
+                          boolean adoptAll, boolean dryRun, Instant at, String qos) {
         public Options {
             adopt = Set.copyOf(adopt);
+        }
+
+        /** Without a workgroup QOS. */
+        public Options(String cluster, String ended, String parent, String sacctmgr, Set<String> adopt,
+                       boolean adoptAll, boolean dryRun, Instant at) {
+            this(cluster, ended, parent, sacctmgr, adopt, adoptAll, dryRun, at, "none");
         }
     }
 
@@ -78,6 +89,10 @@ public final class SlurmSync {
             err.println("ledger slurm-sync: --ended " + o.ended() + ": expected block or remove");
             return FAILED;
         }
+        if (!o.qos().equals("none") && !o.qos().equals("workgroup")) {
+            err.println("ledger slurm-sync: --qos " + o.qos() + ": expected none or workgroup");
+            return FAILED;
+        }
         long began = System.nanoTime();
         Plan.Result plan;
         try {
@@ -85,7 +100,7 @@ public final class SlurmSync {
             SlurmState state = sacctmgr.state(o.cluster());
             List<Target> targets = Targets.of(ledger, groups, now);
             plan = Plan.of(targets, state, new Plan.Policy(o.cluster().toLowerCase(Locale.ROOT), ended, o.parent(),
-                    o.adopt(), o.adoptAll()));
+                    o.adopt(), o.adoptAll(), o.qos().equals("workgroup")));
         } catch (Sacctmgr.Unreachable e) {
             err.println("ledger slurm-sync: " + e.getMessage());
             return UNREACHABLE;

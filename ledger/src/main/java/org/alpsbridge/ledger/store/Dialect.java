@@ -16,7 +16,7 @@ enum Dialect {
     POSTGRESQL("postgresql");
 
     /** Schema versions shipped as {@code <dialect>-V<n>.sql} beside this class. */
-    static final int LATEST = 3;
+    static final int LATEST = 4;
 
     private final String prefix;
 

@@ -69,7 +69,7 @@ final class Replayer {
             copy(c, target, "request_id, payload, created_at", "admin_request", "request_id", null);
             copy(c, target, "created_at, kind, rkey, project, message", "alert", "id", null);
             // the projects' shares and their change journal, with the projects' ids of the replay
-            copy(c, target, "project_id, description, organization, partitions, caps", "project_share", "project_id",
+            copy(c, target, "project_id, description, organization, partitions, caps, nodes", "project_share", "project_id",
                     r -> r[0] = projects.get(number(r[0])));
             copy(c, target, "project_id, user_name", "project_member", "project_id, user_name",
                     r -> r[0] = projects.get(number(r[0])));

@@ -14,7 +14,7 @@ import org.alpsbridge.ledger.ProjectChange;
 import org.alpsbridge.ledger.ProjectShare;
 
 /**
- * Projects' shares of the cluster (description, organisation, partitions, caps) and explicit members, and the
+ * Projects' shares of the cluster (description, organisation, partitions, caps, nodes) and explicit members, and the
  * append-only journal of their changes: a change and its journal rows are one transaction.
  */
 final class Shares {
@@ -44,21 +44,22 @@ final class Shares {
             Sql.one(c, "SELECT id FROM project WHERE id = ?" + dialect.forUpdate(), rs -> rs.getLong(1), p.id());
             ProjectShare before = read(c, p.id()).get(0);
             ProjectShare after = new ProjectShare(p.name(), share.description(), share.organization(),
-                    share.partitions(), share.caps(), share.members());
+                    share.partitions(), share.caps(), share.members(), share.nodes());
             Map<String, String[]> changed = new LinkedHashMap<>();
             differs(changed, "description", before.description(), after.description());
             differs(changed, "organization", before.organization(), after.organization());
             differs(changed, "partitions", String.join(",", before.partitions()), String.join(",", after.partitions()));
             differs(changed, "caps", before.grpTres(), after.grpTres());
+            differs(changed, "nodes", before.nodes(), after.nodes());
             differs(changed, "members", String.join(",", before.members()), String.join(",", after.members()));
             if (changed.isEmpty()) {
                 return before;
             }
             long now = Journal.now();
             Sql.update(c, "DELETE FROM project_share WHERE project_id = ?", p.id());
-            Sql.update(c, "INSERT INTO project_share (project_id, description, organization, partitions, caps)"
-                    + " VALUES (?, ?, ?, ?, ?)", p.id(), after.description(), after.organization(),
-                    String.join(",", after.partitions()), after.grpTres());
+            Sql.update(c, "INSERT INTO project_share (project_id, description, organization, partitions, caps, nodes)"
+                    + " VALUES (?, ?, ?, ?, ?, ?)", p.id(), after.description(), after.organization(),
+                    String.join(",", after.partitions()), after.grpTres(), after.nodes());
             if (changed.containsKey("members")) {
                 Sql.update(c, "DELETE FROM project_member WHERE project_id = ?", p.id());
                 for (String m : after.members()) {
@@ -99,12 +100,13 @@ final class Shares {
         Map<Long, List<String>> members = new HashMap<>();
         Sql.list(c, "SELECT m.project_id, m.user_name FROM project_member m JOIN project p ON p.id = m.project_id"
                 + where, rs -> members.computeIfAbsent(rs.getLong(1), k -> new ArrayList<>()).add(rs.getString(2)));
-        return Sql.list(c, "SELECT p.id, p.name, s.description, s.organization, s.partitions, s.caps FROM project p"
+        return Sql.list(c, "SELECT p.id, p.name, s.description, s.organization, s.partitions, s.caps, s.nodes FROM project p"
                 + " LEFT JOIN project_share s ON s.project_id = p.id" + where + " ORDER BY p.name", rs -> {
                     String partitions = rs.getString(5);
                     return new ProjectShare(rs.getString(2), rs.getString(3), rs.getString(4),
                             partitions == null || partitions.isEmpty() ? List.of() : List.of(partitions.split(",")),
-                            ProjectShare.parseCaps(rs.getString(6)), members.getOrDefault(rs.getLong(1), List.of()));
+                            ProjectShare.parseCaps(rs.getString(6)), members.getOrDefault(rs.getLong(1), List.of()),
+                            rs.getString(7));
                 });
     }
 }

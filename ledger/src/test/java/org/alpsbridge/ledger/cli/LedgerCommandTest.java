@@ -8,6 +8,7 @@ import java.io.StringWriter;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -149,6 +150,25 @@ class LedgerCommandTest {
         assertTrue(out.contains("account(s) written to " + file), out);
         assertEquals(1, run("site-factor", "--slurm-file", dir.resolve("missing/dir/f").toString()));
         assertTrue(err.contains("cannot write") && err.contains("must exist"), err);
+    }
+
+    @Test
+    void slurmPartitionsPrintsAWorkgroupPartitionFromTheNodesTheProjectBought() {
+        assertEquals(0, run("project", "share", "chem", "--nodes", "r00n[00-03],r01g0"), err);
+        assertTrue(out.contains("nodes r00n[00-03],r01g0"), out);
+        assertEquals(0, run("project", "changes", "chem"), err);
+        assertTrue(out.matches("(?s).*chem\\s+\\S+\\s+nodes\\s+'' -> r00n\\[00-03],r01g0.*"), out);
+        assertEquals(0, run("slurm-partitions", "--qos", "workgroup"), err);
+        assertEquals(List.of("# workgroup partitions from the ledger (alpsbridge ledger slurm-partitions): 1",
+                "PartitionName=chem Nodes=r00n[00-03],r01g0 AllowAccounts=chem_acct QOS=chem_acct Default=NO"),
+                out.strip().lines().toList());
+        assertEquals(1, run("project", "share", "chem", "--nodes", "r00n[00-03"));
+        assertTrue(err.contains("is not a Slurm node list"), err);
+        assertEquals(1, run("slurm-partitions", "--qos", "all"));
+        assertTrue(err.contains("expected none or workgroup"), err);
+        // judged after its allocation ends, the project has no partition
+        assertEquals(0, run("slurm-partitions", "--at", Instant.parse(TO).plus(1, ChronoUnit.DAYS).toString()), err);
+        assertTrue(out.contains("# chem: no partition, the project has ended"), out);
     }
 
     @Test

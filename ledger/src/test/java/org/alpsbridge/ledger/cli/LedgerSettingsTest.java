@@ -24,7 +24,8 @@ class LedgerSettingsTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> LedgerSettings.parse(FILE, "\ndatabase=sqlite:/x.db\n"));
         assertEquals(FILE + ":2: unknown key 'database' (known keys: db, pg_pool, pg_group_writers,"
-                + " pg_reconnect_seconds, slurm_cluster, slurm_ended, slurm_parent, sacctmgr)", e.getMessage());
+                + " pg_reconnect_seconds, slurm_cluster, slurm_ended, slurm_qos, slurm_parent, sacctmgr,"
+                + " slurm_partition_options)", e.getMessage());
     }
 
     @Test
@@ -102,8 +103,10 @@ class LedgerSettingsTest {
         String template = LedgerSettings.template();
         assertTrue(template.contains("\n#db=\n"), template);
         assertEquals(Map.of(), LedgerSettings.parse(FILE, template));
-        assertEquals(Map.of("db", "", "pg_pool", "4", "pg_group_writers", "2", "pg_reconnect_seconds", "30",
-                "slurm_cluster", "", "slurm_ended", "block", "slurm_parent", "root", "sacctmgr", "sacctmgr"),
+        assertEquals(Map.ofEntries(Map.entry("db", ""), Map.entry("pg_pool", "4"), Map.entry("pg_group_writers", "2"),
+                Map.entry("pg_reconnect_seconds", "30"), Map.entry("slurm_cluster", ""), Map.entry("slurm_ended", "block"),
+                Map.entry("slurm_qos", "none"), Map.entry("slurm_parent", "root"), Map.entry("sacctmgr", "sacctmgr"),
+                Map.entry("slurm_partition_options", "Default=NO")),
                 LedgerSettings.parse(FILE, template.replaceAll("(?m)^#([a-z_]+=)", "$1")));
     }
 }

@@ -78,7 +78,7 @@ class GeneratedSiteTest {
             if (p % 3 == 0) {
                 ledger.setShare(new ProjectShare(name, "project " + name, "org" + p % 7,
                         p % 2 == 0 ? List.of("std", "gpu") : List.of("std"),
-                        Map.of("node", 4L + p % 5, "cpu", 128L, "gres/gpu", 8L), List.of()), "bench");
+                        Map.of("node", 4L + p % 5, "cpu", 128L, "gres/gpu", 8L), List.of(), ""), "bench");
             }
         }
         for (int u = 0; u < USERS; u++) {

@@ -38,6 +38,40 @@ class PlanTest {
     }
 
     @Test
+    void withWorkgroupQosANewProjectGetsItsCapsOnAQosOfItsOwnGivenToItsAccount() {
+        Plan.Policy qos = new Plan.Policy("c1", Plan.Ended.BLOCK, "root", Set.of(), false, true);
+        List<Target> targets = List.of(live("chem", List.of(), Map.of("node", 4L, "gres/gpu", 8L), "alice"));
+        Plan.Result r = Plan.of(targets, EMPTY, qos);
+        assertEquals(List.of(
+                "sacctmgr -i add qos chem 'description=Chemistry [ledger:chem]' GrpTRES=gres/gpu=8,node=4",
+                "sacctmgr -i add account chem cluster=c1 'description=Chemistry [ledger:chem]' organization=uni"
+                        + " parent=root QOS=chem DefaultQOS=chem",
+                "sacctmgr -i add user name=alice account=chem cluster=c1"),
+                SacctmgrModel.shells(r.steps().get(0).forward()));
+        SacctmgrModel slurm = new SacctmgrModel(EMPTY);
+        r.steps().forEach(s -> s.forward().forEach(slurm::apply));
+        assertEquals(0, Plan.of(targets, slurm.state(), qos).commands());
+        // a changed cap is one call on the QOS, nothing on the account
+        List<Target> more = List.of(live("chem", List.of(), Map.of("node", 6L), "alice"));
+        assertEquals(List.of("sacctmgr -i modify qos where name=chem set GrpTRES=gres/gpu=-1,node=6"),
+                SacctmgrModel.shells(Plan.of(more, slurm.state(), qos).steps().get(0).forward()));
+    }
+
+    @Test
+    void aQosTheLedgerDidNotMakeIsLeftAloneAndTheCapsStayOnTheAccount() {
+        Plan.Policy qos = new Plan.Policy("c1", Plan.Ended.BLOCK, "root", Set.of(), false, true);
+        SlurmState site = new SlurmState(Map.of(), Map.of(), Set.of(),
+                Map.of("chem", new SlurmState.Qos("chem", "the site's own", Map.of("cpu", 1L))));
+        Plan.Result r = Plan.of(List.of(live("chem", List.of(), Map.of("node", 4L), "alice")), site, qos);
+        assertEquals(List.of(
+                "sacctmgr -i add account chem cluster=c1 'description=Chemistry [ledger:chem]' organization=uni"
+                        + " parent=root GrpTRES=node=4",
+                "sacctmgr -i add user name=alice account=chem cluster=c1"),
+                SacctmgrModel.shells(r.steps().get(0).forward()));
+        assertTrue(r.leftAlone().get(0).startsWith("QOS chem for project chem"), r.leftAlone().toString());
+    }
+
+    @Test
     void aSecondPlanAfterTheFirstIsAppliedIsEmpty() {
         List<Target> targets = List.of(live("chem", List.of(), Map.of("cpu", 64L, "gres/gpu", 2L), "alice"));
         SacctmgrModel slurm = new SacctmgrModel(EMPTY);
@@ -83,7 +117,8 @@ class PlanTest {
      * Seeded: random ledgers against random slurmdbd states (the ledger's accounts in any shape, the site's own
      * accounts, stray users and partitions). After the plan is applied: the ledger's live projects have exactly their
      * accounts, caps and associations, ended ones are blocked or gone, the site's accounts are as they were, and a
-     * second plan is empty; undoing every step in reverse gives back the state it started from.
+     * second plan is empty; with a workgroup QOS each live project's caps are on its QOS (unless the QOS is the
+     * site's, left as it was) and its account names it; undoing every step in reverse gives back the state it started from.
      */
     @Test
     void randomLedgersAndStatesConvergeInOnePlanAndUndoRestores() {
@@ -92,12 +127,15 @@ class PlanTest {
         Random rnd = new Random(seed);
         List<String> usersPool = List.of("alice", "bob", "carol", "dave", "erin", "frank");
         List<String> partsPool = List.of("std", "gpu", "big");
+        SlurmState.Qos normal = new SlurmState.Qos("normal", "Normal QOS default", Map.of());
         for (int round = 0; round < 2_000; round++) {
             List<Target> targets = new ArrayList<>();
             Map<String, SlurmState.Account> accounts = new HashMap<>();
             Map<String, SlurmState.Limits> limits = new HashMap<>();
             Set<SlurmState.UserAssociation> assocs = new HashSet<>();
             Set<String> siteOwned = new TreeSet<>();
+            Map<String, SlurmState.Qos> qos = new HashMap<>(Map.of("normal", normal));
+            Set<String> siteQos = new TreeSet<>();
             for (int p = 0; p < 1 + rnd.nextInt(5); p++) {
                 String name = "p" + p;
                 Map<String, Long> caps = new HashMap<>();
@@ -109,6 +147,14 @@ class PlanTest {
                 }
                 targets.add(new Target(name, name, rnd.nextInt(4) > 0, rnd.nextBoolean() ? "" : "d" + rnd.nextInt(3),
                         rnd.nextBoolean() ? "" : "o" + rnd.nextInt(3), pick(rnd, partsPool), caps, Set.copyOf(pick(rnd, usersPool))));
+                int qosShape = rnd.nextInt(3); // 0 none, 1 ours (any cap, maybe an old description), 2 the site's
+                if (qosShape == 1) {
+                    qos.put(name, new SlurmState.Qos(name, (rnd.nextBoolean() ? "old " : "") + Ownership.mark(name),
+                            rnd.nextBoolean() ? Map.of() : Map.of("node", (long) rnd.nextInt(5))));
+                } else if (qosShape == 2) {
+                    qos.put(name, new SlurmState.Qos(name, "site " + name, Map.of("cpu", 7L)));
+                    siteQos.add(name);
+                }
                 int shape = rnd.nextInt(4); // 0 none, 1 ours, 2 the site's, 3 ours without an association here
                 if (shape == 0) {
                     continue;
@@ -126,7 +172,10 @@ class PlanTest {
                     if (rnd.nextBoolean()) {
                         old.put("mem", 1000L);
                     }
-                    limits.put(name, new SlurmState.Limits(old, rnd.nextBoolean() ? -1 : 0, rnd.nextBoolean() ? -1 : 0));
+                    Set<String> hasQos = rnd.nextBoolean() ? Set.of("normal") : rnd.nextBoolean() && qos.containsKey(name)
+                            ? Set.of(name, "normal") : Set.of();
+                    limits.put(name, new SlurmState.Limits(old, rnd.nextBoolean() ? -1 : 0, rnd.nextBoolean() ? -1 : 0,
+                            hasQos, hasQos.isEmpty() || rnd.nextBoolean() ? "" : hasQos.iterator().next()));
                     for (String u : pick(rnd, usersPool)) {
                         for (String part : rnd.nextBoolean() ? List.of("") : pick(rnd, partsPool)) {
                             assocs.add(new SlurmState.UserAssociation(name, u, part));
@@ -140,14 +189,18 @@ class PlanTest {
                 limits.put("gone", SlurmState.Limits.NONE);
                 assocs.add(new SlurmState.UserAssociation("gone", "alice", ""));
             }
-            SlurmState before = new SlurmState(accounts, limits, assocs);
-            Plan.Policy policy = rnd.nextBoolean() ? BLOCK : REMOVE;
+            SlurmState before = new SlurmState(accounts, limits, assocs, qos);
+            Plan.Policy policy = new Plan.Policy("c1", rnd.nextBoolean() ? Plan.Ended.BLOCK : Plan.Ended.REMOVE, "root",
+                    Set.of(), false, rnd.nextBoolean());
             Plan.Result plan = Plan.of(targets, before, policy);
             SacctmgrModel slurm = new SacctmgrModel(before);
             plan.steps().forEach(s -> s.forward().forEach(slurm::apply));
             SlurmState after = slurm.state();
             String context = "seed " + seed + " round " + round + ": " + targets + " from " + before;
             assertEquals(0, Plan.of(targets, after, policy).commands(), context);
+            for (String q : siteQos) {
+                assertEquals(before.qos().get(q), after.qos().get(q), context);
+            }
             for (Target t : targets) {
                 if (siteOwned.contains(t.account())) {
                     assertEquals(before.limits().get(t.account()), after.limits().get(t.account()), context);
@@ -164,7 +217,16 @@ class PlanTest {
                         }
                     }
                     assertEquals(want, mine, context);
-                    assertEquals(new SlurmState.Limits(t.caps(), -1, -1), after.limits().get(t.account()), context);
+                    SlurmState.Limits l = after.limits().get(t.account());
+                    assertEquals(List.of(-1L, -1L), List.of(l.grpJobs(), l.grpSubmit()), context);
+                    if (policy.qos() && !siteQos.contains(t.account())) {
+                        SlurmState.Qos q = after.qos().get(t.account());
+                        assertEquals(t.caps(), q.grpTres(), context);
+                        assertEquals(t.markedDescription(), q.description(), context);
+                        assertEquals(new SlurmState.Limits(Map.of(), -1, -1, Set.of(t.account()), t.account()), l, context);
+                    } else {
+                        assertEquals(t.caps(), l.grpTres(), context);
+                    }
                 } else if (after.limits().containsKey(t.account())) {
                     assertEquals(Plan.Ended.BLOCK, policy.ended(), context);
                     assertTrue(after.limits().get(t.account()).blocked(), context);
@@ -183,6 +245,7 @@ class PlanTest {
                 }
                 assertEquals(before.userAssociations(), slurm.state().userAssociations(), context);
                 assertEquals(normal(before.limits()), normal(slurm.state().limits()), context);
+                assertEquals(before.qos(), slurm.state().qos(), context);
             }
         }
     }

@@ -18,15 +18,17 @@ final class SacctmgrModel {
     final Map<String, SlurmState.Account> accounts = new HashMap<>();
     final Map<String, SlurmState.Limits> limits = new HashMap<>();
     final Set<SlurmState.UserAssociation> users = new HashSet<>();
+    final Map<String, SlurmState.Qos> qos = new HashMap<>();
 
     SacctmgrModel(SlurmState s) {
         accounts.putAll(s.accounts());
         limits.putAll(s.limits());
         users.addAll(s.userAssociations());
+        qos.putAll(s.qos());
     }
 
     SlurmState state() {
-        return new SlurmState(accounts, limits, users);
+        return new SlurmState(accounts, limits, users, qos);
     }
 
     void apply(Command c) {
@@ -47,7 +49,9 @@ final class SacctmgrModel {
                 String name = a.get(2);
                 accounts.putIfAbsent(name, new SlurmState.Account(name, kv.get("description"),
                         kv.getOrDefault("organization", kv.get("parent"))));
-                limits.putIfAbsent(name, new SlurmState.Limits(tres(Map.of(), kv.getOrDefault("GrpTRES", "")), -1, -1));
+                requireQos(kv.get("QOS"), c);
+                limits.putIfAbsent(name, new SlurmState.Limits(tres(Map.of(), kv.getOrDefault("GrpTRES", "")), -1, -1,
+                        qosList(kv.getOrDefault("QOS", "")), defaultQos(kv.getOrDefault("DefaultQOS", "-1"))));
             }
             case "delete account" -> {
                 String name = kv.get("name");
@@ -61,9 +65,12 @@ final class SacctmgrModel {
                         set.getOrDefault("organization", old.organization())));
                 if (kv.containsKey("cluster")) {
                     SlurmState.Limits l = limits.get(name);
+                    requireQos(set.get("QOS"), c);
                     limits.put(name, new SlurmState.Limits(tres(l.grpTres(), set.getOrDefault("GrpTRES", "")),
                             Long.parseLong(set.getOrDefault("GrpJobs", Long.toString(l.grpJobs()))),
-                            Long.parseLong(set.getOrDefault("GrpSubmitJobs", Long.toString(l.grpSubmit())))));
+                            Long.parseLong(set.getOrDefault("GrpSubmitJobs", Long.toString(l.grpSubmit()))),
+                            set.containsKey("QOS") ? qosList(set.get("QOS")) : l.qos(),
+                            set.containsKey("DefaultQOS") ? defaultQos(set.get("DefaultQOS")) : l.defaultQos()));
                 }
             }
             case "add user" -> {
@@ -82,8 +89,48 @@ final class SacctmgrModel {
                 users.removeIf(u -> u.account().equals(kv.get("account")) && names.contains(u.user())
                         && (parts == null || parts.contains(u.partition())));
             }
+            case "add qos" -> {
+                String name = a.get(2);
+                if (qos.containsKey(name)) {
+                    throw new IllegalStateException("QOS " + name + " exists: " + c.shell());
+                }
+                qos.put(name, new SlurmState.Qos(name, kv.getOrDefault("description", name),
+                        tres(Map.of(), kv.getOrDefault("GrpTRES", ""))));
+            }
+            case "modify qos" -> {
+                SlurmState.Qos old = qos.get(kv.get("name"));
+                qos.put(old.name(), new SlurmState.Qos(old.name(), set.getOrDefault("description", old.description()),
+                        tres(old.grpTres(), set.getOrDefault("GrpTRES", ""))));
+            }
+            case "delete qos" -> {
+                // slurmdbd takes a deleted QOS out of every association that named it
+                String name = kv.get("name");
+                qos.remove(name);
+                limits.replaceAll((acct, l) -> {
+                    Set<String> left = new java.util.TreeSet<>(l.qos());
+                    left.remove(name);
+                    return new SlurmState.Limits(l.grpTres(), l.grpJobs(), l.grpSubmit(), left,
+                            name.equals(l.defaultQos()) ? "" : l.defaultQos());
+                });
+            }
             default -> throw new IllegalArgumentException("not modelled: " + c.shell());
         }
+    }
+
+    private void requireQos(String list, Command c) {
+        for (String q : qosList(list == null ? "" : list)) {
+            if (!qos.containsKey(q)) {
+                throw new IllegalStateException("no QOS " + q + ": " + c.shell());
+            }
+        }
+    }
+
+    private static Set<String> qosList(String text) {
+        return text.isEmpty() ? Set.of() : Set.of(text.split(","));
+    }
+
+    private static String defaultQos(String text) {
+        return text.equals("-1") ? "" : text;
     }
 
     /** {@code GrpTRES=cpu=4,node=-1} applied to {@code old}: -1 clears a resource. */

@@ -593,7 +593,7 @@ abstract class LedgerContractTest {
                     "a project of version 1 has the empty share of version 3");
         }
         try (java.sql.Connection c = java.sql.DriverManager.getConnection(jdbc)) {
-            assertEquals(List.of(1L, 2L, 3L), Sql.list(c, "SELECT version FROM schema_version ORDER BY version",
+            assertEquals(List.of(1L, 2L, 3L, 4L), Sql.list(c, "SELECT version FROM schema_version ORDER BY version",
                     rs -> rs.getLong(1)));
             List<String> indexes = Sql.list(c, dialect == Dialect.POSTGRESQL
                     ? "SELECT indexname FROM pg_indexes WHERE tablename = 'reservation' ORDER BY 1"
@@ -611,24 +611,35 @@ abstract class LedgerContractTest {
         ledger.addProject(chem, 40_000 + (int) (System.nanoTime() % 20_000), null);
         assertEquals(List.of(org.alpsbridge.ledger.ProjectShare.none(chem)), ledger.shares(chem));
         org.alpsbridge.ledger.ProjectShare share = new org.alpsbridge.ledger.ProjectShare(chem, "Chemistry", "uni",
-                List.of("std", "gpu", "std"), java.util.Map.of("node", 4L, "gres/gpu", 8L), List.of("bob", "alice"));
+                List.of("std", "gpu", "std"), java.util.Map.of("node", 4L, "gres/gpu", 8L), List.of("bob", "alice"), "r00n[00-03],r01g0");
         org.alpsbridge.ledger.ProjectShare stored = ledger.setShare(share, "carol");
         assertEquals(List.of("gpu", "std"), stored.partitions());
         assertEquals("gres/gpu=8,node=4", stored.grpTres());
         assertEquals(List.of(stored), ledger.shares(chem));
-        assertEquals(List.of("members", "caps", "partitions", "organization", "description"),
+        assertEquals("r00n[00-03],r01g0", stored.nodes());
+        assertEquals(List.of("members", "nodes", "caps", "partitions", "organization", "description"),
                 ledger.projectChanges(chem, 10).stream().map(org.alpsbridge.ledger.ProjectChange::field).toList());
         // the same share again changes nothing and records nothing
         ledger.setShare(share, "carol");
-        assertEquals(5, ledger.projectChanges(chem, 10).size());
+        assertEquals(6, ledger.projectChanges(chem, 10).size());
         ledger.setShare(new org.alpsbridge.ledger.ProjectShare(chem, "Chemistry", "uni", List.of(), java.util.Map.of(),
-                List.of("alice")), "dave");
+                List.of("alice"), "r00n[00-03],r01g0"), "dave");
         assertEquals("alice", ledger.projectChanges(chem, 1).get(0).after());
         assertEquals(3, ledger.projectChanges(chem, 3).stream().filter(c -> c.actor().equals("dave")).count());
         org.alpsbridge.ledger.LedgerException bad = assertThrows(org.alpsbridge.ledger.LedgerException.class,
                 () -> ledger.setShare(new org.alpsbridge.ledger.ProjectShare(chem, "", "", List.of(),
-                        java.util.Map.of("nodes", 4L), List.of()), "dave"));
+                        java.util.Map.of("nodes", 4L), List.of(), ""), "dave"));
         assertTrue(bad.getMessage().contains("'nodes' is not a resource"), bad.getMessage());
-        assertEquals(8, ledger.projectChanges(chem, 100).size(), "a refused change records nothing");
+        org.alpsbridge.ledger.LedgerException badNodes = assertThrows(org.alpsbridge.ledger.LedgerException.class,
+                () -> ledger.setShare(new org.alpsbridge.ledger.ProjectShare(chem, "", "", List.of(), java.util.Map.of(),
+                        List.of(), "r00n[00-03"), "dave"));
+        assertTrue(badNodes.getMessage().contains("is not a Slurm node list"), badNodes.getMessage());
+        // the nodes bought are journalled like every other field
+        ledger.setShare(new org.alpsbridge.ledger.ProjectShare(chem, "Chemistry", "uni", List.of(), java.util.Map.of(),
+                List.of("alice"), "r00n[00-07]"), "erin");
+        org.alpsbridge.ledger.ProjectChange last = ledger.projectChanges(chem, 1).get(0);
+        assertEquals(List.of("nodes", "r00n[00-03],r01g0", "r00n[00-07]", "erin"),
+                List.of(last.field(), last.before(), last.after(), last.actor()));
+        assertEquals(10, ledger.projectChanges(chem, 100).size(), "a refused change records nothing");
     }
 }

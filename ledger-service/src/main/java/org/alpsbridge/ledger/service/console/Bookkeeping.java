@@ -81,7 +81,9 @@ final class Bookkeeping {
                         new Field("partitions", "Partitions", "text", "comma-separated; empty: all"),
                         new Field("caps", "Caps (GrpTRES)", "text", "e.g. node=4,cpu=128,gres/gpu=8; empty: none"),
                         new Field("members", "Explicit members", "text", "user names, comma-separated, besides the"
-                                + " Unix group's")));
+                                + " Unix group's"),
+                        new Field("nodes", "Nodes bought", "text", "Slurm node list for its workgroup partition, e.g."
+                                + " r00n[00-17]; empty: none")));
 
         final String slug;
         final String title;
@@ -257,7 +259,7 @@ final class Bookkeeping {
     private static ProjectShare share(Map<String, String> v) {
         try {
             return new ProjectShare(required(v, "project"), v.get("description"), v.get("organization"),
-                    list(v.get("partitions")), ProjectShare.parseCaps(v.get("caps")), list(v.get("members")));
+                    list(v.get("partitions")), ProjectShare.parseCaps(v.get("caps")), list(v.get("members")), v.get("nodes"));
         } catch (org.alpsbridge.ledger.LedgerException e) {
             throw new Calls.Refused(422, e.getMessage());
         }

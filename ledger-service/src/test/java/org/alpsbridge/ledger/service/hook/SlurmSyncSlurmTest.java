@@ -81,7 +81,7 @@ class SlurmSyncSlurmTest {
             ledger.grant("chem", Resource.CPU, 100_000, now.minus(Duration.ofDays(1)), now.plus(Duration.ofDays(30)), "research", null);
             ledger.grant("phys", Resource.CPU, 100_000, now.minus(Duration.ofDays(1)), now.plus(Duration.ofDays(30)), "research", null);
             ledger.grant("old", Resource.CPU, 100_000, now.minus(Duration.ofDays(1)), now.plus(Duration.ofDays(1)), "research", null);
-            ledger.setShare(new ProjectShare("chem", "Chemistry", "uni", List.of(), Map.of(), List.of()), "test");
+            ledger.setShare(new ProjectShare("chem", "Chemistry", "uni", List.of(), Map.of(), List.of(), ""), "test");
         }
         // before: Slurm does not know the project
         Programs.Result refused = submit(lab, "absync-ann", "chem", "true");
@@ -110,7 +110,7 @@ class SlurmSyncSlurmTest {
         // this one-node lab it cannot bite: Slurm counts the nodes an account's jobs share once.)
         try (Ledger ledger = Ledger.open(lab.db)) {
             ledger.setShare(new ProjectShare("chem", "Chemistry", "uni", List.of(), Map.of("node", 1L, "cpu", 1L),
-                    List.of()), "test");
+                    List.of(), ""), "test");
         }
         sync(lab, wrapper, 0);
         assertEquals(Map.of("cpu", 1L, "node", 1L), ProjectShare.parseCaps(assoc(lab, "chem", "", "grptres")));
@@ -123,6 +123,33 @@ class SlurmSyncSlurmTest {
         assertEquals("PENDING", lab.job(c2).get("JobState"), "chem's second job waits at its cap with CPUs free");
         assertEquals("RUNNING", lab.job(p1).get("JobState"), "phys runs beside it");
         lab.slurm("scancel", c1, c2, p1);
+        lab.awaitQuiet(Duration.ofSeconds(60));
+
+        // Caviness's model: chem's caps move to a QOS of its own, marked as the ledger's, that its account is given
+        String[] qos = sync(lab, wrapper, 0, "--qos", "workgroup");
+        assertTrue(qos[0].contains("sacctmgr -i add qos chem 'description=Chemistry [ledger:chem]' GrpTRES=cpu=1,node=1"),
+                qos[0]);
+        String[] chemQos = lab.slurm("sacctmgr", "-nP", "show", "qos", "where", "name=chem",
+                "format=name,description,grptres").out().strip().split("\\|", -1);
+        // (slurmdbd lower-cases a QOS's description: the mark is read case-blind)
+        assertEquals(List.of("chem", "chemistry [ledger:chem]"), List.of(chemQos[0], chemQos[1].toLowerCase(java.util.Locale.ROOT)));
+        assertEquals(Map.of("cpu", 1L, "node", 1L), ProjectShare.parseCaps(chemQos[2]));
+        assertEquals("", assoc(lab, "chem", "", "grptres"), "the account caps nothing itself");
+        assertEquals("chem", assoc(lab, "chem", "", "qos"));
+        before = changes(calls).size();
+        String[] qosAgain = sync(lab, wrapper, 0, "--qos", "workgroup");
+        assertTrue(qosAgain[0].contains("# 0 sacctmgr call(s) for 0 project(s)"), qosAgain[0]);
+        assertEquals(before, changes(calls).size(), "the second sync with the workgroup QOS asks slurmdbd no change");
+        String q1 = jobId(submit(lab, "absync-ann", "chem", "sleep 300"));
+        lab.awaitState(q1, "RUNNING", Duration.ofSeconds(60));
+        String q2 = jobId(submit(lab, "absync-ann", "chem", "sleep 300"));
+        String qp = jobId(submit(lab, "absync-bob", "phys", "sleep 300"));
+        lab.awaitState(qp, "RUNNING", Duration.ofSeconds(60));
+        awaitReason(lab, q2, "QOSGrpCpuLimit");
+        assertEquals("QOSGrpCpuLimit|chem", lab.slurm("squeue", "-h", "-j", q2, "-o", "%r|%q").out().strip(),
+                "squeue shows chem's second job held by its workgroup QOS's cap");
+        assertEquals("RUNNING", lab.job(qp).get("JobState"), "phys runs beside it");
+        lab.slurm("scancel", q1, q2, qp);
         lab.awaitQuiet(Duration.ofSeconds(60));
 
         // a member removed from the group loses the association: Slurm refuses the job
@@ -150,7 +177,7 @@ class SlurmSyncSlurmTest {
 
         // slurmdbd down: a clear refusal, exit 3, and no change asked of anyone
         try (Ledger ledger = Ledger.open(lab.db)) {
-            ledger.setShare(new ProjectShare("phys", "", "", List.of(), Map.of("cpu", 2L), List.of("absync-ann")), "test");
+            ledger.setShare(new ProjectShare("phys", "", "", List.of(), Map.of("cpu", 2L), List.of("absync-ann"), ""), "test");
         }
         int asked = changes(calls).size();
         dbd.close();
