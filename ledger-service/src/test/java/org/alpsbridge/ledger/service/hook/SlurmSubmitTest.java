@@ -51,7 +51,7 @@ class SlurmSubmitTest {
             }
 
             // --- refused at sbatch: 4 CPUs x 60 min = 240 core-minutes against 100; in big (x2) 2 CPUs x 30 min = 120
-            Programs.Result refused = lab.slurm("sbatch", "--parsable", "-o", "/dev/null", "-D", lab.dir.toString(),
+            Programs.Result refused = lab.slurm("sbatch", "--parsable", "-o", "/dev/null", "-D", lab.jobsDir().toString(),
                     "-A", "bio", "-n", "4", "-t", "60", "--wrap", "sleep 1");
             assertNotEquals(0, refused.exit(), "sbatch of a job bio cannot cover was accepted: " + refused.out());
             for (String figure : List.of("project bio", "costs up to 240", "available 100", "short by 140",
