@@ -63,6 +63,8 @@ final class SlurmLab implements AutoCloseable {
     /** slurmctld runs the ledger's job_submit.lua ({@code JobSubmitPlugins=lua}). */
     private boolean jobSubmit;
     private SlurmCluster slurm;
+    /** slurmctld runs ASan/UBSan-built plugins ({@link #startSanitized}). */
+    private boolean sanitized;
     /** Who submits the jobs. */
     final JobUser user;
     /** The jobs' working directory, the user's. */
@@ -107,6 +109,21 @@ final class SlurmLab implements AutoCloseable {
      */
     static SlurmLab start(String db, int cpus, Hooks hooks, String serviceSettings, String hookSettings,
                           Path hookJar, boolean jobSubmit) throws Exception {
+        return start(db, cpus, hooks, serviceSettings, hookSettings, hookJar, jobSubmit, false);
+    }
+
+    /**
+     * The PrEp plugin ({@link Hooks#PREP}) and the site factor plugin built with ASan and UBSan, run inside the real
+     * slurmctld: the runtime preloaded ({@code LD_PRELOAD} of gcc's libasan, which an uninstrumented slurmctld needs
+     * first in its list), every report written under {@link #sanitizerLogs()} ({@code asan.PID}, {@code ubsan.PID}),
+     * none wanted. Leak checking is off: slurmctld itself frees little at exit, which is not the plugins' to answer.
+     */
+    static SlurmLab startSanitized(String db, int cpus, String serviceSettings, String hookSettings) throws Exception {
+        return start(db, cpus, Hooks.PREP, serviceSettings, hookSettings, null, false, true);
+    }
+
+    private static SlurmLab start(String db, int cpus, Hooks hooks, String serviceSettings, String hookSettings,
+                                  Path hookJar, boolean jobSubmit, boolean sanitized) throws Exception {
         SlurmInstallation installation = SlurmInstallation.selected();
         installation.require("slurmctld", "slurmd", "sbatch", "squeue", "scontrol", "sinfo");
         JobUser user = JobUser.ensure();
@@ -117,11 +134,13 @@ final class SlurmLab implements AutoCloseable {
                 ? HookClient.build(dir.resolve("client"), dir.resolve("ledger-hook.conf"))
                 : hooks == Hooks.CLIENT_ONLY ? HookClient.build() : null;
         if (hooks == Hooks.PREP) {
-            HookClient.buildPlugins(installation, dir.resolve("plugins"), dir.resolve("ledger-hook.conf"));
+            HookClient.buildPlugins(installation, dir.resolve("plugins"), dir.resolve("ledger-hook.conf"),
+                    sanitized ? "address,undefined" : null);
         }
         SlurmLab lab = new SlurmLab(dir, munged, db != null ? db : "sqlite:" + dir.resolve("ledger.db"), cpus, hooks, user);
         lab.hookJar = hookJar;
         lab.jobSubmit = jobSubmit;
+        lab.sanitized = sanitized;
         try {
             Files.writeString(dir.resolve("ledger-service.conf"), String.join("\n",
                     "listen=127.0.0.1:" + lab.servicePort, "munge_socket=" + munged.socket(), serviceSettings, ""));
@@ -310,6 +329,12 @@ final class SlurmLab implements AutoCloseable {
         if (jobSubmit) {
             spec.set("JobSubmitPlugins", "lua");
         }
+        if (sanitized) {
+            Files.createDirectories(sanitizerLogs());
+            spec.controllerEnvironment("LD_PRELOAD", sanitizerRuntime())
+                    .controllerEnvironment("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=0:log_path=" + sanitizerLogs().resolve("asan"))
+                    .controllerEnvironment("UBSAN_OPTIONS", "print_stacktrace=1:log_path=" + sanitizerLogs().resolve("ubsan"));
+        }
         spec.line("NodeName=" + host + " NodeAddr=127.0.0.1 CPUs=" + cpus + " State=UNKNOWN",
                 "PartitionName=debug Nodes=" + host + " Default=YES MaxTime=INFINITE State=UP",
                 "PartitionName=big Nodes=" + host + " MaxTime=INFINITE State=UP");
@@ -327,6 +352,34 @@ final class SlurmLab implements AutoCloseable {
         } catch (SlurmCluster.NotStarted e) {
             Programs.unavailable(e.getMessage());
         }
+    }
+
+    /** Where the sanitizers write their reports ({@link #startSanitized}). */
+    Path sanitizerLogs() {
+        return dir.resolve("sanitizer");
+    }
+
+    /** The sanitizers' reports written so far, by file name (none: an empty map). */
+    Map<String, String> sanitizerReports() throws IOException {
+        Map<String, String> reports = new java.util.TreeMap<>();
+        if (Files.isDirectory(sanitizerLogs())) {
+            try (var files = Files.list(sanitizerLogs())) {
+                for (Path f : files.toList()) {
+                    reports.put(f.getFileName().toString(), Files.readString(f));
+                }
+            }
+        }
+        return reports;
+    }
+
+    /** gcc's shared ASan runtime (the plugins bring libubsan in themselves, as a dependency of theirs). */
+    private static String sanitizerRuntime() throws IOException, InterruptedException {
+        Programs.Result r = Programs.run(List.of("gcc", "-print-file-name=libasan.so"), Map.of(), Duration.ofSeconds(30));
+        Path lib = Path.of(r.out().strip());
+        if (r.exit() != 0 || !lib.isAbsolute() || !Files.exists(lib)) {
+            Programs.unavailable("no shared ASan runtime from gcc -print-file-name=libasan.so: " + r.out() + r.err());
+        }
+        return lib.toRealPath().toString();
     }
 
     /** Which {@code job_submit.lua} slurmctld runs ({@link #jobSubmitScript}). */

@@ -88,7 +88,10 @@ class SlurmSubmitTest {
                 assertEquals(1, runs.size(), "held at dispatch: " + runs);
                 assertEquals(State.SETTLED, runs.get(0).state());
                 assertEquals(10, runs.get(0).hold(), "the prolog held the worst case the quote priced");
+                // submitted by the unprivileged job user, as a site's users submit, and charged to it
+                assertEquals(lab.user.name(), runs.get(0).owner(), runs.get(0)::toString);
             }
+            assertEquals(lab.user.name() + "(" + lab.user.uid() + ")", lab.job(fits).get("UserId"));
 
             // --- the service down, then the agent down: accepted (allow), and still guarded at dispatch
             // (each a job bio cannot cover, held so that it waits for the release below; timed: what a dead or
