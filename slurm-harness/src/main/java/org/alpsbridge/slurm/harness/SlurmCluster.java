@@ -52,6 +52,7 @@ public final class SlurmCluster implements AutoCloseable {
         private final List<String> lines = new ArrayList<>();
         private final Map<String, List<String>> namedSlurmds = new LinkedHashMap<>();
         private final Map<String, String> controllerEnv = new LinkedHashMap<>();
+        private final Map<String, String> slurmdEnv = new LinkedHashMap<>();
         private boolean anyNodeIdle;
         private Duration readyLimit = Duration.ofSeconds(60);
 
@@ -149,6 +150,16 @@ public final class SlurmCluster implements AutoCloseable {
          */
         public Spec controllerEnvironment(String key, String value) {
             controllerEnv.put(key, value);
+            return this;
+        }
+
+        /**
+         * An environment variable for every slurmd alone (as {@link #controllerEnvironment}): slurmd passes it on to
+         * the slurmstepd it starts, so a SPANK plugin built with ASan/UBSan runs inside the real slurmstepd with the
+         * runtime preloaded. The controller and the commands do not get it.
+         */
+        public Spec slurmdEnvironment(String key, String value) {
+            slurmdEnv.put(key, value);
             return this;
         }
 
@@ -251,12 +262,12 @@ public final class SlurmCluster implements AutoCloseable {
     public void start() throws IOException, InterruptedException {
         startController();
         if (spec.namedSlurmds.isEmpty()) {
-            slurmds.add(startDaemon(List.of(program("slurmd"), "-f", conf().toString()), Map.of(), "slurmd.pid", "slurmd.log"));
+            slurmds.add(startDaemon(List.of(program("slurmd"), "-f", conf().toString()), spec.slurmdEnv, "slurmd.pid", "slurmd.log"));
         }
         for (Map.Entry<String, List<String>> node : spec.namedSlurmds.entrySet()) {
             List<String> argv = new ArrayList<>(node.getValue());
             argv.addAll(List.of(program("slurmd"), "-f", conf().toString(), "-N", node.getKey()));
-            slurmds.add(startDaemon(argv, Map.of(), "slurmd-" + node.getKey() + ".pid", "slurmd-" + node.getKey() + ".log"));
+            slurmds.add(startDaemon(argv, spec.slurmdEnv, "slurmd-" + node.getKey() + ".pid", "slurmd-" + node.getKey() + ".log"));
         }
         if (spec.anyNodeIdle) {
             awaitAnyIdle(spec.readyLimit);
