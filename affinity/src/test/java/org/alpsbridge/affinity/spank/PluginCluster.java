@@ -65,7 +65,7 @@ final class PluginCluster implements AutoCloseable {
     /**
      * As {@link #start(String)} with the plugin built with ASan and UBSan ({@code make asan}) and run inside the real
      * slurmstepd and srun: gcc's shared ASan runtime preloaded into slurmd (which passes it on to slurmstepd) and
-     * into srun, every report written under {@link #sanitizerLogs()} (a directory anyone may write in: srun and
+     * into srun, every report written under {@link #sanitizerLogs()} (a directory anyone may write in, private to the cluster: srun and
      * the job's part of slurmstepd run as the job's user), none wanted. Leak checking is off: the hosts' own
      * allocations at exit are not the plugin's to answer for.
      */
@@ -159,7 +159,7 @@ final class PluginCluster implements AutoCloseable {
             user.ownedDirectory(slurm.dir().resolve("raa-cache"));
             if (sanitized) {
                 Files.createDirectories(slurm.dir().resolve("sanitizer"));
-                Files.setPosixFilePermissions(slurm.dir().resolve("sanitizer"), PosixFilePermissions.fromString("rwxrwxrwt"));
+                Files.setPosixFilePermissions(slurm.dir().resolve("sanitizer"), PosixFilePermissions.fromString("rwxrwxrwx"));
             }
             try {
                 slurm.start();
