@@ -114,7 +114,7 @@ final class SlurmLab implements AutoCloseable {
 
     /**
      * The PrEp plugin ({@link Hooks#PREP}) and the site factor plugin built with ASan and UBSan, run inside the real
-     * slurmctld: the runtime preloaded ({@code LD_PRELOAD} of gcc's libasan, which an uninstrumented slurmctld needs
+     * slurmctld (and slurmd, which loads the PrEp plugins too): the runtime preloaded ({@code LD_PRELOAD} of gcc's libasan, which an uninstrumented slurmctld needs
      * first in its list), every report written under {@link #sanitizerLogs()} ({@code asan.PID}, {@code ubsan.PID}),
      * none wanted. Leak checking is off: slurmctld itself frees little at exit, which is not the plugins' to answer.
      */
@@ -331,9 +331,13 @@ final class SlurmLab implements AutoCloseable {
         }
         if (sanitized) {
             Files.createDirectories(sanitizerLogs());
-            spec.controllerEnvironment("LD_PRELOAD", sanitizerRuntime())
-                    .controllerEnvironment("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=0:log_path=" + sanitizerLogs().resolve("asan"))
-                    .controllerEnvironment("UBSAN_OPTIONS", "print_stacktrace=1:log_path=" + sanitizerLogs().resolve("ubsan"));
+            // slurmd loads the PrEpPlugins too (they may serve its Prolog/Epilog): without the runtime first, the
+            // ASan build aborts it at load, silently (daemonized)
+            Map<String, String> env = Map.of("LD_PRELOAD", sanitizerRuntime(),
+                    "ASAN_OPTIONS", "detect_leaks=0:abort_on_error=0:log_path=" + sanitizerLogs().resolve("asan"),
+                    "UBSAN_OPTIONS", "print_stacktrace=1:log_path=" + sanitizerLogs().resolve("ubsan"));
+            env.forEach(spec::controllerEnvironment);
+            env.forEach(spec::slurmdEnvironment);
         }
         spec.line("NodeName=" + host + " NodeAddr=127.0.0.1 CPUs=" + cpus + " State=UNKNOWN",
                 "PartitionName=debug Nodes=" + host + " Default=YES MaxTime=INFINITE State=UP",
