@@ -114,9 +114,9 @@ final class SlurmLab implements AutoCloseable {
 
     /**
      * The PrEp plugin ({@link Hooks#PREP}) and the site factor plugin built with ASan and UBSan, run inside the real
-     * slurmctld (and slurmd, which loads the PrEp plugins too): the runtime preloaded ({@code LD_PRELOAD} of gcc's libasan, which an uninstrumented slurmctld needs
-     * first in its list), every report written under {@link #sanitizerLogs()} ({@code asan.PID}, {@code ubsan.PID}),
-     * none wanted. Leak checking is off: slurmctld itself frees little at exit, which is not the plugins' to answer.
+     * slurmctld (and slurmd, which loads the PrEp plugins too): the runtime preloaded ({@code LD_PRELOAD} of gcc's
+     * libasan, which an uninstrumented daemon needs first in its list), every report written under
+     * {@link #sanitizerLogs()} ({@code asan.PID}, {@code ubsan.PID}), none wanted. Leak checking is off: slurmctld itself frees little at exit, which is not the plugins' to answer.
      */
     static SlurmLab startSanitized(String db, int cpus, String serviceSettings, String hookSettings) throws Exception {
         return start(db, cpus, Hooks.PREP, serviceSettings, hookSettings, null, false, true);
