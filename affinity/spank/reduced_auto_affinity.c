@@ -234,7 +234,9 @@ static int srun_binds(spank_t sp, char *out, size_t len)
 	size_t n = strlen(type);
 	if (type[n - 1] == ':' && spank_getenv(sp, "SLURM_CPU_BIND_LIST", list, sizeof list) != ESPANK_SUCCESS)
 		list[0] = '\0';
-	snprintf(out, len, "--cpu-bind=%s%s", type, list);
+	int w = snprintf(out, len, "--cpu-bind=%s%s", type, list);
+	if ((w < 0 || (size_t) w >= len) && len > 4)
+		memcpy(out + len - 4, "...", 4); /* only quoted back to the user: a cut list says it was cut */
 	return 1;
 }
 

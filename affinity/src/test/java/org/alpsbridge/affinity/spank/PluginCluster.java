@@ -41,8 +41,12 @@ final class PluginCluster implements AutoCloseable {
     /** null: one node on loopback. */
     private final NodeNamespaces namespaces;
     private final List<Path> markers = new ArrayList<>();
+    /** What srun gets besides RAA_CACHE: the sanitizers' runtime and options ({@link #startSanitized}), or nothing. */
+    private final Map<String, String> clientEnv;
 
-    private PluginCluster(SlurmCluster slurm, JobUser user, NodeNamespaces namespaces, Path plugin, Path generator) {
+    private PluginCluster(SlurmCluster slurm, JobUser user, NodeNamespaces namespaces, Path plugin, Path generator,
+                          Map<String, String> clientEnv) {
+        this.clientEnv = clientEnv;
         this.slurm = slurm;
         this.user = user;
         this.namespaces = namespaces;
@@ -55,7 +59,36 @@ final class PluginCluster implements AutoCloseable {
      * its directory, writes the generator; the plugstack starts empty.
      */
     static PluginCluster start(String taskPlugin) throws IOException, InterruptedException {
-        return start(taskPlugin, null);
+        return start(taskPlugin, null, false);
+    }
+
+    /**
+     * As {@link #start(String)} with the plugin built with ASan and UBSan ({@code make asan}) and run inside the real
+     * slurmstepd and srun: gcc's shared ASan runtime preloaded into slurmd (which passes it on to slurmstepd) and
+     * into srun, every report written under {@link #sanitizerLogs()} (a directory anyone may write in, private to the cluster: srun and
+     * the job's part of slurmstepd run as the job's user), none wanted. Leak checking is off: the hosts' own
+     * allocations at exit are not the plugin's to answer for.
+     */
+    static PluginCluster startSanitized(String taskPlugin) throws IOException, InterruptedException {
+        return start(taskPlugin, null, true);
+    }
+
+    /** Where the sanitizers write their reports ({@link #startSanitized}). */
+    Path sanitizerLogs() {
+        return slurm.dir().resolve("sanitizer");
+    }
+
+    /** The sanitizers' reports written so far, by file name (none: an empty map). */
+    Map<String, String> sanitizerReports() throws IOException {
+        Map<String, String> reports = new java.util.TreeMap<>();
+        if (Files.isDirectory(sanitizerLogs())) {
+            try (var files = Files.list(sanitizerLogs())) {
+                for (Path f : files.toList()) {
+                    reports.put(f.getFileName().toString(), Files.readString(f));
+                }
+            }
+        }
+        return reports;
     }
 
     /**
@@ -64,10 +97,10 @@ final class PluginCluster implements AutoCloseable {
      * machine's CPUs and sysfs; a node configured with fewer CPUs gets fewer cores from Slurm.
      */
     static PluginCluster startNodes(String taskPlugin, int... nodeCpus) throws IOException, InterruptedException {
-        return start(taskPlugin, nodeCpus);
+        return start(taskPlugin, nodeCpus, false);
     }
 
-    private static PluginCluster start(String taskPlugin, int[] nodeCpus) throws IOException, InterruptedException {
+    private static PluginCluster start(String taskPlugin, int[] nodeCpus, boolean sanitized) throws IOException, InterruptedException {
         Path module = Path.of("").toAbsolutePath();
         SlurmInstallation installation = SlurmInstallation.selected();
         installation.require("srun", "sinfo", "scontrol");
@@ -91,6 +124,8 @@ final class PluginCluster implements AutoCloseable {
                 .set("SelectTypeParameters", "CR_Core")
                 .set("ReturnToService", "2");
         spec.set("PlugStackConfig", spec.dir().resolve("plugstack.conf").toString());
+        Map<String, String> sanitizers = sanitized ? sanitizerEnvironment(spec.dir().resolve("sanitizer")) : Map.of();
+        sanitizers.forEach(spec::slurmdEnvironment);
         NodeNamespaces namespaces = null;
         SlurmCluster slurm = null;
         JobUser user = JobUser.ensure();
@@ -122,6 +157,10 @@ final class PluginCluster implements AutoCloseable {
             Files.writeString(slurm.file("plugstack.conf"), "");
             user.admit(slurm);
             user.ownedDirectory(slurm.dir().resolve("raa-cache"));
+            if (sanitized) {
+                Files.createDirectories(slurm.dir().resolve("sanitizer"));
+                Files.setPosixFilePermissions(slurm.dir().resolve("sanitizer"), PosixFilePermissions.fromString("rwxrwxrwx"));
+            }
             try {
                 slurm.start();
             } catch (SlurmCluster.NotStarted e) {
@@ -133,11 +172,15 @@ final class PluginCluster implements AutoCloseable {
             if (installation.prefix() != null) { // against that Slurm's headers
                 make.addAll(List.of("SPANK_H=" + spankH, "CPPFLAGS=-I" + installation.includeDir()));
             }
+            if (sanitized) {
+                make.add("asan");
+            }
             Programs.Result built = Programs.run(make, Map.of(), Duration.ofMinutes(2));
             assertEquals(0, built.exit(), "building the plugin failed: " + built.out() + built.err());
             Path generator = script(slurm, "generator.sh", "exec '" + Path.of(System.getProperty("java.home"), "bin", "java")
                     + "' -XX:TieredStopAtLevel=1 -cp '" + readableClassPath(slurm) + "' " + AffinityGenerator.class.getName() + " \"$@\"");
-            return new PluginCluster(slurm, user, namespaces, out.resolve("reduced_auto_affinity.so"), generator);
+            return new PluginCluster(slurm, user, namespaces,
+                    out.resolve(sanitized ? "asan/reduced_auto_affinity.so" : "reduced_auto_affinity.so"), generator, sanitizers);
         } catch (IOException | RuntimeException | Error e) {
             if (slurm != null) {
                 slurm.close();
@@ -147,6 +190,18 @@ final class PluginCluster implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /** LD_PRELOAD of gcc's shared ASan runtime (an uninstrumented host needs it first), and both sanitizers' options. */
+    private static Map<String, String> sanitizerEnvironment(Path logs) throws IOException, InterruptedException {
+        Programs.Result r = Programs.run(List.of("gcc", "-print-file-name=libasan.so"), Map.of(), Duration.ofSeconds(30));
+        Path lib = Path.of(r.out().strip());
+        if (r.exit() != 0 || !lib.isAbsolute() || !Files.exists(lib)) {
+            Programs.unavailable("no shared ASan runtime from gcc -print-file-name=libasan.so: " + r.out() + r.err());
+        }
+        return Map.of("LD_PRELOAD", lib.toRealPath().toString(),
+                "ASAN_OPTIONS", "detect_leaks=0:abort_on_error=0:log_path=" + logs.resolve("asan"),
+                "UBSAN_OPTIONS", "print_stacktrace=1:log_path=" + logs.resolve("ubsan"));
     }
 
     /**
@@ -246,12 +301,16 @@ final class PluginCluster implements AutoCloseable {
 
     /** srun ARGS, run by root: only for what is about root's own steps. */
     Programs.Result srunAsRoot(String... args) throws IOException, InterruptedException {
-        return slurm.run(Map.of("RAA_CACHE", slurm.dir().resolve("raa-cache").toString()), "srun", args);
+        Map<String, String> env = new java.util.HashMap<>(clientEnv);
+        env.put("RAA_CACHE", slurm.dir().resolve("raa-cache").toString());
+        return slurm.run(env, "srun", args);
     }
 
     /** A Slurm client command (srun, sbatch, scontrol, scancel, ...) against this cluster, run by the job's user. */
     Programs.Result run(String command, String... args) throws IOException, InterruptedException {
-        return user.run(slurm, Map.of("RAA_CACHE", slurm.dir().resolve("raa-cache").toString()), command, args);
+        Map<String, String> env = new java.util.HashMap<>(clientEnv);
+        env.put("RAA_CACHE", slurm.dir().resolve("raa-cache").toString());
+        return user.run(slurm, env, command, args);
     }
 
     @Override

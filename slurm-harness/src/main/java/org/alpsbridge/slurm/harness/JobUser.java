@@ -56,8 +56,10 @@ public final class JobUser {
     /**
      * The user, created first if this host has none ({@code useradd}: a regular account with its own group and home).
      * The calling test is skipped (failed under {@code ALPSBRIDGE_REQUIRE_SERVICES=1}) when this JVM is not root.
+     * Synchronized: the file lock serialises test JVMs, but one JVM may hold a file's lock only once, and labs start
+     * side by side in one JVM (a second lock() threw OverlappingFileLockException).
      */
-    public static JobUser ensure() throws IOException, InterruptedException {
+    public static synchronized JobUser ensure() throws IOException, InterruptedException {
         if (!"root".equals(System.getProperty("user.name"))) {
             Programs.unavailable("creating the jobs' user " + NAME + " needs root; this test runs as " + System.getProperty("user.name"));
         }

@@ -51,6 +51,8 @@ public final class SlurmCluster implements AutoCloseable {
         private final Map<String, String> settings = new LinkedHashMap<>();
         private final List<String> lines = new ArrayList<>();
         private final Map<String, List<String>> namedSlurmds = new LinkedHashMap<>();
+        private final Map<String, String> controllerEnv = new LinkedHashMap<>();
+        private final Map<String, String> slurmdEnv = new LinkedHashMap<>();
         private boolean anyNodeIdle;
         private Duration readyLimit = Duration.ofSeconds(60);
 
@@ -137,6 +139,27 @@ public final class SlurmCluster implements AutoCloseable {
          */
         public Spec slurmd(String node, List<String> launcher) {
             namedSlurmds.put(node, List.copyOf(launcher));
+            return this;
+        }
+
+        /**
+         * An environment variable for slurmctld alone (on top of {@link SlurmCluster#environment()}, at every start of the
+         * primary controller), e.g. {@code LD_PRELOAD} of a sanitizer's runtime and its options, to run plugins built
+         * with ASan/UBSan inside the real daemon. slurmctld passes it on to what it starts (slurmscriptd, scripts);
+         * the nodes and the commands do not get it.
+         */
+        public Spec controllerEnvironment(String key, String value) {
+            controllerEnv.put(key, value);
+            return this;
+        }
+
+        /**
+         * An environment variable for every slurmd alone (as {@link #controllerEnvironment}): slurmd passes it on to
+         * the slurmstepd it starts, so a SPANK plugin built with ASan/UBSan runs inside the real slurmstepd with the
+         * runtime preloaded. The controller and the commands do not get it.
+         */
+        public Spec slurmdEnvironment(String key, String value) {
+            slurmdEnv.put(key, value);
             return this;
         }
 
@@ -239,12 +262,12 @@ public final class SlurmCluster implements AutoCloseable {
     public void start() throws IOException, InterruptedException {
         startController();
         if (spec.namedSlurmds.isEmpty()) {
-            slurmds.add(startDaemon(List.of(program("slurmd"), "-f", conf().toString()), "slurmd.pid", "slurmd.log"));
+            slurmds.add(startDaemon(List.of(program("slurmd"), "-f", conf().toString()), spec.slurmdEnv, "slurmd.pid", "slurmd.log"));
         }
         for (Map.Entry<String, List<String>> node : spec.namedSlurmds.entrySet()) {
             List<String> argv = new ArrayList<>(node.getValue());
             argv.addAll(List.of(program("slurmd"), "-f", conf().toString(), "-N", node.getKey()));
-            slurmds.add(startDaemon(argv, "slurmd-" + node.getKey() + ".pid", "slurmd-" + node.getKey() + ".log"));
+            slurmds.add(startDaemon(argv, spec.slurmdEnv, "slurmd-" + node.getKey() + ".pid", "slurmd-" + node.getKey() + ".log"));
         }
         if (spec.anyNodeIdle) {
             awaitAnyIdle(spec.readyLimit);
@@ -255,7 +278,7 @@ public final class SlurmCluster implements AutoCloseable {
 
     /** Starts slurmctld (again) and waits until it answers squeue. */
     public void startController() throws IOException, InterruptedException {
-        startDaemon(List.of(program("slurmctld"), "-f", conf().toString()), "slurmctld.pid", "slurmctld.log");
+        startDaemon(List.of(program("slurmctld"), "-f", conf().toString()), spec.controllerEnv, "slurmctld.pid", "slurmctld.log");
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (run("squeue", "-h").exit() != 0) {
             if (System.nanoTime() > deadline) {
@@ -333,10 +356,13 @@ public final class SlurmCluster implements AutoCloseable {
         }
     }
 
-    private long startDaemon(List<String> argv, String pidFile, String log) throws IOException, InterruptedException {
+    private long startDaemon(List<String> argv, Map<String, String> env, String pidFile, String log)
+            throws IOException, InterruptedException {
         Path pid = dir.resolve(pidFile);
         Files.deleteIfExists(pid);
-        Programs.Result r = Programs.run(argv, environment(), Duration.ofSeconds(60));
+        Map<String, String> all = new HashMap<>(environment());
+        all.putAll(env);
+        Programs.Result r = Programs.run(argv, all, Duration.ofSeconds(60));
         if (r.exit() != 0) {
             throw new NotStarted(String.join(" ", argv) + " did not start (exit " + r.exit() + "): " + r.out().strip()
                     + " " + r.err().strip() + " " + tail(log));

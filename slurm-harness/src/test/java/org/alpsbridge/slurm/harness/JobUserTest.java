@@ -15,6 +15,23 @@ import org.junit.jupiter.api.Test;
 class JobUserTest {
 
     @Test
+    void labsStartingSideBySideInOneJvmAllGetTheUser() throws Exception {
+        int uid = JobUser.ensure().uid();
+        var pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+        try {
+            List<java.util.concurrent.Future<Integer>> calls = new java.util.ArrayList<>();
+            for (int i = 0; i < 64; i++) {
+                calls.add(pool.submit(() -> JobUser.ensure().uid()));
+            }
+            for (var call : calls) {
+                assertEquals(uid, call.get(), "one user, however many ask at once");
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
     void theUserIsOrdinaryAndRunsItsCommandsItselfFromItsHomeWithACleanEnvironment() throws Exception {
         JobUser user = JobUser.ensure();
         assertNotEquals(0, user.uid());

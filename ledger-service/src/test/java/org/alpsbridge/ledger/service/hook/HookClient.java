@@ -71,6 +71,14 @@ final class HookClient {
      * Slurm named by its directory, whose source the tests cannot know.
      */
     static Path buildPlugins(SlurmInstallation slurm, Path out, Path config) throws Exception {
+        return buildPlugins(slurm, out, config, null);
+    }
+
+    /**
+     * As {@link #buildPlugins(SlurmInstallation, Path, Path)}, built with the sanitizers {@code sanitize} names (the
+     * Makefile's {@code SANITIZE}, e.g. {@code address,undefined}; null: none) for a run inside the real daemon.
+     */
+    static Path buildPlugins(SlurmInstallation slurm, Path out, Path config, String sanitize) throws Exception {
         Path module = Path.of(System.getProperty("user.dir"));
         List<String> prepare = new java.util.ArrayList<>(List.of("bash",
                 module.resolve("../.ci/slurm-plugin-source").normalize().toString()));
@@ -88,9 +96,12 @@ final class HookClient {
         if (source.exit() != 0) {
             throw new AssertionError("the Slurm source for slurmctld's plugins could not be prepared: " + source.err());
         }
-        Programs.Result r = Programs.run(List.of("make", "-s", "-C", module.resolve("src/main/c").toString(), "plugins",
-                "OUT=" + out, "JVM_HOOK=" + jvmHook(), "CONFIG=" + config, "SLURM_SRC=" + source.out().strip()),
-                Map.of(), Duration.ofMinutes(2));
+        List<String> make = new java.util.ArrayList<>(List.of("make", "-s", "-C", module.resolve("src/main/c").toString(),
+                "plugins", "OUT=" + out, "JVM_HOOK=" + jvmHook(), "CONFIG=" + config, "SLURM_SRC=" + source.out().strip()));
+        if (sanitize != null) {
+            make.add("SANITIZE=" + sanitize);
+        }
+        Programs.Result r = Programs.run(make, Map.of(), Duration.ofMinutes(2));
         if (r.exit() != 0) {
             throw new AssertionError("make of slurmctld's plugins failed: " + r.out() + r.err());
         }

@@ -30,7 +30,8 @@ import org.junit.jupiter.api.Test;
  * nothing is held, every run is settled once, each charge is SPEC's formula on Slurm's own elapsed time, and
  * {@code ledger check} is clean. The hooks are deployed as a site deploys them: the C client and the agent
  * (killed -9 once with settlements spooled, which are settled after its restart, once). They run as root with
- * the least role that charges ({@code charger}). The same scenario runs twice: with the script hooks
+ * the least role that charges ({@code charger}); the jobs are submitted by, run as and charged to the unprivileged
+ * job user. The same scenario runs twice: with the script hooks
  * (PrologSlurmctld/EpilogSlurmctld) and with the PrEp plugin {@code prep/ledger} inside slurmctld, which must
  * charge exactly as they do; each also restarts slurmctld while prologs wait for a stopped agent. It runs on
  * Debian's Slurm 22.05 and again on Slurm 26.05.3 (the pom's {@code slurm-26.05} execution).
@@ -222,6 +223,8 @@ class SlurmHookSlurmTest {
             assertEquals(1, runs.size(), () -> "one run of job " + id + ": " + runs);
             Reservation r = runs.get(0);
             assertEquals(State.SETTLED, r.state(), () -> "job " + id + ": " + r);
+            // run by the unprivileged job user (by name, or by uid where Slurm gave no name), not root
+            assertTrue(List.of(lab.user.name(), Integer.toString(lab.user.uid())).contains(r.owner()), () -> "job " + id + ": " + r);
             long elapsed = SlurmTime.parse(job.get("RunTime")).orElseThrow();
             long limit = SlurmTime.parse(job.get("TimeLimit")).orElseThrow();
             long multiplier = "big".equals(job.get("Partition")) ? BIG_MULTIPLIER : 1_000;

@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.alpsbridge.munge.MungeDaemon;
+import org.alpsbridge.slurm.harness.JobUser;
 import org.alpsbridge.slurm.harness.Programs;
 import org.alpsbridge.slurm.harness.SlurmCluster;
 import org.alpsbridge.slurm.harness.SlurmInstallation;
@@ -25,6 +26,12 @@ import org.junit.jupiter.api.Assertions;
  * says: the C client with the agent (as a site deploys them), the C client alone (its fallback to the JVM
  * hook), the JVM hook alone, or none. Skipped with the reason when Slurm, munged or root are missing, failing
  * under {@code ALPSBRIDGE_REQUIRE_SERVICES=1}.
+ *
+ * <p>Jobs are submitted as a site's users submit theirs: by the unprivileged {@link JobUser} ({@code sbatch},
+ * {@code salloc}, {@code srun} through {@link #sbatch} and {@link #slurm}), from a directory it owns; what an
+ * administrator does ({@code scontrol}, {@code scancel} of anyone's job, {@code squeue} of all) runs as root, the
+ * lab's SlurmUser. The ledger's projects are keyed by the account a job names, so a project's Unix group does not
+ * have to be the user's.
  */
 final class SlurmLab implements AutoCloseable {
 
@@ -56,9 +63,19 @@ final class SlurmLab implements AutoCloseable {
     /** slurmctld runs the ledger's job_submit.lua ({@code JobSubmitPlugins=lua}). */
     private boolean jobSubmit;
     private SlurmCluster slurm;
+    /** slurmctld runs ASan/UBSan-built plugins ({@link #startSanitized}). */
+    private boolean sanitized;
+    /** Who submits the jobs. */
+    final JobUser user;
+    /** The jobs' working directory, the user's. */
+    private Path jobs;
 
-    private SlurmLab(Path dir, MungeDaemon munged, String db, int cpus, Hooks hooks) throws IOException {
+    /** The commands a user runs to submit a job; the others are an administrator's. */
+    private static final java.util.Set<String> SUBMISSIONS = java.util.Set.of("sbatch", "salloc", "srun");
+
+    private SlurmLab(Path dir, MungeDaemon munged, String db, int cpus, Hooks hooks, JobUser user) throws IOException {
         this.dir = dir;
+        this.user = user;
         this.munged = munged;
         this.db = db;
         this.cpus = cpus;
@@ -92,8 +109,24 @@ final class SlurmLab implements AutoCloseable {
      */
     static SlurmLab start(String db, int cpus, Hooks hooks, String serviceSettings, String hookSettings,
                           Path hookJar, boolean jobSubmit) throws Exception {
+        return start(db, cpus, hooks, serviceSettings, hookSettings, hookJar, jobSubmit, false);
+    }
+
+    /**
+     * The PrEp plugin ({@link Hooks#PREP}) and the site factor plugin built with ASan and UBSan, run inside the real
+     * slurmctld (and slurmd, which loads the PrEp plugins too): the runtime preloaded ({@code LD_PRELOAD} of gcc's
+     * libasan, which an uninstrumented daemon needs first in its list), every report written under
+     * {@link #sanitizerLogs()} ({@code asan.PID}, {@code ubsan.PID}), none wanted. Leak checking is off: slurmctld itself frees little at exit, which is not the plugins' to answer.
+     */
+    static SlurmLab startSanitized(String db, int cpus, String serviceSettings, String hookSettings) throws Exception {
+        return start(db, cpus, Hooks.PREP, serviceSettings, hookSettings, null, false, true);
+    }
+
+    private static SlurmLab start(String db, int cpus, Hooks hooks, String serviceSettings, String hookSettings,
+                                  Path hookJar, boolean jobSubmit, boolean sanitized) throws Exception {
         SlurmInstallation installation = SlurmInstallation.selected();
         installation.require("slurmctld", "slurmd", "sbatch", "squeue", "scontrol", "sinfo");
+        JobUser user = JobUser.ensure();
         MungeDaemon munged = MungeDaemon.start();
         Path dir = Files.createTempDirectory("alpsbridge-hooks-");
         // with the agent, slurmctld runs the client itself, as at a site, so it is built with this lab's settings
@@ -101,11 +134,13 @@ final class SlurmLab implements AutoCloseable {
                 ? HookClient.build(dir.resolve("client"), dir.resolve("ledger-hook.conf"))
                 : hooks == Hooks.CLIENT_ONLY ? HookClient.build() : null;
         if (hooks == Hooks.PREP) {
-            HookClient.buildPlugins(installation, dir.resolve("plugins"), dir.resolve("ledger-hook.conf"));
+            HookClient.buildPlugins(installation, dir.resolve("plugins"), dir.resolve("ledger-hook.conf"),
+                    sanitized ? "address,undefined" : null);
         }
-        SlurmLab lab = new SlurmLab(dir, munged, db != null ? db : "sqlite:" + dir.resolve("ledger.db"), cpus, hooks);
+        SlurmLab lab = new SlurmLab(dir, munged, db != null ? db : "sqlite:" + dir.resolve("ledger.db"), cpus, hooks, user);
         lab.hookJar = hookJar;
         lab.jobSubmit = jobSubmit;
+        lab.sanitized = sanitized;
         try {
             Files.writeString(dir.resolve("ledger-service.conf"), String.join("\n",
                     "listen=127.0.0.1:" + lab.servicePort, "munge_socket=" + munged.socket(), serviceSettings, ""));
@@ -294,10 +329,22 @@ final class SlurmLab implements AutoCloseable {
         if (jobSubmit) {
             spec.set("JobSubmitPlugins", "lua");
         }
+        if (sanitized) {
+            Files.createDirectories(sanitizerLogs());
+            // slurmd loads the PrEpPlugins too (they may serve its Prolog/Epilog): without the runtime first, the
+            // ASan build aborts it at load, silently (daemonized)
+            Map<String, String> env = Map.of("LD_PRELOAD", sanitizerRuntime(),
+                    "ASAN_OPTIONS", "detect_leaks=0:abort_on_error=0:log_path=" + sanitizerLogs().resolve("asan"),
+                    "UBSAN_OPTIONS", "print_stacktrace=1:log_path=" + sanitizerLogs().resolve("ubsan"));
+            env.forEach(spec::controllerEnvironment);
+            env.forEach(spec::slurmdEnvironment);
+        }
         spec.line("NodeName=" + host + " NodeAddr=127.0.0.1 CPUs=" + cpus + " State=UNKNOWN",
                 "PartitionName=debug Nodes=" + host + " Default=YES MaxTime=INFINITE State=UP",
                 "PartitionName=big Nodes=" + host + " MaxTime=INFINITE State=UP");
         slurm = SlurmCluster.configure(spec);
+        user.admit(slurm);
+        jobs = user.ownedDirectory(dir.resolve("jobs"));
         if (jobSubmit) {
             jobSubmitScript(SubmitScript.LEDGER);
         }
@@ -309,6 +356,34 @@ final class SlurmLab implements AutoCloseable {
         } catch (SlurmCluster.NotStarted e) {
             Programs.unavailable(e.getMessage());
         }
+    }
+
+    /** Where the sanitizers write their reports ({@link #startSanitized}). */
+    Path sanitizerLogs() {
+        return dir.resolve("sanitizer");
+    }
+
+    /** The sanitizers' reports written so far, by file name (none: an empty map). */
+    Map<String, String> sanitizerReports() throws IOException {
+        Map<String, String> reports = new java.util.TreeMap<>();
+        if (Files.isDirectory(sanitizerLogs())) {
+            try (var files = Files.list(sanitizerLogs())) {
+                for (Path f : files.toList()) {
+                    reports.put(f.getFileName().toString(), Files.readString(f));
+                }
+            }
+        }
+        return reports;
+    }
+
+    /** gcc's shared ASan runtime (the plugins bring libubsan in themselves, as a dependency of theirs). */
+    private static String sanitizerRuntime() throws IOException, InterruptedException {
+        Programs.Result r = Programs.run(List.of("gcc", "-print-file-name=libasan.so"), Map.of(), Duration.ofSeconds(30));
+        Path lib = Path.of(r.out().strip());
+        if (r.exit() != 0 || !lib.isAbsolute() || !Files.exists(lib)) {
+            Programs.unavailable("no shared ASan runtime from gcc -print-file-name=libasan.so: " + r.out() + r.err());
+        }
+        return lib.toRealPath().toString();
     }
 
     /** Which {@code job_submit.lua} slurmctld runs ({@link #jobSubmitScript}). */
@@ -358,11 +433,18 @@ final class SlurmLab implements AutoCloseable {
         slurm.awaitIdle(Duration.ofSeconds(60));
     }
 
-    /** Submits a batch job; its id. */
+    /** The jobs' working directory, which their user owns. */
+    Path jobsDir() {
+        return jobs;
+    }
+
+    /** Submits a batch job as the lab's {@link #user}, which must be accepted; its id. */
     String sbatch(String... args) throws IOException, InterruptedException {
-        List<String> argv = new ArrayList<>(List.of("-o", "/dev/null", "-D", dir.toString()));
+        List<String> argv = new ArrayList<>(List.of("--parsable", "-o", "/dev/null", "-D", jobs.toString()));
         argv.addAll(List.of(args));
-        return slurm.submit(argv.toArray(String[]::new));
+        Programs.Result r = user.run(slurm, Map.of(), "sbatch", argv.toArray(String[]::new));
+        Assertions.assertEquals(0, r.exit(), () -> "sbatch " + String.join(" ", args) + " as " + user.name() + ": " + r.err());
+        return r.out().strip().lines().reduce((a, b) -> b).orElseThrow().split(";")[0];
     }
 
     /** {@code scontrol show job -o ID} as KEY=VALUE (free-text fields with spaces are cut at the space). */
@@ -380,8 +462,17 @@ final class SlurmLab implements AutoCloseable {
         slurm.awaitState(id, state, limit);
     }
 
-    /** A Slurm command ({@code argv[0]}: sbatch, squeue, scontrol, scancel, salloc) against the lab. */
+    /**
+     * A Slurm command ({@code argv[0]}: sbatch, squeue, scontrol, scancel, salloc) against the lab: a submission
+     * (sbatch, salloc, srun) as the lab's {@link #user} from its home, anything else as root, the administrator.
+     */
     Programs.Result slurm(String... argv) throws IOException, InterruptedException {
+        String[] args = java.util.Arrays.copyOfRange(argv, 1, argv.length);
+        return SUBMISSIONS.contains(argv[0]) ? user.run(slurm, Map.of(), argv[0], args) : slurm.run(argv[0], args);
+    }
+
+    /** A Slurm command as root, even a submission: for what a test about root's own jobs does. */
+    Programs.Result slurmAsRoot(String... argv) throws IOException, InterruptedException {
         return slurm.run(argv[0], java.util.Arrays.copyOfRange(argv, 1, argv.length));
     }
 

@@ -83,7 +83,7 @@ class SlurmSiteFactorTest {
                     accounting.add(0, db);
                     SlurmDbd dbd = SlurmDbd.start(lab.cluster(), db);
                     accounting.add(0, dbd);
-                    dbd.addAccounts("root", PROJECTS);
+                    dbd.addAccounts(lab.user.name(), PROJECTS); // the jobs' user, as a site adds its users
                     System.out.println("MariaDB and slurmdbd up, accounts added, after " + seconds(began));
                 }
                 lab.appendSlurmConf(String.join("\n",

@@ -51,7 +51,7 @@ class SlurmSubmitTest {
             }
 
             // --- refused at sbatch: 4 CPUs x 60 min = 240 core-minutes against 100; in big (x2) 2 CPUs x 30 min = 120
-            Programs.Result refused = lab.slurm("sbatch", "--parsable", "-o", "/dev/null", "-D", lab.dir.toString(),
+            Programs.Result refused = lab.slurm("sbatch", "--parsable", "-o", "/dev/null", "-D", lab.jobsDir().toString(),
                     "-A", "bio", "-n", "4", "-t", "60", "--wrap", "sleep 1");
             assertNotEquals(0, refused.exit(), "sbatch of a job bio cannot cover was accepted: " + refused.out());
             for (String figure : List.of("project bio", "costs up to 240", "available 100", "short by 140",
@@ -88,7 +88,10 @@ class SlurmSubmitTest {
                 assertEquals(1, runs.size(), "held at dispatch: " + runs);
                 assertEquals(State.SETTLED, runs.get(0).state());
                 assertEquals(10, runs.get(0).hold(), "the prolog held the worst case the quote priced");
+                // submitted by the unprivileged job user, as a site's users submit, and charged to it
+                assertEquals(lab.user.name(), runs.get(0).owner(), runs.get(0)::toString);
             }
+            assertEquals(lab.user.name() + "(" + lab.user.uid() + ")", lab.job(fits).get("UserId"));
 
             // --- the service down, then the agent down: accepted (allow), and still guarded at dispatch
             // (each a job bio cannot cover, held so that it waits for the release below; timed: what a dead or
