@@ -471,6 +471,20 @@ final class SlurmLab implements AutoCloseable {
         return SUBMISSIONS.contains(argv[0]) ? user.run(slurm, Map.of(), argv[0], args) : slurm.run(argv[0], args);
     }
 
+    /**
+     * An sbatch by the job user, timed by the user's own shell around sbatch alone (what a user at the prompt waits
+     * for; runuser's and the shell's start left out): the result, with the wall time in µs as {@code err}'s last line.
+     */
+    Programs.Result sbatchTimed(String... args) throws IOException, InterruptedException {
+        String sbatch = slurm.installation().program("sbatch").toString();
+        String[] argv = new String[args.length + 3];
+        argv[0] = "-c";
+        argv[1] = "s=$(date +%s%N); \"$0\" \"$@\"; rc=$?; e=$(date +%s%N); echo $(( (e - s) / 1000 )) >&2; exit $rc";
+        argv[2] = sbatch;
+        System.arraycopy(args, 0, argv, 3, args.length);
+        return user.run(slurm, Map.of(), "/bin/sh", argv);
+    }
+
     /** A Slurm command as root, even a submission: for what a test about root's own jobs does. */
     Programs.Result slurmAsRoot(String... argv) throws IOException, InterruptedException {
         return slurm.run(argv[0], java.util.Arrays.copyOfRange(argv, 1, argv.length));
