@@ -49,7 +49,7 @@ install -d "$s/apbasil-c" "$s/ledger-c" "$s/spank"
 install -m 0644 "$root"/apbasil-proxy/src/main/c/{Makefile,*.c,*.h} "$s/apbasil-c/"
 install -m 0644 "$root"/ledger-service/src/main/c/{Makefile,*.c,*.h} "$root/ledger-service/src/main/lua/job_submit.lua" \
   "$s/ledger-c/"
-install -m 0644 "$root"/affinity/spank/{Makefile,*.c,README.md} "$src/deb/spank/reduced-auto-affinity.conf" "$s/spank/"
+install -m 0644 "$root"/affinity/spank/{Makefile,*.c,*.h,README.md} "$src/deb/spank/reduced-auto-affinity.conf" "$s/spank/"
 install -m 0755 "$src/lib/rebuild-slurmctld-plugins" "$src/rpm/layout-files" "$s/"
 install -m 0644 "$src/layout" "$s/"
 commit=$(git -C "$root" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
