@@ -168,7 +168,10 @@ class SlurmProxyFailoverTest {
         ProxyPairFailover.KillPoint at = ProxyPairFailover.KillPoint.choose(number, random, jobs);
         int before = captured.reserves();
         long interruptedBefore = ProxyPairFailover.interruptedReserves(bridge);
-        List<String> submitted = slurm.submitMixed(jobs, random.nextLong(), SlurmInteropTest.USERS);
+        // With ALPS down, a job's steps wait out the outage inside its wall time: a drawn limit of one minute would end
+        // it by TIMEOUT, the outage's doing, not the failover's. So that round's jobs get 30 minutes.
+        List<String> submitted = slurm.submitMixed(jobs, random.nextLong(), SlurmInteropTest.USERS,
+                outage > 0 ? "sleep 2" : null);
         submitted.forEach(j -> outcome.put(j, "SUBMITTED None"));
         ProxyPairFailover.Kill kill = ProxyPairFailover.kill(number, bridge, captured, before, at, outage);
 
