@@ -14,7 +14,7 @@ import org.alpsbridge.slurm.harness.Programs.Result;
 import org.junit.jupiter.api.Test;
 
 /**
- * The SPANK plugin built with ASan and UBSan inside the real srun and slurmstepd (Slurm 22.05, task/none; the runtime
+ * The SPANK plugin built with ASan and UBSan inside the real srun and slurmstepd (Slurm 22.05 and 26.05, task/none; the runtime
  * preloaded, see {@link PluginCluster#startSanitized}), steps run by the unprivileged job user: tasks bound to the
  * generator's answer, an impossible request and a mistyped word refused. The sanitizers wrote no report. One
  * short scenario, to keep the run lean; {@link SpankSlurmIT} covers the plugin's behaviour in full.
