@@ -41,6 +41,8 @@ class PackageGraphTest {
                 "p/a/Outer.java", "package p.a; public class Outer { public static class Inner { p.b.Uses[] all; } }",
                 "p/b/Uses.java", "package p.b; public class Uses { p.a.Outer.Inner inner; }"));
 
+        assertEquals(Set.of("p.b"), graph.uses("p.a"), "Outer$Inner is of p.a, and uses p.b through an array");
+        assertEquals(Set.of("p.a"), graph.uses("p.b"));
         assertEquals(List.of(List.of("p.a", "p.b", "p.a")), graph.cycles());
     }
 
