@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.function.Predicate;
-import org.alpsbridge.ledger.cost.Weights;
 
 /**
  * The allocation ledger: projects, allocations and credits, and the RESERVE → CONFIRM → RELEASE

@@ -2,7 +2,6 @@ package org.alpsbridge.ledger;
 
 import java.time.Instant;
 import java.util.Objects;
-import org.alpsbridge.ledger.cost.NodeShape;
 
 /**
  * A RESERVE: hold the worst case of a reservation, or deny it.

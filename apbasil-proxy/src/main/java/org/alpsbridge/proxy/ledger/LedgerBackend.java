@@ -1,5 +1,6 @@
 package org.alpsbridge.proxy.ledger;
 
+import org.alpsbridge.ledger.NodeShape;
 import org.alpsbridge.retry.Attempts;
 import org.alpsbridge.retry.Backoff;
 import java.io.IOException;
@@ -35,7 +36,6 @@ import org.alpsbridge.ledger.Reservation;
 import org.alpsbridge.ledger.ReserveRequest;
 import org.alpsbridge.ledger.Resource;
 import org.alpsbridge.ledger.State;
-import org.alpsbridge.ledger.cost.NodeShape;
 import org.alpsbridge.ledger.timelimit.TimeLimit;
 import org.alpsbridge.ledger.timelimit.TimeLimits;
 import org.alpsbridge.proxy.backend.Backend;

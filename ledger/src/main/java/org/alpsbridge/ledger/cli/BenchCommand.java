@@ -202,7 +202,7 @@ final class BenchCommand implements Callable<Integer> {
                         while (!stop.get()) {
                             id++;
                             Outcome r = ledger.reserve(new ReserveRequest(tag, "b" + id, id, null, project, "u", null,
-                                    Resource.CPU, 2, org.alpsbridge.ledger.cost.NodeShape.cores(32), 3_600, T));
+                                    Resource.CPU, 2, org.alpsbridge.ledger.NodeShape.cores(32), 3_600, T));
                             Outcome l = ledger.release(ReleaseRequest.of(id, 600, T.plusSeconds(600)).withCluster(tag));
                             if (!r.ok() || !l.ok()) {
                                 failures.incrementAndGet();

@@ -12,11 +12,11 @@ import java.util.Set;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.LedgerException;
 import org.alpsbridge.ledger.Lookup;
+import org.alpsbridge.ledger.NodeShape;
 import org.alpsbridge.ledger.Outcome;
 import org.alpsbridge.ledger.ReleaseRequest;
 import org.alpsbridge.ledger.ReserveRequest;
 import org.alpsbridge.ledger.Resource;
-import org.alpsbridge.ledger.cost.NodeShape;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

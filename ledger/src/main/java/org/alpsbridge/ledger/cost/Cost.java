@@ -2,7 +2,9 @@ package org.alpsbridge.ledger.cost;
 
 import java.math.BigInteger;
 import org.alpsbridge.ledger.LedgerException;
+import org.alpsbridge.ledger.NodeShape;
 import org.alpsbridge.ledger.Resource;
+import org.alpsbridge.ledger.Weights;
 
 /**
  * The cost formula: integer service units (core-minutes, or GPU-minutes for GPU allocations), rounded

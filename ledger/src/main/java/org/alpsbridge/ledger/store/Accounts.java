@@ -17,7 +17,7 @@ import org.alpsbridge.ledger.Outcome.Decision;
 import org.alpsbridge.ledger.Project;
 import org.alpsbridge.ledger.Resource;
 import org.alpsbridge.ledger.State;
-import org.alpsbridge.ledger.cost.Weights;
+import org.alpsbridge.ledger.Weights;
 
 /**
  * Projects, allocations and credit: the administrative writes (grant, credit, withdraw, transfer,

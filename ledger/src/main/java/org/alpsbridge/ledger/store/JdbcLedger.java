@@ -21,7 +21,7 @@ import org.alpsbridge.ledger.Reservation;
 import org.alpsbridge.ledger.ReserveRequest;
 import org.alpsbridge.ledger.Resource;
 import org.alpsbridge.ledger.Usage;
-import org.alpsbridge.ledger.cost.Weights;
+import org.alpsbridge.ledger.Weights;
 
 /**
  * The ledger on a JDBC store (SQLite or PostgreSQL): every command is one transaction that does the

@@ -11,7 +11,7 @@ import org.alpsbridge.ledger.Lookup;
 import org.alpsbridge.ledger.Project;
 import org.alpsbridge.ledger.ReserveRequest;
 import org.alpsbridge.ledger.Resource;
-import org.alpsbridge.ledger.cost.Weights;
+import org.alpsbridge.ledger.Weights;
 
 /**
  * The reads every event starts with, inside its transaction: a project by name or account, the

@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.math.BigInteger;
 import java.util.Random;
 import org.alpsbridge.ledger.LedgerException;
+import org.alpsbridge.ledger.NodeShape;
 import org.alpsbridge.ledger.Resource;
+import org.alpsbridge.ledger.Weights;
 import org.junit.jupiter.api.Test;
 
 /** The worked examples of SPEC §4, rounding once per job, and overflow that is refused, never wrapped. */

@@ -19,12 +19,12 @@ import org.alpsbridge.ledger.JournalEntry;
 import org.alpsbridge.ledger.JournalEntry.Kind;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.LedgerUnavailableException;
+import org.alpsbridge.ledger.NodeShape;
 import org.alpsbridge.ledger.Outcome;
 import org.alpsbridge.ledger.ReleaseRequest;
 import org.alpsbridge.ledger.ReserveRequest;
 import org.alpsbridge.ledger.Resource;
 import org.alpsbridge.ledger.State;
-import org.alpsbridge.ledger.cost.NodeShape;
 
 /**
  * A charge storm through a long-lived {@link Ledger} (the store itself, or a ledger service's client)

@@ -15,11 +15,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.alpsbridge.ledger.Balance;
 import org.alpsbridge.ledger.LedgerException;
+import org.alpsbridge.ledger.NodeShape;
 import org.alpsbridge.ledger.Outcome;
 import org.alpsbridge.ledger.ReleaseRequest;
 import org.alpsbridge.ledger.ReserveRequest;
 import org.alpsbridge.ledger.Resource;
-import org.alpsbridge.ledger.cost.NodeShape;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -101,7 +101,7 @@ class ReferenceModelTest {
                     String owner = "u" + rnd.nextInt(3);
                     ReferenceModel.Result want = model.reserve(resId, batch, owner, nodes, cores, limit, t);
                     Outcome got = ledger.reserve(new ReserveRequest(null, batch, resId, null, "p", owner, null,
-                            Resource.CPU, nodes, org.alpsbridge.ledger.cost.NodeShape.cores(cores), limit,
+                            Resource.CPU, nodes, org.alpsbridge.ledger.NodeShape.cores(cores), limit,
                             Instant.ofEpochSecond(t)));
                     same(want, got, at + " reserve");
                     keys.add(got.key());

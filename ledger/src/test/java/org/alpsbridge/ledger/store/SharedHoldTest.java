@@ -13,13 +13,13 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.alpsbridge.ledger.Balance;
 import org.alpsbridge.ledger.Ledger;
+import org.alpsbridge.ledger.NodeShape;
 import org.alpsbridge.ledger.Outcome;
 import org.alpsbridge.ledger.ReserveRequest;
 import org.alpsbridge.ledger.Resource;
 import org.alpsbridge.ledger.State;
+import org.alpsbridge.ledger.Weights;
 import org.alpsbridge.ledger.cost.Cost;
-import org.alpsbridge.ledger.cost.NodeShape;
-import org.alpsbridge.ledger.cost.Weights;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -14,10 +14,10 @@ import java.util.ArrayList;
 import java.util.List;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.Lookup;
+import org.alpsbridge.ledger.NodeShape;
 import org.alpsbridge.ledger.ReserveRequest;
 import org.alpsbridge.ledger.Resource;
-import org.alpsbridge.ledger.cost.NodeShape;
-import org.alpsbridge.ledger.cost.Weights;
+import org.alpsbridge.ledger.Weights;
 import org.junit.jupiter.api.Test;
 
 /**

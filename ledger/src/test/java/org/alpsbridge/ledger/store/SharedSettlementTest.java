@@ -15,11 +15,11 @@ import java.util.List;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.LedgerException;
 import org.alpsbridge.ledger.Lookup;
+import org.alpsbridge.ledger.NodeShape;
 import org.alpsbridge.ledger.Outcome;
 import org.alpsbridge.ledger.ReleaseRequest;
 import org.alpsbridge.ledger.ReserveRequest;
 import org.alpsbridge.ledger.Resource;
-import org.alpsbridge.ledger.cost.NodeShape;
 import org.junit.jupiter.api.Test;
 
 /**

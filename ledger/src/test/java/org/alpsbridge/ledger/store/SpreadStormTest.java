@@ -16,13 +16,13 @@ import org.alpsbridge.ledger.JournalEntry;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.LedgerException;
 import org.alpsbridge.ledger.Lookup;
+import org.alpsbridge.ledger.NodeShape;
 import org.alpsbridge.ledger.Outcome;
 import org.alpsbridge.ledger.Outcome.Decision;
 import org.alpsbridge.ledger.ReleaseRequest;
 import org.alpsbridge.ledger.ReserveRequest;
 import org.alpsbridge.ledger.Resource;
 import org.alpsbridge.ledger.State;
-import org.alpsbridge.ledger.cost.NodeShape;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -5,7 +5,7 @@ import java.util.List;
 import org.alpsbridge.ledger.Lookup;
 import org.alpsbridge.ledger.ReserveRequest;
 import org.alpsbridge.ledger.Resource;
-import org.alpsbridge.ledger.cost.Weights;
+import org.alpsbridge.ledger.Weights;
 
 /**
  * The bodies of the API's writes that are not a ledger record already (RESERVE and RELEASE send

@@ -12,7 +12,7 @@ import org.alpsbridge.ledger.ReleaseRequest;
 import org.alpsbridge.ledger.Reservation;
 import org.alpsbridge.ledger.ReserveRequest;
 import org.alpsbridge.ledger.Usage;
-import org.alpsbridge.ledger.cost.Weights;
+import org.alpsbridge.ledger.Weights;
 
 /**
  * Every operation of the API: method, path, query parameters, body and answer. The service dispatches on

@@ -31,7 +31,7 @@ import org.alpsbridge.ledger.Reservation;
 import org.alpsbridge.ledger.ReserveRequest;
 import org.alpsbridge.ledger.Resource;
 import org.alpsbridge.ledger.Usage;
-import org.alpsbridge.ledger.cost.Weights;
+import org.alpsbridge.ledger.Weights;
 import org.alpsbridge.ledger.service.api.ApiJson;
 import org.alpsbridge.ledger.service.api.Requests;
 import org.alpsbridge.ledger.service.api.Route;

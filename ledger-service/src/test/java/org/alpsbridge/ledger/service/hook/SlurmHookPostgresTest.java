@@ -10,7 +10,7 @@ import java.util.Map;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.Resource;
 import org.alpsbridge.ledger.State;
-import org.alpsbridge.ledger.cost.Weights;
+import org.alpsbridge.ledger.Weights;
 import org.alpsbridge.ledger.store.PostgresServer;
 import org.junit.jupiter.api.Test;
 

@@ -14,7 +14,7 @@ import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.Reservation;
 import org.alpsbridge.ledger.Resource;
 import org.alpsbridge.ledger.State;
-import org.alpsbridge.ledger.cost.Weights;
+import org.alpsbridge.ledger.Weights;
 import org.alpsbridge.slurm.harness.Programs;
 import org.junit.jupiter.api.Test;
 

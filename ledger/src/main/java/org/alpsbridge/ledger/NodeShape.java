@@ -1,6 +1,5 @@
-package org.alpsbridge.ledger.cost;
+package org.alpsbridge.ledger;
 
-import org.alpsbridge.ledger.LedgerException;
 
 /**
  * What one node of a reservation is billed for. ALPS hands out whole nodes, so for a Cray these are the

@@ -1,7 +1,6 @@
-package org.alpsbridge.ledger.cost;
+package org.alpsbridge.ledger;
 
 import java.math.BigDecimal;
-import org.alpsbridge.ledger.LedgerException;
 
 /**
  * Billing weights of one partition, as exact integers in thousandths (1.000 is 1000), so no cost is

@@ -1,0 +1,14 @@
+package org.alpsbridge.proxy;
+
+import org.alpsbridge.architecture.PackageGraph;
+import org.alpsbridge.proxy.server.ProxyDaemon;
+import org.junit.jupiter.api.Test;
+
+/** This module's main packages form layers: none uses, directly or through others, a package that uses it. */
+class PackageCyclesTest {
+
+    @Test
+    void mainPackagesFormLayers() {
+        PackageGraph.of(ProxyDaemon.class).assertNoCycle();
+    }
+}
