@@ -18,6 +18,7 @@ import org.alpsbridge.basil.model.BasilRequest;
 import org.alpsbridge.basil.model.ReserveParam;
 import org.alpsbridge.ledger.store.PostgresServer;
 import org.alpsbridge.metrics.MetricsDocs;
+import org.alpsbridge.metrics.MetricsGuide;
 import org.alpsbridge.proxy.client.ProxyConnection;
 import org.alpsbridge.proxy.server.EmulatorBackend;
 import org.alpsbridge.proxy.server.ProxyDaemon;
@@ -34,19 +35,12 @@ import picocli.CommandLine;
  */
 class ProxyMetricsDeclaredTest {
 
-    static final Path GUIDE = Path.of("../docs/operator-guide.md");
-
     @TempDir
     Path dir;
 
     @Test
     void theGuidesTableIsTheDeclarations() throws Exception {
-        String table = MetricsDocs.table(ProxyMetric.all());
-        if (Boolean.getBoolean("alpsbridge.docs.write")) {
-            MetricsDocs.write(GUIDE, "proxy", table);
-        }
-        assertEquals(table, MetricsDocs.section(GUIDE, "proxy"),
-                "docs/operator-guide.md's proxy table differs from ProxyMetric: run this test with -Dalpsbridge.docs.write=true");
+        MetricsGuide.assertTableIsTheDeclarations(MetricsGuide.OPERATOR_GUIDE, "proxy", ProxyMetric.all());
     }
 
     @Test

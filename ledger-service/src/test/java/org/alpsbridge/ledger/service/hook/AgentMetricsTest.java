@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.alpsbridge.metrics.MetricsDocs;
+import org.alpsbridge.metrics.MetricsGuide;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,19 +31,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class AgentMetricsTest {
 
-    static final Path GUIDE = Path.of("../docs/operator-guide.md");
-
     @TempDir
     Path dir;
 
     @Test
     void theGuidesTableIsTheDeclarations() throws Exception {
-        String table = MetricsDocs.table(AgentMetrics.declared());
-        if (Boolean.getBoolean("alpsbridge.docs.write")) {
-            MetricsDocs.write(GUIDE, "hook-agent", table);
-        }
-        assertEquals(table, MetricsDocs.section(GUIDE, "hook-agent"), "docs/operator-guide.md's hook agent table"
-                + " differs from AgentMetrics: run this test with -Dalpsbridge.docs.write=true");
+        MetricsGuide.assertTableIsTheDeclarations(MetricsGuide.OPERATOR_GUIDE, "hook-agent", AgentMetrics.declared());
     }
 
     @Test
