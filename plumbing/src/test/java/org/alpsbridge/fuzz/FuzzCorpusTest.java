@@ -11,6 +11,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The shared replayer (src/test/c/fuzz-replay.c) with a target that crashes on two inputs (fuzz-target-crashes.c),
@@ -41,23 +43,17 @@ class FuzzCorpusTest {
         FuzzCorpus.assertReplaysCleanly(replayer, corpus);
     }
 
-    @Test
-    void anInputThatAbortsTheTargetFailsTheReplayNamed(@TempDir Path corpus) throws Exception {
+    /** The target aborting on its own, or AddressSanitizer stopping it (its report then in the failure). */
+    @ParameterizedTest
+    @CsvSource({"abort, crash-abort", "overflow, heap-buffer-overflow"})
+    void anInputThatCrashesTheTargetFailsTheReplayNamed(String input, String alsoSaid, @TempDir Path corpus)
+            throws Exception {
         seeds(corpus);
-        Files.writeString(corpus.resolve("crash-abort"), "abort");
+        Files.writeString(corpus.resolve("crash-" + input), input);
         AssertionError failure = assertThrows(AssertionError.class,
                 () -> FuzzCorpus.assertReplaysCleanly(replayer, corpus));
-        assertTrue(failure.getMessage().contains("crashed on " + corpus.resolve("crash-abort")), failure.getMessage());
-    }
-
-    @Test
-    void anInputTheSanitizerStopsFailsTheReplayNamedWithItsReport(@TempDir Path corpus) throws Exception {
-        seeds(corpus);
-        Files.writeString(corpus.resolve("crash-overflow"), "overflow");
-        AssertionError failure = assertThrows(AssertionError.class,
-                () -> FuzzCorpus.assertReplaysCleanly(replayer, corpus));
-        assertTrue(failure.getMessage().contains("crashed on " + corpus.resolve("crash-overflow")), failure.getMessage());
-        assertTrue(failure.getMessage().contains("heap-buffer-overflow"), failure.getMessage());
+        assertTrue(failure.getMessage().contains("crashed on " + corpus.resolve("crash-" + input)), failure.getMessage());
+        assertTrue(failure.getMessage().contains(alsoSaid), failure.getMessage());
     }
 
     @Test
