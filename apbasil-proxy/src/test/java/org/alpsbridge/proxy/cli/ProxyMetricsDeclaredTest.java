@@ -3,7 +3,6 @@ package org.alpsbridge.proxy.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -45,10 +44,7 @@ class ProxyMetricsDeclaredTest {
 
     @Test
     void aRealDaemonExportsOnlyDeclaredMetrics() throws Exception {
-        int port;
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            port = s.getLocalPort();
-        }
+        int port = AlertingTest.freePort();
         Emulator cray = Emulator.create("xc30:16");
         Path jobs = Files.writeString(dir.resolve("live-jobs"), "");
         System.setProperty("apbasil.auth", "none");

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.UnixDomainSocketAddress;
 import java.net.http.HttpClient;
@@ -22,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import org.alpsbridge.metrics.MetricsDocs;
 import org.alpsbridge.metrics.MetricsGuide;
+import org.alpsbridge.slurm.harness.Programs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,10 +41,7 @@ class AgentMetricsTest {
 
     @Test
     void aPrologIsCountedByItsOutcomeAndTheScrapeIsDeclared() throws Exception {
-        int port;
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            port = s.getLocalPort();
-        }
+        int port = Programs.freePort();
         // no slurmctld to read the job's time limit from: the prolog fails (exit 4) and is counted so
         Files.write(dir.resolve("hook.conf"), List.of("db=http://127.0.0.1:1", "timeout=1", "prolog_retry_for=1",
                 "log_file=none", "agent_socket=" + dir.resolve("agent.sock"), "spool=" + dir.resolve("spool"),

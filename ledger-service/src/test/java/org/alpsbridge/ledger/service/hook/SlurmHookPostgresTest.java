@@ -26,7 +26,7 @@ class SlurmHookPostgresTest {
         String db = PostgresServer.get().newDatabase();
         try (SlurmLab lab = SlurmLab.start(db, 8, SlurmLab.Hooks.CLIENT_ONLY, "superuser_uids=4242\ncharger_uids=0", "prolog_retry_for=40")) {
             Map<String, Integer> cpus = new HashMap<>();
-            SlurmHookSlurmTest.grantChemAndBio(lab);
+            SlurmHookSlurmTest.grantChemAndBio(lab, 10); // bio: one 2-CPU job of 5 minutes
             String p1 = SlurmHookSlurmTest.submit(lab, cpus, 2, "-A", "chem", "-t", "2", "--wrap", "sleep 2");
             String p2 = SlurmHookSlurmTest.submit(lab, cpus, 3, "-A", "chem", "-p", "big", "-t", "2", "--wrap", "sleep 8");
             String denied = SlurmHookSlurmTest.submit(lab, cpus, 2, "-A", "bio", "-t", "10", "--wrap", "sleep 1");

@@ -32,7 +32,7 @@ class SlurmPrepSanitizedTest {
             assertTrue(maps.contains("libasan") && maps.contains("prep_ledger.so"),
                     "slurmctld runs the ASan runtime and the plugin: " + lab.tail("slurmctld.log"));
             Map<String, Integer> cpus = new HashMap<>();
-            SlurmHookSlurmTest.grantChemAndBio(lab);
+            SlurmHookSlurmTest.grantChemAndBio(lab, 10); // bio: one 2-CPU job of 5 minutes
             String a1 = SlurmHookSlurmTest.submit(lab, cpus, 2, "-A", "chem", "-t", "2", "--wrap", "sleep 2");
             String a2 = SlurmHookSlurmTest.submit(lab, cpus, 1, "-A", "chem", "-p", "big", "-t", "0:10", "--wrap", "sleep 300");
             String b1 = SlurmHookSlurmTest.submit(lab, cpus, 2, "-A", "bio", "-t", "4", "--wrap", "sleep 3");
