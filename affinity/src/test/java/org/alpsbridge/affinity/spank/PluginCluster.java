@@ -19,6 +19,7 @@ import org.alpsbridge.affinity.cli.AffinityCommand;
 import org.alpsbridge.affinity.format.CpuLists;
 import org.alpsbridge.slurm.harness.JobUser;
 import org.alpsbridge.slurm.harness.Programs;
+import org.alpsbridge.slurm.harness.Sanitizers;
 import org.alpsbridge.slurm.harness.SlurmCluster;
 import org.alpsbridge.slurm.harness.SlurmInstallation;
 import org.junit.jupiter.api.Assumptions;
@@ -80,15 +81,7 @@ final class PluginCluster implements AutoCloseable {
 
     /** The sanitizers' reports written so far, by file name (none: an empty map). */
     Map<String, String> sanitizerReports() throws IOException {
-        Map<String, String> reports = new java.util.TreeMap<>();
-        if (Files.isDirectory(sanitizerLogs())) {
-            try (var files = Files.list(sanitizerLogs())) {
-                for (Path f : files.toList()) {
-                    reports.put(f.getFileName().toString(), Files.readString(f));
-                }
-            }
-        }
-        return reports;
+        return Sanitizers.reports(sanitizerLogs());
     }
 
     /**
@@ -124,7 +117,7 @@ final class PluginCluster implements AutoCloseable {
                 .set("SelectTypeParameters", "CR_Core")
                 .set("ReturnToService", "2");
         spec.set("PlugStackConfig", spec.dir().resolve("plugstack.conf").toString());
-        Map<String, String> sanitizers = sanitized ? sanitizerEnvironment(spec.dir().resolve("sanitizer")) : Map.of();
+        Map<String, String> sanitizers = sanitized ? Sanitizers.environment(spec.dir().resolve("sanitizer")) : Map.of();
         sanitizers.forEach(spec::slurmdEnvironment);
         NodeNamespaces namespaces = null;
         SlurmCluster slurm = null;
@@ -190,18 +183,6 @@ final class PluginCluster implements AutoCloseable {
             }
             throw e;
         }
-    }
-
-    /** LD_PRELOAD of gcc's shared ASan runtime (an uninstrumented host needs it first), and both sanitizers' options. */
-    private static Map<String, String> sanitizerEnvironment(Path logs) throws IOException, InterruptedException {
-        Programs.Result r = Programs.run(List.of("gcc", "-print-file-name=libasan.so"), Map.of(), Duration.ofSeconds(30));
-        Path lib = Path.of(r.out().strip());
-        if (r.exit() != 0 || !lib.isAbsolute() || !Files.exists(lib)) {
-            Programs.unavailable("no shared ASan runtime from gcc -print-file-name=libasan.so: " + r.out() + r.err());
-        }
-        return Map.of("LD_PRELOAD", lib.toRealPath().toString(),
-                "ASAN_OPTIONS", "detect_leaks=0:abort_on_error=0:log_path=" + logs.resolve("asan"),
-                "UBSAN_OPTIONS", "print_stacktrace=1:log_path=" + logs.resolve("ubsan"));
     }
 
     /**

@@ -3,7 +3,6 @@ package org.alpsbridge.proxy.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -18,6 +17,7 @@ import org.alpsbridge.basil.model.BasilRequest;
 import org.alpsbridge.basil.model.ReserveParam;
 import org.alpsbridge.ledger.store.PostgresServer;
 import org.alpsbridge.metrics.MetricsDocs;
+import org.alpsbridge.metrics.MetricsGuide;
 import org.alpsbridge.proxy.client.ProxyConnection;
 import org.alpsbridge.proxy.server.EmulatorBackend;
 import org.alpsbridge.proxy.server.ProxyDaemon;
@@ -34,27 +34,17 @@ import picocli.CommandLine;
  */
 class ProxyMetricsDeclaredTest {
 
-    static final Path GUIDE = Path.of("../docs/operator-guide.md");
-
     @TempDir
     Path dir;
 
     @Test
     void theGuidesTableIsTheDeclarations() throws Exception {
-        String table = MetricsDocs.table(ProxyMetric.all());
-        if (Boolean.getBoolean("alpsbridge.docs.write")) {
-            MetricsDocs.write(GUIDE, "proxy", table);
-        }
-        assertEquals(table, MetricsDocs.section(GUIDE, "proxy"),
-                "docs/operator-guide.md's proxy table differs from ProxyMetric: run this test with -Dalpsbridge.docs.write=true");
+        MetricsGuide.assertTableIsTheDeclarations(MetricsGuide.OPERATOR_GUIDE, "proxy", ProxyMetric.all());
     }
 
     @Test
     void aRealDaemonExportsOnlyDeclaredMetrics() throws Exception {
-        int port;
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            port = s.getLocalPort();
-        }
+        int port = AlertingTest.freePort();
         Emulator cray = Emulator.create("xc30:16");
         Path jobs = Files.writeString(dir.resolve("live-jobs"), "");
         System.setProperty("apbasil.auth", "none");

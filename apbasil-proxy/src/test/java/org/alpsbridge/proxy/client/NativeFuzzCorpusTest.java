@@ -1,43 +1,20 @@
 package org.alpsbridge.proxy.client;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
+import org.alpsbridge.fuzz.FuzzCorpus;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The native client's fuzz targets (src/main/c/fuzz: the settings reader, the reply reader) replayed over their
- * committed corpus, built with gcc under AddressSanitizer and UndefinedBehaviorSanitizer, so the default run needs
- * no clang. The campaigns themselves (libFuzzer, clang) run from .ci/fuzz-campaigns; an input they find goes into
- * the corpus once fixed, and from then on every test run replays it here.
+ * committed corpus under AddressSanitizer and UndefinedBehaviorSanitizer (gcc, no libFuzzer): every input a campaign
+ * (.ci/fuzz-campaigns) found, once fixed and committed, runs again in every test run.
  */
 class NativeFuzzCorpusTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"settings", "reply"})
     void theCorpusReplaysCleanly(String target) throws Exception {
-        Path out = Path.of("target", "c").toAbsolutePath();
-        assertEquals("", run("make", "-s", "-C", "src/main/c", "OUT=" + out, "replay").replaceAll("(?m)^make.*\n", ""));
-        Path corpus = Path.of("src/main/c/fuzz/corpus", target);
-        long inputs;
-        try (var files = Files.list(corpus)) {
-            inputs = files.count();
-        }
-        assertTrue(inputs >= 5, "a corpus for " + target);
-        String report = run(out.resolve("fuzz-replay-" + target).toString(), corpus.toString());
-        assertTrue(report.contains("replayed " + inputs + " inputs"), report);
-    }
-
-    private static String run(String... argv) throws Exception {
-        Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(300, TimeUnit.SECONDS), String.join(" ", argv) + " finishes");
-        assertEquals(0, p.exitValue(), String.join(" ", argv) + ":\n" + out);
-        return out;
+        FuzzCorpus.assertReplaysCleanly(Path.of("src/main/c"), Path.of("target/c"), target);
     }
 }

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.UnixDomainSocketAddress;
 import java.net.http.HttpClient;
@@ -21,6 +20,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.alpsbridge.metrics.MetricsDocs;
+import org.alpsbridge.metrics.MetricsGuide;
+import org.alpsbridge.slurm.harness.Programs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,27 +31,17 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class AgentMetricsTest {
 
-    static final Path GUIDE = Path.of("../docs/operator-guide.md");
-
     @TempDir
     Path dir;
 
     @Test
     void theGuidesTableIsTheDeclarations() throws Exception {
-        String table = MetricsDocs.table(AgentMetrics.declared());
-        if (Boolean.getBoolean("alpsbridge.docs.write")) {
-            MetricsDocs.write(GUIDE, "hook-agent", table);
-        }
-        assertEquals(table, MetricsDocs.section(GUIDE, "hook-agent"), "docs/operator-guide.md's hook agent table"
-                + " differs from AgentMetrics: run this test with -Dalpsbridge.docs.write=true");
+        MetricsGuide.assertTableIsTheDeclarations(MetricsGuide.OPERATOR_GUIDE, "hook-agent", AgentMetrics.declared());
     }
 
     @Test
     void aPrologIsCountedByItsOutcomeAndTheScrapeIsDeclared() throws Exception {
-        int port;
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            port = s.getLocalPort();
-        }
+        int port = Programs.freePort();
         // no slurmctld to read the job's time limit from: the prolog fails (exit 4) and is counted so
         Files.write(dir.resolve("hook.conf"), List.of("db=http://127.0.0.1:1", "timeout=1", "prolog_retry_for=1",
                 "log_file=none", "agent_socket=" + dir.resolve("agent.sock"), "spool=" + dir.resolve("spool"),

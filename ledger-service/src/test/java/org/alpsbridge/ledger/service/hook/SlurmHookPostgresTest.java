@@ -8,9 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.alpsbridge.ledger.Ledger;
-import org.alpsbridge.ledger.Resource;
 import org.alpsbridge.ledger.State;
-import org.alpsbridge.ledger.Weights;
 import org.alpsbridge.ledger.store.PostgresServer;
 import org.junit.jupiter.api.Test;
 
@@ -28,14 +26,7 @@ class SlurmHookPostgresTest {
         String db = PostgresServer.get().newDatabase();
         try (SlurmLab lab = SlurmLab.start(db, 8, SlurmLab.Hooks.CLIENT_ONLY, "superuser_uids=4242\ncharger_uids=0", "prolog_retry_for=40")) {
             Map<String, Integer> cpus = new HashMap<>();
-            try (Ledger ledger = Ledger.open(lab.db)) {
-                ledger.addProject("chem", 5001, "chem");
-                ledger.addProject("bio", 5003, "bio");
-                ledger.grant("chem", Resource.CPU, 6_000, SlurmHookSlurmTest.FROM, SlurmHookSlurmTest.TO, "research", null);
-                ledger.grant("bio", Resource.CPU, 10, SlurmHookSlurmTest.FROM, SlurmHookSlurmTest.TO, "education", null);
-                ledger.setWeights("debug", Weights.UNIT);
-                ledger.setWeights("big", new Weights(1000, 0, 1000, SlurmHookSlurmTest.BIG_MULTIPLIER));
-            }
+            SlurmHookSlurmTest.grantChemAndBio(lab, 10); // bio: one 2-CPU job of 5 minutes
             String p1 = SlurmHookSlurmTest.submit(lab, cpus, 2, "-A", "chem", "-t", "2", "--wrap", "sleep 2");
             String p2 = SlurmHookSlurmTest.submit(lab, cpus, 3, "-A", "chem", "-p", "big", "-t", "2", "--wrap", "sleep 8");
             String denied = SlurmHookSlurmTest.submit(lab, cpus, 2, "-A", "bio", "-t", "10", "--wrap", "sleep 1");

@@ -238,6 +238,21 @@ class SlurmHookSlurmTest {
         }
     }
 
+    /**
+     * The ledger of the shorter scenarios: chem with 6,000 CPU-minutes, bio with {@code bioMinutes}, from {@link #FROM}
+     * to {@link #TO}; partition {@code debug} at unit weights, {@code big} at {@link #BIG_MULTIPLIER}.
+     */
+    static void grantChemAndBio(SlurmLab lab, long bioMinutes) throws Exception {
+        try (Ledger ledger = Ledger.open(lab.db)) {
+            ledger.addProject("chem", 5001, "chem");
+            ledger.addProject("bio", 5003, "bio");
+            ledger.grant("chem", Resource.CPU, 6_000, FROM, TO, "research", null);
+            ledger.grant("bio", Resource.CPU, bioMinutes, FROM, TO, "education", null);
+            ledger.setWeights("debug", Weights.UNIT);
+            ledger.setWeights("big", new Weights(1000, 0, 1000, BIG_MULTIPLIER));
+        }
+    }
+
     static String submit(SlurmLab lab, Map<String, Integer> cpus, int n, String... args) throws Exception {
         List<String> argv = new ArrayList<>(List.of("-n", Integer.toString(n)));
         argv.addAll(List.of(args));

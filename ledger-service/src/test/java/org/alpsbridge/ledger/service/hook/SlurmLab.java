@@ -14,6 +14,7 @@ import java.util.regex.Pattern;
 import org.alpsbridge.munge.MungeDaemon;
 import org.alpsbridge.slurm.harness.JobUser;
 import org.alpsbridge.slurm.harness.Programs;
+import org.alpsbridge.slurm.harness.Sanitizers;
 import org.alpsbridge.slurm.harness.SlurmCluster;
 import org.alpsbridge.slurm.harness.SlurmInstallation;
 import org.junit.jupiter.api.Assertions;
@@ -333,9 +334,7 @@ final class SlurmLab implements AutoCloseable {
             Files.createDirectories(sanitizerLogs());
             // slurmd loads the PrEpPlugins too (they may serve its Prolog/Epilog): without the runtime first, the
             // ASan build aborts it at load, silently (daemonized)
-            Map<String, String> env = Map.of("LD_PRELOAD", sanitizerRuntime(),
-                    "ASAN_OPTIONS", "detect_leaks=0:abort_on_error=0:log_path=" + sanitizerLogs().resolve("asan"),
-                    "UBSAN_OPTIONS", "print_stacktrace=1:log_path=" + sanitizerLogs().resolve("ubsan"));
+            Map<String, String> env = Sanitizers.environment(sanitizerLogs());
             env.forEach(spec::controllerEnvironment);
             env.forEach(spec::slurmdEnvironment);
         }
@@ -365,25 +364,7 @@ final class SlurmLab implements AutoCloseable {
 
     /** The sanitizers' reports written so far, by file name (none: an empty map). */
     Map<String, String> sanitizerReports() throws IOException {
-        Map<String, String> reports = new java.util.TreeMap<>();
-        if (Files.isDirectory(sanitizerLogs())) {
-            try (var files = Files.list(sanitizerLogs())) {
-                for (Path f : files.toList()) {
-                    reports.put(f.getFileName().toString(), Files.readString(f));
-                }
-            }
-        }
-        return reports;
-    }
-
-    /** gcc's shared ASan runtime (the plugins bring libubsan in themselves, as a dependency of theirs). */
-    private static String sanitizerRuntime() throws IOException, InterruptedException {
-        Programs.Result r = Programs.run(List.of("gcc", "-print-file-name=libasan.so"), Map.of(), Duration.ofSeconds(30));
-        Path lib = Path.of(r.out().strip());
-        if (r.exit() != 0 || !lib.isAbsolute() || !Files.exists(lib)) {
-            Programs.unavailable("no shared ASan runtime from gcc -print-file-name=libasan.so: " + r.out() + r.err());
-        }
-        return lib.toRealPath().toString();
+        return Sanitizers.reports(sanitizerLogs());
     }
 
     /** Which {@code job_submit.lua} slurmctld runs ({@link #jobSubmitScript}). */

@@ -12,9 +12,7 @@ import java.util.List;
 import java.util.Map;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.Reservation;
-import org.alpsbridge.ledger.Resource;
 import org.alpsbridge.ledger.State;
-import org.alpsbridge.ledger.Weights;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,14 +32,7 @@ class SlurmPrepSanitizedTest {
             assertTrue(maps.contains("libasan") && maps.contains("prep_ledger.so"),
                     "slurmctld runs the ASan runtime and the plugin: " + lab.tail("slurmctld.log"));
             Map<String, Integer> cpus = new HashMap<>();
-            try (Ledger ledger = Ledger.open(lab.db)) {
-                ledger.addProject("chem", 5001, "chem");
-                ledger.addProject("bio", 5003, "bio");
-                ledger.grant("chem", Resource.CPU, 6_000, SlurmHookSlurmTest.FROM, SlurmHookSlurmTest.TO, "research", null);
-                ledger.grant("bio", Resource.CPU, 10, SlurmHookSlurmTest.FROM, SlurmHookSlurmTest.TO, "education", null);
-                ledger.setWeights("debug", Weights.UNIT);
-                ledger.setWeights("big", new Weights(1000, 0, 1000, SlurmHookSlurmTest.BIG_MULTIPLIER));
-            }
+            SlurmHookSlurmTest.grantChemAndBio(lab, 10); // bio: one 2-CPU job of 5 minutes
             String a1 = SlurmHookSlurmTest.submit(lab, cpus, 2, "-A", "chem", "-t", "2", "--wrap", "sleep 2");
             String a2 = SlurmHookSlurmTest.submit(lab, cpus, 1, "-A", "chem", "-p", "big", "-t", "0:10", "--wrap", "sleep 300");
             String b1 = SlurmHookSlurmTest.submit(lab, cpus, 2, "-A", "bio", "-t", "4", "--wrap", "sleep 3");

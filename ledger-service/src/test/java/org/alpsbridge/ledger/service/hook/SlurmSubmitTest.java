@@ -5,16 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import org.alpsbridge.ledger.JournalEntry;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.Reservation;
-import org.alpsbridge.ledger.Resource;
 import org.alpsbridge.ledger.State;
-import org.alpsbridge.ledger.Weights;
 import org.alpsbridge.slurm.harness.Programs;
 import org.junit.jupiter.api.Test;
 
@@ -32,8 +28,6 @@ import org.junit.jupiter.api.Test;
  */
 class SlurmSubmitTest {
 
-    static final Instant FROM = Instant.now().truncatedTo(ChronoUnit.DAYS).minus(Duration.ofDays(1));
-    static final Instant TO = FROM.plus(Duration.ofDays(30));
     /** sbatch calls per plugin setting, for the cost figures. */
     static final int TIMED = Integer.getInteger("submitSamples", 60);
 
@@ -41,14 +35,7 @@ class SlurmSubmitTest {
     void aJobItsProjectCannotCoverIsRefusedAtSubmissionAndNothingIsHeld() throws Exception {
         try (SlurmLab lab = SlurmLab.start(null, 8, SlurmLab.Hooks.AGENT, "superuser_uids=4242\ncharger_uids=0",
                 "prolog_retry_for=1", null, true)) {
-            try (Ledger ledger = Ledger.open(lab.db)) {
-                ledger.addProject("chem", 5001, "chem");
-                ledger.addProject("bio", 5003, "bio");
-                ledger.grant("chem", Resource.CPU, 6_000, FROM, TO, "research", null);
-                ledger.grant("bio", Resource.CPU, 100, FROM, TO, "education", null);
-                ledger.setWeights("debug", Weights.UNIT);
-                ledger.setWeights("big", new Weights(1000, 0, 1000, 2_000));
-            }
+            SlurmHookSlurmTest.grantChemAndBio(lab, 100);
 
             // --- refused at sbatch: 4 CPUs x 60 min = 240 core-minutes against 100; in big (x2) 2 CPUs x 30 min = 120
             Programs.Result refused = lab.slurm("sbatch", "--parsable", "-o", "/dev/null", "-D", lab.jobsDir().toString(),

@@ -14,6 +14,7 @@ import java.util.List;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.Resource;
 import org.alpsbridge.metrics.MetricsDocs;
+import org.alpsbridge.metrics.MetricsGuide;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,19 +25,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ServiceMetricsTest {
 
-    static final Path GUIDE = Path.of("../docs/operator-guide.md");
-
     @TempDir
     Path dir;
 
     @Test
     void theGuidesTableIsTheDeclarations() throws Exception {
-        String table = MetricsDocs.table(ServiceMetrics.declared());
-        if (Boolean.getBoolean("alpsbridge.docs.write")) {
-            MetricsDocs.write(GUIDE, "ledger-service", table);
-        }
-        assertEquals(table, MetricsDocs.section(GUIDE, "ledger-service"), "docs/operator-guide.md's ledger service"
-                + " table differs from ServiceMetrics: run this test with -Dalpsbridge.docs.write=true");
+        MetricsGuide.assertTableIsTheDeclarations(MetricsGuide.OPERATOR_GUIDE, "ledger-service", ServiceMetrics.declared());
     }
 
     @Test
