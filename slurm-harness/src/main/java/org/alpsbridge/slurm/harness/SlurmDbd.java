@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Assertions;
  * slurmdbd for a {@link SlurmCluster}, storing in a {@link MariaDb}: its slurmdbd.conf beside the cluster's
  * slurm.conf (where slurmdbd looks for it), on a free port of 127.0.0.1, authenticated by the cluster's munged,
  * running as the cluster's SlurmUser (root). Starting it points the cluster's slurm.conf at it (slurmctld accounts
- * through it from its next start) and registers the cluster with {@code sacctmgr}. Stopped by pid.
+ * through it from its next start, under the cluster ID slurmdbd gives it) and registers the cluster with
+ * {@code sacctmgr}. Stopped by pid.
  */
 public final class SlurmDbd implements AutoCloseable {
 
@@ -59,6 +60,11 @@ public final class SlurmDbd implements AutoCloseable {
         cluster.setConf("AccountingStoragePort", Integer.toString(port));
         // what slurmctld and the commands authenticate to slurmdbd with: for auth/munge, munged's socket
         cluster.setConf("AccountingStoragePass", cluster.munge().toString());
+        // A slurmctld newer than 22.05 (26.05 here) that ran without accounting saved the ClusterID it made up
+        // (StateSaveLocation/clustername), and at its next start, with slurmdbd, stops with "CLUSTER ID MISMATCH"
+        // as slurmdbd gave the cluster another. Removing the file is what that message says to do: slurmctld then
+        // takes slurmdbd's ID. (22.05 keeps only the cluster's name there, and writes it again.)
+        Files.deleteIfExists(cluster.file("state/clustername"));
         SlurmDbd dbd = new SlurmDbd(cluster);
         try {
             Files.deleteIfExists(dir.resolve("slurmdbd.pid"));
