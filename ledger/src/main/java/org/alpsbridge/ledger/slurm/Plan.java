@@ -11,7 +11,8 @@ import java.util.TreeSet;
 /**
  * The {@code sacctmgr} calls that make slurmdbd agree with the ledger: a pure function of the ledger's targets and
  * slurmdbd's state, so that a second run after a successful one plans nothing. Each project's calls form one
- * {@link Step} with the calls that undo them, run in reverse when a later call of the step fails.
+ * {@link Step} with the calls that undo them, run in reverse when a later call of the step fails; a step that deletes
+ * the associations of a user's default account first moves that default ({@link Defaults}).
  */
 final class Plan {
 
@@ -103,7 +104,7 @@ final class Plan {
                 }
             }
         }
-        return new Result(steps, leftAlone);
+        return new Result(Defaults.moved(steps, state, policy.cluster()), leftAlone);
     }
 
     /** Whether the project's workgroup QOS (named as its account) is free, the ledger's own, or to be adopted. */

@@ -92,7 +92,7 @@ class Sacctmgr {
         }
     }
 
-    /** The accounts, the cluster's associations and the QOS, as slurmdbd holds them now. */
+    /** The accounts, the cluster's associations, the QOS and users' default accounts, as slurmdbd holds them now. */
     SlurmState state(String cluster) {
         Map<String, SlurmState.Account> accounts = new HashMap<>();
         for (String[] f : rows(List.of("-nP", "show", "account", "format=account,description,organization"), 3)) {
@@ -113,7 +113,15 @@ class Sacctmgr {
         for (String[] f : rows(List.of("-nP", "show", "qos", "format=name,description,grptres"), 3)) {
             qos.put(f[0], new SlurmState.Qos(f[0], f[1], tres(f[2])));
         }
-        return new SlurmState(accounts, limits, users, qos);
+        // one line per association, each with the user's default account on that association's cluster
+        Map<String, String> defaults = new HashMap<>();
+        for (String[] f : rows(List.of("-nP", "show", "user", "withassoc", "where", "cluster=" + cluster,
+                "format=user,defaultaccount"), 2)) {
+            if (!f[1].isEmpty()) {
+                defaults.put(f[0], f[1]);
+            }
+        }
+        return new SlurmState(accounts, limits, users, qos, defaults);
     }
 
     private List<String[]> rows(List<String> args, int fields) {

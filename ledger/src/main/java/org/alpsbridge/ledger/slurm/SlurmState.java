@@ -13,15 +13,24 @@ import java.util.TreeMap;
  * @param limits account name → the limits of its association on the cluster (absent: no association there)
  * @param userAssociations every user association on the cluster
  * @param qos QOS name → its record (QOS are global, like accounts)
+ * @param defaults user → their default account on the cluster (slurmdbd refuses to delete a user's default account's
+ *     associations while the user keeps others there)
  */
 record SlurmState(Map<String, Account> accounts, Map<String, Limits> limits, Set<UserAssociation> userAssociations,
-                  Map<String, Qos> qos) {
+                  Map<String, Qos> qos, Map<String, String> defaults) {
 
     SlurmState {
         accounts = Map.copyOf(accounts);
         limits = Map.copyOf(limits);
         userAssociations = Set.copyOf(userAssociations);
         qos = Map.copyOf(qos);
+        defaults = Map.copyOf(defaults);
+    }
+
+    /** A state whose users' default accounts are not known. */
+    SlurmState(Map<String, Account> accounts, Map<String, Limits> limits, Set<UserAssociation> userAssociations,
+               Map<String, Qos> qos) {
+        this(accounts, limits, userAssociations, qos, Map.of());
     }
 
     /** A state without any QOS (one the sync need not look at). */

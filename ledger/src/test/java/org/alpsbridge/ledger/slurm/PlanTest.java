@@ -2,6 +2,7 @@ package org.alpsbridge.ledger.slurm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -113,6 +114,66 @@ class PlanTest {
                 SacctmgrModel.shells(Plan.of(List.of(), ours, REMOVE).steps().get(0).forward()));
     }
 
+    private static SlurmState.UserAssociation assoc(String account, String user) {
+        return new SlurmState.UserAssociation(account, user, "");
+    }
+
+    @Test
+    void aMemberLeavingTheirDefaultAccountHasTheirDefaultMovedFirstWhenTheyKeepAnother() {
+        SlurmState.Account chem = new SlurmState.Account("chem", "[ledger:chem]", "uni");
+        SlurmState.Account phys = new SlurmState.Account("phys", "[ledger:phys]", "uni");
+        // alice: chem (her default) and phys; bob: chem only (his default); carol: chem and phys, default phys
+        SlurmState state = new SlurmState(Map.of("chem", chem, "phys", phys),
+                Map.of("chem", SlurmState.Limits.NONE, "phys", SlurmState.Limits.NONE),
+                Set.of(assoc("chem", "alice"), assoc("phys", "alice"), assoc("chem", "bob"), assoc("chem", "carol"),
+                        assoc("phys", "carol")), Map.of(),
+                Map.of("alice", "chem", "bob", "chem", "carol", "phys"));
+        List<Target> targets = List.of(
+                new Target("chem", "chem", true, "", "", List.of(), Map.of(), Set.of()),
+                new Target("phys", "phys", true, "", "", List.of(), Map.of(), Set.of("alice", "carol")));
+        Plan.Step chemStep = Plan.of(targets, state, BLOCK).steps().get(0);
+        assertEquals(List.of(
+                "sacctmgr -i modify user where name=alice cluster=c1 set defaultaccount=phys",
+                "sacctmgr -i delete user where name=alice,bob,carol account=chem cluster=c1"),
+                SacctmgrModel.shells(chemStep.forward()));
+        assertEquals(List.of("sacctmgr -i modify user where name=alice cluster=c1 set defaultaccount=chem"),
+                SacctmgrModel.shells(chemStep.undo().get(0)));
+        // slurmdbd 26.05's rule, as the model keeps it: refused without the move, done with it, and undone
+        SacctmgrModel unmoved = new SacctmgrModel(state);
+        assertThrows(IllegalStateException.class, () -> unmoved.apply(chemStep.forward().get(1)));
+        SacctmgrModel slurm = new SacctmgrModel(state);
+        chemStep.forward().forEach(slurm::apply);
+        assertEquals(Map.of("alice", "phys", "carol", "phys"), slurm.state().defaults());
+        assertEquals(0, Plan.of(targets, slurm.state(), BLOCK).commands());
+        for (int j = chemStep.undo().size() - 1; j >= 0; j--) {
+            chemStep.undo().get(j).forEach(slurm::apply);
+        }
+        assertEquals(state.defaults(), slurm.state().defaults());
+        assertEquals(state.userAssociations(), slurm.state().userAssociations());
+    }
+
+    @Test
+    void removingAnEndedAccountMovesTheDefaultOfUsersWhoKeepAnotherAccount() {
+        SlurmState.Account chem = new SlurmState.Account("chem", "[ledger:chem]", "uni");
+        SlurmState.Account site = new SlurmState.Account("staff", "the site's own", "uni");
+        SlurmState state = new SlurmState(Map.of("chem", chem, "staff", site),
+                Map.of("chem", SlurmState.Limits.NONE, "staff", SlurmState.Limits.NONE),
+                Set.of(assoc("chem", "alice"), assoc("staff", "alice"), assoc("chem", "bob")), Map.of(),
+                Map.of("alice", "chem", "bob", "chem"));
+        List<Target> targets = List.of(new Target("chem", "chem", false, "", "", List.of(), Map.of(), Set.of()));
+        Plan.Step step = Plan.of(targets, state, REMOVE).steps().get(0);
+        assertEquals(List.of(
+                "sacctmgr -i modify user where name=alice cluster=c1 set defaultaccount=staff",
+                "sacctmgr -i delete account where name=chem cluster=c1"),
+                SacctmgrModel.shells(step.forward()));
+        SacctmgrModel slurm = new SacctmgrModel(state);
+        step.forward().forEach(slurm::apply);
+        // bob had no other association: his went with the account, and with it his default
+        assertEquals(Set.of(assoc("staff", "alice")), slurm.state().userAssociations());
+        assertEquals(Map.of("alice", "staff"), slurm.state().defaults());
+        assertEquals(0, Plan.of(targets, slurm.state(), REMOVE).commands());
+    }
+
     /**
      * Seeded: random ledgers against random slurmdbd states (the ledger's accounts in any shape, the site's own
      * accounts, stray users and partitions). After the plan is applied: the ledger's live projects have exactly their
@@ -189,7 +250,16 @@ class PlanTest {
                 limits.put("gone", SlurmState.Limits.NONE);
                 assocs.add(new SlurmState.UserAssociation("gone", "alice", ""));
             }
-            SlurmState before = new SlurmState(accounts, limits, assocs, qos);
+            // each user's default account: one of those they have an association with, as slurmdbd keeps it
+            Map<String, String> defaults = new HashMap<>();
+            for (String u : usersPool) {
+                List<String> theirs = assocs.stream().filter(a -> a.user().equals(u))
+                        .map(SlurmState.UserAssociation::account).distinct().sorted().toList();
+                if (!theirs.isEmpty()) {
+                    defaults.put(u, theirs.get(rnd.nextInt(theirs.size())));
+                }
+            }
+            SlurmState before = new SlurmState(accounts, limits, assocs, qos, defaults);
             Plan.Policy policy = new Plan.Policy("c1", rnd.nextBoolean() ? Plan.Ended.BLOCK : Plan.Ended.REMOVE, "root",
                     Set.of(), false, rnd.nextBoolean());
             Plan.Result plan = Plan.of(targets, before, policy);
@@ -198,6 +268,11 @@ class PlanTest {
             SlurmState after = slurm.state();
             String context = "seed " + seed + " round " + round + ": " + targets + " from " + before;
             assertEquals(0, Plan.of(targets, after, policy).commands(), context);
+            for (SlurmState.UserAssociation u : after.userAssociations()) {
+                // every user left with associations still has a default account among them
+                assertTrue(after.userAssociations().stream().anyMatch(a -> a.user().equals(u.user())
+                        && a.account().equals(after.defaults().get(u.user()))), context);
+            }
             for (String q : siteQos) {
                 assertEquals(before.qos().get(q), after.qos().get(q), context);
             }
@@ -246,6 +321,7 @@ class PlanTest {
                 assertEquals(before.userAssociations(), slurm.state().userAssociations(), context);
                 assertEquals(normal(before.limits()), normal(slurm.state().limits()), context);
                 assertEquals(before.qos(), slurm.state().qos(), context);
+                assertEquals(before.defaults(), slurm.state().defaults(), context);
             }
         }
     }

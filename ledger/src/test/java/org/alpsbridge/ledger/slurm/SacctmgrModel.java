@@ -19,16 +19,19 @@ final class SacctmgrModel {
     final Map<String, SlurmState.Limits> limits = new HashMap<>();
     final Set<SlurmState.UserAssociation> users = new HashSet<>();
     final Map<String, SlurmState.Qos> qos = new HashMap<>();
+    /** user → default account on the cluster: the first association added for a user, unless set otherwise. */
+    final Map<String, String> defaults = new HashMap<>();
 
     SacctmgrModel(SlurmState s) {
         accounts.putAll(s.accounts());
         limits.putAll(s.limits());
         users.addAll(s.userAssociations());
         qos.putAll(s.qos());
+        defaults.putAll(s.defaults());
     }
 
     SlurmState state() {
-        return new SlurmState(accounts, limits, users, qos);
+        return new SlurmState(accounts, limits, users, qos, defaults);
     }
 
     void apply(Command c) {
@@ -55,8 +58,8 @@ final class SacctmgrModel {
             }
             case "delete account" -> {
                 String name = kv.get("name");
+                remove(u -> u.account().equals(name), c);
                 limits.remove(name);
-                users.removeIf(u -> u.account().equals(name));
             }
             case "modify account" -> {
                 String name = kv.get("name");
@@ -81,13 +84,27 @@ final class SacctmgrModel {
                     for (String p : kv.getOrDefault("partition", "").split(",", -1)) {
                         users.add(new SlurmState.UserAssociation(kv.get("account"), u, p));
                     }
+                    if (kv.containsKey("defaultaccount")) {
+                        defaults.put(u, kv.get("defaultaccount"));
+                    } else {
+                        defaults.putIfAbsent(u, kv.get("account"));
+                    }
                 }
             }
             case "delete user" -> {
                 List<String> names = List.of(kv.get("name").split(","));
                 List<String> parts = kv.containsKey("partition") ? List.of(kv.get("partition").split(",")) : null;
-                users.removeIf(u -> u.account().equals(kv.get("account")) && names.contains(u.user())
-                        && (parts == null || parts.contains(u.partition())));
+                remove(u -> (!kv.containsKey("account") || u.account().equals(kv.get("account")))
+                        && names.contains(u.user()) && (parts == null || parts.contains(u.partition())), c);
+            }
+            case "modify user" -> {
+                String account = set.get("defaultaccount");
+                for (String u : kv.get("name").split(",")) {
+                    if (users.stream().noneMatch(x -> x.user().equals(u) && x.account().equals(account))) {
+                        throw new IllegalStateException(u + " has no association with " + account + ": " + c.shell());
+                    }
+                    defaults.put(u, account);
+                }
             }
             case "add qos" -> {
                 String name = a.get(2);
@@ -114,6 +131,31 @@ final class SacctmgrModel {
                 });
             }
             default -> throw new IllegalArgumentException("not modelled: " + c.shell());
+        }
+    }
+
+    /**
+     * Deletes user associations as slurmdbd 26.05 does: refused (nothing deleted) when it would take all of a user's
+     * associations with their default account while leaving them others on the cluster; a user left with none has
+     * no default any more.
+     */
+    private void remove(java.util.function.Predicate<SlurmState.UserAssociation> gone, Command c) {
+        Set<String> touched = new java.util.TreeSet<>();
+        users.stream().filter(gone).forEach(u -> touched.add(u.user()));
+        for (String user : touched) {
+            List<SlurmState.UserAssociation> all = users.stream().filter(u -> u.user().equals(user)).toList();
+            boolean keepsSome = all.stream().anyMatch(gone.negate());
+            boolean keepsDefault = all.stream().anyMatch(u -> u.account().equals(defaults.get(user)) && !gone.test(u));
+            if (defaults.containsKey(user) && keepsSome && !keepsDefault) {
+                throw new IllegalStateException("You can not remove the default account of a user (" + user + ": "
+                        + defaults.get(user) + "): " + c.shell());
+            }
+        }
+        users.removeIf(gone);
+        for (String user : touched) {
+            if (users.stream().noneMatch(u -> u.user().equals(user))) {
+                defaults.remove(user);
+            }
         }
     }
 
