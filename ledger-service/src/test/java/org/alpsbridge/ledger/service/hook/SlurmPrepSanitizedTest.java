@@ -16,7 +16,7 @@ import org.alpsbridge.ledger.State;
 import org.junit.jupiter.api.Test;
 
 /**
- * The PrEp plugin built with ASan and UBSan inside the real slurmctld (Slurm 22.05; the runtime preloaded, see
+ * The PrEp plugin built with ASan and UBSan inside the real slurmctld (Slurm 22.05 and 26.05; the runtime preloaded, see
  * {@link SlurmLab#startSanitized}): jobs of two projects as the unprivileged job user, one denied, one past its
  * time limit, slurmctld restarted with jobs running (the plugin's fini and init with its threads busy). Every job
  * is charged as Slurm says, and the sanitizers wrote no report. A short scenario of its own rather than the whole
