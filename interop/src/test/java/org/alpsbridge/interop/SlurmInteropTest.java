@@ -114,9 +114,10 @@ class SlurmInteropTest {
 
     /**
      * A reservation planted in ALPS behind everyone's back, with a running application: the proxy's orphan watch
-     * lists it ({@code proxy orphans --refresh}), slurmctld's own check (basil_inventory) finds it no job of its own
-     * and releases it the safe way (RELEASE, then apkill of its application); the proxy's {@code --release} after
-     * that finds nothing left to release. One RELEASE of it reaches ALPS, never two.
+     * lists it ({@code proxy orphans --refresh}) unless slurmctld's own check was quicker, slurmctld's check
+     * (basil_inventory) finds it no job of its own and releases it the safe way (RELEASE, then apkill of its
+     * application); the proxy's {@code --release} after that finds nothing left to release. One RELEASE of it
+     * reaches ALPS, never two.
      */
     @Test
     @Order(5)
@@ -126,8 +127,12 @@ class SlurmInteropTest {
                 .filter(l -> l.matches("\\d+")).findFirst().orElseThrow();
         String resId = planted;
         String listed = bridge.orphans("--refresh").ok().out();
-        assertTrue(listed.lines().anyMatch(l -> l.strip().startsWith(resId + " ") && l.contains("999999")),
-                "the proxy's orphan list: " + listed);
+        // Two watchers race: slurmctld's own check (its next INVENTORY) may release the reservation between the
+        // refresh's fetch and a loaded proxy's judging of it; the proxy then rightly leaves out a reservation released
+        // since its inventory was fetched. Either the proxy lists it, or slurmctld had released it by then.
+        boolean listedByProxy = listed.lines().anyMatch(l -> l.strip().startsWith(resId + " ") && l.contains("999999"));
+        assertTrue(listedByProxy || !bridge.releasesOf(resId).isEmpty(),
+                "the proxy's orphan list: " + listed + "\nand no RELEASE of " + resId + " reached ALPS");
         assertTrue(Host.await(Duration.ofMinutes(2), () -> !bridge.alpsReservations().contains(resId)),
                 "ALPS still holds " + bridge.alpsReservations() + "\n" + slurm.ctldLog());
         assertTrue(slurm.ctldLog().contains("orphaned ALPS reservation " + resId), "slurmctld did not find it");
