@@ -3,8 +3,6 @@ package org.alpsbridge.ledger.service.hook;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,13 +18,11 @@ import java.util.TreeSet;
 import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.ProjectShare;
 import org.alpsbridge.ledger.Resource;
-import org.alpsbridge.ledger.cli.LedgerCommand;
 import org.alpsbridge.slurm.harness.MariaDb;
 import org.alpsbridge.slurm.harness.Programs;
 import org.alpsbridge.slurm.harness.SlurmDbd;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /**
  * {@code alpsbridge ledger slurm-sync} on a generated site of 300 projects and 2,000 users against a real slurmdbd
@@ -129,19 +125,9 @@ class SlurmSyncSiteBench {
 
     /** {@code alpsbridge ledger slurm-sync} in this JVM (its start not counted), timed; it must succeed. */
     private static Timed sync(SlurmLab lab, Path sacctmgr, String... more) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cmd = new CommandLine(new LedgerCommand());
-        cmd.setOut(new PrintWriter(out));
-        cmd.setErr(new PrintWriter(err));
-        List<String> args = new ArrayList<>(List.of("slurm-sync", "--db", lab.db, "--cluster", "lab", "--sacctmgr",
-                sacctmgr.toString()));
-        args.addAll(List.of(more));
         long began = System.nanoTime();
-        int code = cmd.execute(args.toArray(String[]::new));
-        long ms = Duration.ofNanos(System.nanoTime() - began).toMillis();
-        assertEquals(0, code, "slurm-sync " + String.join(" ", more) + ": " + err);
-        return new Timed(out.toString(), ms);
+        String out = SlurmSyncSlurmTest.sync(lab, sacctmgr, 0, more)[0];
+        return new Timed(out, Duration.ofNanos(System.nanoTime() - began).toMillis());
     }
 
     private static long calls(String out) {

@@ -193,7 +193,7 @@ class SlurmSyncSlurmTest {
     }
 
     /** {@code alpsbridge ledger slurm-sync} as the timer runs it; stdout and stderr, after checking the exit code. */
-    private static String[] sync(SlurmLab lab, Path sacctmgr, int expected, String... more) {
+    static String[] sync(SlurmLab lab, Path sacctmgr, int expected, String... more) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         CommandLine cmd = new CommandLine(new LedgerCommand());
