@@ -110,6 +110,7 @@ class SlurmSyncSlurmTest {
 
         // the node cap: chem holds one node at a time, phys runs on the other. Each job takes a whole node
         // (--exclusive): chem's second job would fit on the free node and waits at its cap, not for resources
+        long nodeCap = System.nanoTime();
         try (Ledger ledger = Ledger.open(lab.db)) {
             ledger.setShare(new ProjectShare("chem", "Chemistry", "uni", List.of(), Map.of("node", 1L), List.of(), ""), "test");
         }
@@ -128,6 +129,7 @@ class SlurmSyncSlurmTest {
         System.out.println("node cap: " + lab.slurm("squeue", "-h", "-o", "%i %a %T %r %N").out().strip().replace('\n', ';'));
         lab.slurm("scancel", n1, n2, np);
         lab.awaitQuiet(Duration.ofSeconds(60));
+        System.out.println("node cap shown in " + seconds(nodeCap));
 
         // the CPU cap: chem runs one CPU at a time, phys runs beside it on the CPUs left (the node cap stays: chem's
         // jobs of one CPU share a node, which Slurm counts once)
