@@ -32,6 +32,10 @@ public final class NodeNamespaces implements AutoCloseable {
                 Programs.unavailable(p + " is not installed (Debian packages iproute2, util-linux)");
             }
         }
+        if (!"root".equals(System.getProperty("user.name"))) {
+            Programs.unavailable("network namespaces, a bridge and veth pairs need root; this test runs as "
+                    + System.getProperty("user.name"));
+        }
         NodeNamespaces n = new NodeNamespaces(freeSubnet(), nodes);
         try {
             n.build();
