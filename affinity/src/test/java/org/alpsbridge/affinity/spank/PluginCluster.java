@@ -18,6 +18,7 @@ import org.alpsbridge.affinity.agent.AffinityAgent;
 import org.alpsbridge.affinity.cli.AffinityCommand;
 import org.alpsbridge.affinity.format.CpuLists;
 import org.alpsbridge.slurm.harness.JobUser;
+import org.alpsbridge.slurm.harness.NodeNamespaces;
 import org.alpsbridge.slurm.harness.Programs;
 import org.alpsbridge.slurm.harness.Sanitizers;
 import org.alpsbridge.slurm.harness.SlurmCluster;
@@ -130,13 +131,7 @@ final class PluginCluster implements AutoCloseable {
                 spec.line("NodeName=" + host + " NodeAddr=127.0.0.1 CPUs=" + detectedCpus(installation) + " State=UNKNOWN");
             } else {
                 namespaces = NodeNamespaces.create(nodeCpus.length);
-                spec.controllerAddress(namespaces.controllerAddress());
-                for (int i = 0; i < nodeCpus.length; i++) {
-                    String node = namespaces.nodes().get(i);
-                    nodes.add(node);
-                    spec.line("NodeName=" + node + " NodeAddr=" + namespaces.address(node) + " CPUs=" + nodeCpus[i] + " State=UNKNOWN");
-                    spec.slurmd(node, namespaces.launcher(node));
-                }
+                nodes.addAll(namespaces.addTo(spec, nodeCpus));
             }
             spec.line("PartitionName=debug Nodes=" + String.join(",", nodes) + " Default=YES MaxTime=INFINITE State=UP");
             slurm = SlurmCluster.configure(spec);

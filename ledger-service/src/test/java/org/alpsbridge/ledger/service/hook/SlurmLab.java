@@ -13,6 +13,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.alpsbridge.munge.MungeDaemon;
 import org.alpsbridge.slurm.harness.JobUser;
+import org.alpsbridge.slurm.harness.NodeNamespaces;
 import org.alpsbridge.slurm.harness.Programs;
 import org.alpsbridge.slurm.harness.Sanitizers;
 import org.alpsbridge.slurm.harness.SlurmCluster;
@@ -23,7 +24,7 @@ import org.junit.jupiter.api.Assertions;
  * A real Slurm (the harness's {@link SlurmCluster}: Debian's 22.05, or the prefix {@code -Dalpsbridge.slurm.prefix}
  * names) and a ledger service in a process of its own, on loopback, for the hooks' tests: a private munged shared
  * by both, everything in a temporary directory, stopped by pid. One node with {@code cpus} CPUs ({@code SlurmdParameters=config_overrides}: more than the
- * machine has, jobs here sleep) in partitions {@code debug} (default) and {@code big}; the hooks as {@link Hooks}
+ * machine has, jobs here sleep), or several ({@link #startNodes}), in partitions {@code debug} (default) and {@code big}; the hooks as {@link Hooks}
  * says: the C client with the agent (as a site deploys them), the C client alone (its fallback to the JVM
  * hook), the JVM hook alone, or none. Skipped with the reason when Slurm, munged or root are missing, failing
  * under {@code ALPSBRIDGE_REQUIRE_SERVICES=1}.
@@ -53,9 +54,13 @@ final class SlurmLab implements AutoCloseable {
     final Path dir;
     final MungeDaemon munged;
     final String db;
-    /** The node's name (slurmctld's host). */
+    /** slurmctld's host name, the node's in a lab of one node. */
     String host;
+    /** The nodes' names: {@link #host}, or n1, n2, ... each in a network namespace of its own ({@link #startNodes}). */
+    List<String> nodes;
+    private NodeNamespaces namespaces;
     private final int cpus;
+    private int nodeCount = 1;
     private final Hooks hooks;
     private final int servicePort;
     private Process service;
@@ -110,7 +115,7 @@ final class SlurmLab implements AutoCloseable {
      */
     static SlurmLab start(String db, int cpus, Hooks hooks, String serviceSettings, String hookSettings,
                           Path hookJar, boolean jobSubmit) throws Exception {
-        return start(db, cpus, hooks, serviceSettings, hookSettings, hookJar, jobSubmit, false);
+        return start(db, cpus, hooks, serviceSettings, hookSettings, hookJar, jobSubmit, false, 1);
     }
 
     /**
@@ -120,11 +125,21 @@ final class SlurmLab implements AutoCloseable {
      * {@link #sanitizerLogs()} ({@code asan.PID}, {@code ubsan.PID}), none wanted. Leak checking is off: slurmctld itself frees little at exit, which is not the plugins' to answer.
      */
     static SlurmLab startSanitized(String db, int cpus, String serviceSettings, String hookSettings) throws Exception {
-        return start(db, cpus, Hooks.PREP, serviceSettings, hookSettings, null, false, true);
+        return start(db, cpus, Hooks.PREP, serviceSettings, hookSettings, null, false, true, 1);
+    }
+
+    /**
+     * {@code nodes} nodes of {@code cpus} CPUs each (n1, n2, ...), no hooks, the ledger a SQLite file here: what a
+     * node limit needs to bite (on one node it cannot: Slurm counts a node an account's jobs share once). Each
+     * node's slurmd runs in a network namespace of its own ({@link NodeNamespaces}: slurmctld on a test bridge), as
+     * on a host of its own, with any Slurm build (Debian's is not built for several slurmd on one host).
+     */
+    static SlurmLab startNodes(int nodes, int cpus) throws Exception {
+        return start(null, cpus, Hooks.NONE, "", "", null, false, false, nodes);
     }
 
     private static SlurmLab start(String db, int cpus, Hooks hooks, String serviceSettings, String hookSettings,
-                                  Path hookJar, boolean jobSubmit, boolean sanitized) throws Exception {
+                                  Path hookJar, boolean jobSubmit, boolean sanitized, int nodes) throws Exception {
         SlurmInstallation installation = SlurmInstallation.selected();
         installation.require("slurmctld", "slurmd", "sbatch", "squeue", "scontrol", "sinfo");
         JobUser user = JobUser.ensure();
@@ -142,6 +157,7 @@ final class SlurmLab implements AutoCloseable {
         lab.hookJar = hookJar;
         lab.jobSubmit = jobSubmit;
         lab.sanitized = sanitized;
+        lab.nodeCount = nodes;
         try {
             Files.writeString(dir.resolve("ledger-service.conf"), String.join("\n",
                     "listen=127.0.0.1:" + lab.servicePort, "munge_socket=" + munged.socket(), serviceSettings, ""));
@@ -338,9 +354,17 @@ final class SlurmLab implements AutoCloseable {
             env.forEach(spec::controllerEnvironment);
             env.forEach(spec::slurmdEnvironment);
         }
-        spec.line("NodeName=" + host + " NodeAddr=127.0.0.1 CPUs=" + cpus + " State=UNKNOWN",
-                "PartitionName=debug Nodes=" + host + " Default=YES MaxTime=INFINITE State=UP",
-                "PartitionName=big Nodes=" + host + " MaxTime=INFINITE State=UP");
+        if (nodeCount == 1) {
+            nodes = List.of(host);
+            spec.line("NodeName=" + host + " NodeAddr=127.0.0.1 CPUs=" + cpus + " State=UNKNOWN");
+        } else {
+            namespaces = NodeNamespaces.create(nodeCount);
+            int[] sizes = new int[nodeCount];
+            java.util.Arrays.fill(sizes, cpus);
+            nodes = namespaces.addTo(spec, sizes);
+        }
+        spec.line("PartitionName=debug Nodes=" + String.join(",", nodes) + " Default=YES MaxTime=INFINITE State=UP",
+                "PartitionName=big Nodes=" + String.join(",", nodes) + " MaxTime=INFINITE State=UP");
         slurm = SlurmCluster.configure(spec);
         user.admit(slurm);
         jobs = user.ownedDirectory(dir.resolve("jobs"));
@@ -550,6 +574,9 @@ final class SlurmLab implements AutoCloseable {
     public void close() throws Exception {
         if (slurm != null) {
             slurm.close();
+        }
+        if (namespaces != null) {
+            namespaces.close();
         }
         stopAgent(false);
         stopService(false);

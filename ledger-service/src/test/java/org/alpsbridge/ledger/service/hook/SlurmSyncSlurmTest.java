@@ -30,7 +30,8 @@ import picocli.CommandLine;
  * associations and limits ({@code AccountingStorageEnforce=associations,limits}): Slurm itself accepts, holds back
  * and refuses the jobs of unprivileged users this test makes (prefix {@code absync-}, removed at the end) as the
  * ledger says. A {@code sacctmgr} wrapper logs every call, so "nothing changed" is what slurmdbd was asked, not what
- * the sync says of itself.
+ * the sync says of itself. Two nodes ({@link SlurmLab#startNodes}), so that a project's node cap holds its second
+ * whole-node job while another project's job runs on the other node.
  */
 class SlurmSyncSlurmTest {
 
@@ -43,7 +44,8 @@ class SlurmSyncSlurmTest {
     void slurmAcceptsCapsAndRefusesJobsAsTheLedgerSays() throws Exception {
         long began = System.nanoTime();
         removeUsers();
-        try (SlurmLab lab = SlurmLab.start(null, 4, SlurmLab.Hooks.NONE, "", "")) {
+        // two nodes of two CPUs: a node cap bites only where the project's next job needs another node
+        try (SlurmLab lab = SlurmLab.startNodes(2, 2)) {
             List<AutoCloseable> accounting = new ArrayList<>();
             try {
                 MariaDb db = MariaDb.start(lab.dir.resolve("mariadb"));
@@ -106,8 +108,31 @@ class SlurmSyncSlurmTest {
         assertTrue(second[0].contains("# 0 sacctmgr call(s) for 0 project(s)"), second[0]);
         assertEquals(before, changes(calls).size(), "the second sync asks slurmdbd no change");
 
-        // the cap: chem runs one CPU at a time, phys runs beside it on the CPUs left. (Its node cap is set too; on
-        // this one-node lab it cannot bite: Slurm counts the nodes an account's jobs share once.)
+        // the node cap: chem holds one node at a time, phys runs on the other. Each job takes a whole node
+        // (--exclusive): chem's second job would fit on the free node and waits at its cap, not for resources
+        long nodeCap = System.nanoTime();
+        try (Ledger ledger = Ledger.open(lab.db)) {
+            ledger.setShare(new ProjectShare("chem", "Chemistry", "uni", List.of(), Map.of("node", 1L), List.of(), ""), "test");
+        }
+        sync(lab, wrapper, 0);
+        assertEquals(Map.of("node", 1L), ProjectShare.parseCaps(assoc(lab, "chem", "", "grptres")));
+        String n1 = jobId(submit(lab, "absync-ann", "chem", "sleep 300", "--exclusive"));
+        lab.awaitState(n1, "RUNNING", Duration.ofSeconds(60));
+        String n2 = jobId(submit(lab, "absync-ann", "chem", "sleep 300", "--exclusive"));
+        awaitReason(lab, n2, "AssocGrpNodeLimit");
+        String np = jobId(submit(lab, "absync-bob", "phys", "sleep 300", "--exclusive"));
+        lab.awaitState(np, "RUNNING", Duration.ofSeconds(60));
+        assertEquals(java.util.Set.copyOf(lab.nodes), java.util.Set.of(lab.job(n1).get("NodeList"), lab.job(np).get("NodeList")),
+                "chem's first job and phys's each on a node of their own");
+        assertEquals(List.of("PENDING", "AssocGrpNodeLimit"), List.of(lab.job(n2).get("JobState"), lab.job(n2).get("Reason")),
+                "chem's second job waits at its node cap");
+        System.out.println("node cap: " + lab.slurm("squeue", "-h", "-o", "%i %a %T %r %N").out().strip().replace('\n', ';'));
+        lab.slurm("scancel", n1, n2, np);
+        lab.awaitQuiet(Duration.ofSeconds(60));
+        System.out.println("node cap shown in " + seconds(nodeCap));
+
+        // the CPU cap: chem runs one CPU at a time, phys runs beside it on the CPUs left (the node cap stays: chem's
+        // jobs of one CPU share a node, which Slurm counts once)
         try (Ledger ledger = Ledger.open(lab.db)) {
             ledger.setShare(new ProjectShare("chem", "Chemistry", "uni", List.of(), Map.of("node", 1L, "cpu", 1L),
                     List.of(), ""), "test");
@@ -225,11 +250,15 @@ class SlurmSyncSlurmTest {
         return "";
     }
 
-    /** sbatch as an unprivileged user. */
-    private static Programs.Result submit(SlurmLab lab, String user, String account, String command) throws Exception {
-        return Programs.run(List.of("runuser", "-u", user, "--", "env", "SLURM_CONF=" + lab.dir.resolve("slurm.conf"),
+    /** sbatch as an unprivileged user, one task, with more {@code options}. */
+    private static Programs.Result submit(SlurmLab lab, String user, String account, String command, String... options)
+            throws Exception {
+        List<String> argv = new ArrayList<>(List.of("runuser", "-u", user, "--", "env", "SLURM_CONF=" + lab.dir.resolve("slurm.conf"),
                 lab.installation().program("sbatch").toString(), "--parsable", "-A", account, "-n", "1", "-t", "10",
-                "-D", "/tmp", "-o", "/dev/null", "--wrap", command), Map.of(), Duration.ofSeconds(60));
+                "-D", "/tmp", "-o", "/dev/null"));
+        argv.addAll(List.of(options));
+        argv.addAll(List.of("--wrap", command));
+        return Programs.run(argv, Map.of(), Duration.ofSeconds(60));
     }
 
     private static String jobId(Programs.Result r) {

@@ -1,19 +1,20 @@
-package org.alpsbridge.affinity.spank;
+package org.alpsbridge.slurm.harness;
 
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.alpsbridge.slurm.harness.Programs;
 
 /**
  * Network namespaces for several slurmd on this machine: per node n1, n2, ... a namespace with a veth pair into a
  * bridge that holds slurmctld's address, in a test subnet 10.250.B.0/24 that exists only inside these namespaces
  * and the bridge. B is one no other such bridge on this machine holds (another build's cluster), and names the
- * namespaces and links ({@code abBn1}, {@code abBbr}); all of it is removed on close.
+ * namespaces and links ({@code abBn1}, {@code abBbr}); all of it is removed on close. Each node is as on a host of
+ * its own to Slurm (its own address, slurmd's port on it), with a slurmd of any build: Debian's Slurm is not built
+ * with {@code --enable-multiple-slurmd}. The namespaces share everything else (files, users, munged's socket).
  */
-final class NodeNamespaces implements AutoCloseable {
+public final class NodeNamespaces implements AutoCloseable {
 
     private final int subnet;
     private final int nodes;
@@ -25,11 +26,15 @@ final class NodeNamespaces implements AutoCloseable {
     }
 
     /** The bridge with slurmctld's address, and per node a namespace with a veth pair into the bridge. */
-    static NodeNamespaces create(int nodes) throws IOException, InterruptedException {
+    public static NodeNamespaces create(int nodes) throws IOException, InterruptedException {
         for (String p : List.of("ip", "nsenter")) {
             if (Programs.find(p) == null) {
                 Programs.unavailable(p + " is not installed (Debian packages iproute2, util-linux)");
             }
+        }
+        if (!"root".equals(System.getProperty("user.name"))) {
+            Programs.unavailable("network namespaces, a bridge and veth pairs need root; this test runs as "
+                    + System.getProperty("user.name"));
         }
         NodeNamespaces n = new NodeNamespaces(freeSubnet(), nodes);
         try {
@@ -72,8 +77,26 @@ final class NodeNamespaces implements AutoCloseable {
         }
     }
 
+    /**
+     * The nodes into a cluster's slurm.conf: slurmctld on {@link #controllerAddress()}, per node a line {@code
+     * NodeName=nI NodeAddr=ADDRESS CPUs=C State=UNKNOWN} ({@code cpus[I-1]}) and a slurmd in its namespace. Needs as
+     * many namespaces as {@code cpus} has values. The node names, for the partitions' lines.
+     */
+    public List<String> addTo(SlurmCluster.Spec spec, int... cpus) {
+        if (cpus.length != nodes) {
+            throw new IllegalArgumentException(cpus.length + " node sizes for " + nodes + " namespaces");
+        }
+        spec.controllerAddress(controllerAddress());
+        for (int i = 0; i < nodes; i++) {
+            String node = nodes().get(i);
+            spec.line("NodeName=" + node + " NodeAddr=" + address(node) + " CPUs=" + cpus[i] + " State=UNKNOWN");
+            spec.slurmd(node, launcher(node));
+        }
+        return nodes();
+    }
+
     /** Node names n1, n2, ... */
-    List<String> nodes() {
+    public List<String> nodes() {
         List<String> names = new ArrayList<>();
         for (int i = 1; i <= nodes; i++) {
             names.add("n" + i);
@@ -82,17 +105,17 @@ final class NodeNamespaces implements AutoCloseable {
     }
 
     /** The bridge's address: slurmctld's. */
-    String controllerAddress() {
+    public String controllerAddress() {
         return "10.250." + subnet + ".1";
     }
 
     /** Node nI's address, 10.250.B.(I+1). */
-    String address(String node) {
+    public String address(String node) {
         return "10.250." + subnet + "." + (Integer.parseInt(node.substring(1)) + 1);
     }
 
     /** What runs a program (slurmd) inside the node's namespace. */
-    List<String> launcher(String node) {
+    public List<String> launcher(String node) {
         return List.of(Programs.find("nsenter").toString(), "--net=/run/netns/" + namespace(node));
     }
 
