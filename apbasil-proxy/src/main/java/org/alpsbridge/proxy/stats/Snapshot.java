@@ -38,6 +38,13 @@ public record Snapshot(Instant taken, long uptimeSeconds, Map<String, MethodFigu
      * @param values value per label value
      */
     public record CounterFigures(Metric metric, String labelName, Map<String, Long> values) {
+
+        /** The series that counted something: {@link #values} without the ones still at their starting 0. */
+        public Map<String, Long> counted() {
+            Map<String, Long> out = new java.util.TreeMap<>(values);
+            out.values().removeIf(v -> v == 0);
+            return out;
+        }
     }
 
     /** A gauge's declaration and value. */
