@@ -35,7 +35,7 @@ import org.alpsbridge.basil.model.ReserveParam;
 final class CachedInventory {
 
     /** How far a patched reservation's {@code time_stamp} may lie from ALPS's: {@link #sameButTheClock}. */
-    static final long CLOCK_UNCERTAINTY_SECONDS = 1;
+    private static final long CLOCK_UNCERTAINTY_SECONDS = 1;
 
     final String protocol;
     private final InventoryHeader header;
@@ -347,7 +347,7 @@ final class CachedInventory {
      * arrival, after ALPS stamped it (under load, 1796182194 patched for 1796182193 written). More than
      * {@link #CLOCK_UNCERTAINTY_SECONDS} apart is a misjudged clock, still a mismatch.
      */
-    static boolean sameButTheClock(ReservationView mine, ReservationView theirs) {
+    private static boolean sameButTheClock(ReservationView mine, ReservationView theirs) {
         if (mine.equals(theirs)) {
             return true;
         }
