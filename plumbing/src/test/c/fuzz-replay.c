@@ -3,7 +3,7 @@
  * targets (apbasil-proxy/src/main/c, ledger-service/src/main/c, affinity/spank: their Makefiles' `replay` link it
  * with each target). Each argument is a file or a directory of files. Before each input it names it on stderr
  * ("Running: PATH", as libFuzzer does), so the input a sanitizer or an abort stopped on is the last one named; the
- * default test run replays the committed corpora with it (org.alpsbridge.fuzz.FuzzCorpus, plumbing's test-jar).
+ * default test run replays the committed corpora with it (org.alpsbridge.slurm.harness.FuzzCorpus, in slurm-harness).
  * Exit 0 when every input was read and run, 1 when one could not be read; a crashing input ends the program there.
  */
 #include <dirent.h>

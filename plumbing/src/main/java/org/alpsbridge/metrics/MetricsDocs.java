@@ -19,21 +19,30 @@ public final class MetricsDocs {
 
     private static final Pattern TYPE_LINE = Pattern.compile("(?m)^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (\\w+)$");
     private static final Pattern SAMPLE = Pattern.compile("(?m)^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\\{([^}]*)\\})? \\S+$");
-    private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"(?:[^\"\\\\]|\\\\.)*\"");
+    private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\"");
 
     private MetricsDocs() {
     }
 
-    /** The markdown table of {@code metrics}: name, type, labels, meaning. */
+    /**
+     * The markdown table of {@code metrics}: name, type, labels (a closed label with its values, e.g.
+     * {@code `outcome`: `ok`, `failed`}; labels apart by {@code ;}), meaning.
+     */
     public static String table(List<Metric> metrics) {
         StringBuilder t = new StringBuilder("| metric | type | labels | meaning |\n|---|---|---|---|\n");
         for (Metric m : metrics) {
             t.append("| `").append(m.name()).append("` | ").append(m.type().word()).append(" | ")
-                    .append(m.labels().isEmpty() ? "" : m.labels().stream().map(l -> "`" + l + "`")
-                            .collect(Collectors.joining(", ")))
+                    .append(m.labels().stream().map(l -> labelCell(m, l)).collect(Collectors.joining(m.values().isEmpty()
+                            ? ", " : "; ")))
                     .append(" | ").append(m.help().replace("|", "\\|")).append(" |\n");
         }
         return t.toString();
+    }
+
+    private static String labelCell(Metric m, String label) {
+        List<String> values = m.values().get(label);
+        return "`" + label + "`" + (values == null ? ""
+                : ": " + values.stream().map(v -> "`" + v + "`").collect(Collectors.joining(", ")));
     }
 
     /** The text between {@code <!-- metrics:NAME -->} and {@code <!-- /metrics:NAME -->} of {@code markdown}. */
@@ -62,7 +71,7 @@ public final class MetricsDocs {
 
     /**
      * What in a scrape's text is not as declared: a family with no declaration, or of another type, or a sample
-     * with a label its family does not declare. Empty when all is declared.
+     * with a label its family does not declare, or with a value its closed label does not. Empty when all is declared.
      */
     public static List<String> undeclared(String exposition, List<Metric> declared) {
         Map<String, Metric> byName = new TreeMap<>();
@@ -91,6 +100,9 @@ public final class MetricsDocs {
                         || (m.type() == Metric.Type.HISTOGRAM && l.equals("le"));
                 if (!implied && !m.labels().contains(l)) {
                     problems.putIfAbsent(m.name() + "/" + l, m.name() + " has a label " + l + " not declared");
+                } else if (m.values().containsKey(l) && !m.values().get(l).contains(label.group(2))) {
+                    problems.putIfAbsent(m.name() + "/" + l + "=" + label.group(2), m.name() + " has " + l + "=\""
+                            + label.group(2) + "\", a value not declared");
                 }
             }
         }

@@ -1,7 +1,7 @@
 package org.alpsbridge.affinity.spank;
 
 import java.nio.file.Path;
-import org.alpsbridge.fuzz.FuzzCorpus;
+import org.alpsbridge.slurm.harness.FuzzCorpus;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 

@@ -125,10 +125,6 @@ public final class Availability implements AutoCloseable {
     /** Adds the {@code ha_*} gauges and counters to the daemon's figures; call before {@link #start}. */
     public void report(Stats stats) {
         takeovers = stats.counter(ProxyMetric.HA_TAKEOVERS);
-        // at 0 from the start: increase() over a series born at 1 would miss the first failover
-        for (String previous : new String[] {"expired", "released", "none"}) {
-            takeovers.add(previous, 0);
-        }
         stepdowns = stats.counter(ProxyMetric.HA_STEPDOWNS);
         interruptedFound = stats.counter(ProxyMetric.HA_INTERRUPTED_EXCHANGES);
         fenced = stats.counter(ProxyMetric.HA_FENCED_WRITES);

@@ -89,14 +89,6 @@ public final class OrphanWatch {
         this.releases = stats.counter(ProxyMetric.ORPHANS_RELEASED);
         this.detectionSeconds = stats.counter(ProxyMetric.ORPHANS_DETECTION_SECONDS);
         this.leftBehind = stats.counter(ProxyMetric.ORPHANS_INTERRUPTED_RESERVES);
-        // Every outcome exported at 0 from the start: Prometheus's increase() needs a sample before the first
-        // event, or a proxy's first release would never show on the dashboard's panel.
-        for (String outcome : List.of("released", "release-failed", "apkill-failed")) {
-            releases.add(outcome, 0);
-        }
-        for (String outcome : List.of("released", "release-failed", "not-found")) {
-            leftBehind.add(outcome, 0);
-        }
         stats.gauge(ProxyMetric.ORPHANS, () -> orphans().size());
     }
 

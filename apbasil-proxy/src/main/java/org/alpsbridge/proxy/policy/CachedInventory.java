@@ -34,6 +34,9 @@ import org.alpsbridge.basil.model.ReserveParam;
  */
 final class CachedInventory {
 
+    /** How far a patched reservation's {@code time_stamp} may lie from ALPS's: {@link #sameButTheClock}. */
+    private static final long CLOCK_UNCERTAINTY_SECONDS = 1;
+
     final String protocol;
     private final InventoryHeader header;
     private final List<NodeView> nodes;
@@ -42,8 +45,10 @@ final class CachedInventory {
     private final Map<Long, Set<Integer>> heldAt = new HashMap<>();
     private final LinkedHashMap<Long, ReservationView> reservations = new LinkedHashMap<>();
     private final Map<String, long[]> idsByUser;
-    /** ALPS's clock minus the proxy's, in seconds: from the fetch, then from each later reservations-only answer. */
+    /** ALPS's clock minus the proxy's, in seconds: from the fetch, then from later reservations-only answers. */
     private long clockOffsetSeconds;
+    /** The round trip of the answer {@link #clockOffsetSeconds} was judged from: how far ALPS's stamp may lie behind. */
+    private long clockJudgedWithinMillis;
     final long fetchedAtMillis;
     final long fetchStartedNanos;
     private long maxApid;
@@ -57,8 +62,8 @@ final class CachedInventory {
     private final long sizeHint;
 
     private CachedInventory(String protocol, InventoryHeader header, List<NodeView> nodes, List<ReservationView> reservations,
-                            Map<String, long[]> idsByUser, long maxApid, long maxReservationId, long clockOffsetSeconds, long fetchedAtMillis,
-                            long fetchStartedNanos, byte[] document) {
+                            Map<String, long[]> idsByUser, long maxApid, long maxReservationId, long clockOffsetSeconds,
+                            long clockJudgedWithinMillis, long fetchedAtMillis, long fetchStartedNanos, byte[] document) {
         this.protocol = protocol;
         this.header = header;
         this.nodes = nodes;
@@ -73,6 +78,7 @@ final class CachedInventory {
         this.maxApid = maxApid;
         this.maxReservationId = maxReservationId;
         this.clockOffsetSeconds = clockOffsetSeconds;
+        this.clockJudgedWithinMillis = clockJudgedWithinMillis;
         this.fetchedAtMillis = fetchedAtMillis;
         this.fetchStartedNanos = fetchStartedNanos;
         this.answer = InventoryAnswer.fetched(header, nodes, reservations, document);
@@ -117,8 +123,8 @@ final class CachedInventory {
             }
         }
         long offset = header.timestamp() == null ? 0 : header.timestamp() - Math.floorDiv(answeredAtMillis, 1000);
-        return new CachedInventory(protocol, header, nodes, reservations, ids, maxApid, maxReservationId, offset, fetchedAtMillis,
-                fetchStartedNanos, document);
+        return new CachedInventory(protocol, header, nodes, reservations, ids, maxApid, maxReservationId, offset,
+                Math.max(0, answeredAtMillis - fetchedAtMillis), fetchedAtMillis, fetchStartedNanos, document);
     }
 
     InventoryHeader header() {
@@ -147,10 +153,14 @@ final class CachedInventory {
      * before writing it, and the offset is judged from the answer's arrival: a few hundred bytes arrive within the
      * stamp's second, while an 82-MB inventory (knl:4392) arrives a second or two after it, which had every patched
      * reservation's {@code time_stamp} a second behind ALPS's (21 patch mismatches in 50 RESERVEs of the Slurm bench).
+     * A small answer is slow too under load, though: one that took more than a second (ALPS stamped it that long
+     * before it arrived) is taken only if the offset held was judged from a slower one.
      */
     void takeClock(CachedInventory fresh) {
-        if (header.timestamp() != null && fresh.header.timestamp() != null) {
+        if (header.timestamp() != null && fresh.header.timestamp() != null
+                && (fresh.clockJudgedWithinMillis < 1000 || fresh.clockJudgedWithinMillis <= clockJudgedWithinMillis)) {
             clockOffsetSeconds = fresh.clockOffsetSeconds;
+            clockJudgedWithinMillis = fresh.clockJudgedWithinMillis;
         }
     }
 
@@ -319,7 +329,7 @@ final class CachedInventory {
             if (mine == null || mine.equals(theirs)) {
                 continue;
             }
-            if (patched.contains(theirs.reservationId()) && !reservationOnly(mine).equals(reservationOnly(theirs))) {
+            if (patched.contains(theirs.reservationId()) && !sameButTheClock(reservationOnly(mine), reservationOnly(theirs))) {
                 wrong.add("reservation " + theirs.reservationId() + ": cached " + mine + " but ALPS shows " + theirs);
             }
             reservations.put(theirs.reservationId(), theirs);
@@ -329,6 +339,24 @@ final class CachedInventory {
             answer = null;
         }
         return wrong;
+    }
+
+    /**
+     * Whether a patched reservation is ALPS's but for a {@code time_stamp} within the clock judgement's own
+     * uncertainty: both clocks count whole seconds, and the patch reads ALPS's by the offset at the RESERVE answer's
+     * arrival, after ALPS stamped it (under load, 1796182194 patched for 1796182193 written). More than
+     * {@link #CLOCK_UNCERTAINTY_SECONDS} apart is a misjudged clock, still a mismatch.
+     */
+    private static boolean sameButTheClock(ReservationView mine, ReservationView theirs) {
+        if (mine.equals(theirs)) {
+            return true;
+        }
+        if (mine.timeStamp() == null || theirs.timeStamp() == null
+                || Math.abs(mine.timeStamp() - theirs.timeStamp()) > CLOCK_UNCERTAINTY_SECONDS) {
+            return false;
+        }
+        return new ReservationView(mine.reservationId(), mine.userName(), mine.accountName(), theirs.timeStamp(),
+                mine.batchId(), mine.reservationMode(), mine.gpcMode(), mine.applications()).equals(theirs);
     }
 
     /** The reservation with its pseudo-application only: what a RESERVE made of it, before any aprun. */
@@ -394,7 +422,7 @@ final class CachedInventory {
             if (theirs == null) {
                 continue; // gone since: nothing to compare
             }
-            if (!mine.equals(theirs)) {
+            if (!sameButTheClock(mine, theirs)) {
                 out.add("reservation " + id + ": cached " + mine + " but ALPS shows " + theirs);
                 continue;
             }

@@ -88,7 +88,6 @@ public final class InventoryPolicy implements AutoCloseable {
         this.lock = new PolicyLock(this::patchFailed);
         this.caches = new Caches(lock, patches);
         this.mismatches = stats.counter(ProxyMetric.POLICY_PATCH_MISMATCHES);
-        mismatches.add("", 0); // exported at 0 from the start, so that the alert's increase() sees the first one
         this.unseen = stats.counter(ProxyMetric.POLICY_UNSEEN_CHANGES);
         Counter drainChecks = stats.counter(ProxyMetric.POLICY_DRAIN_CHECKS);
         Counter reservationChecks = stats.counter(ProxyMetric.POLICY_RESERVATION_CHECKS);

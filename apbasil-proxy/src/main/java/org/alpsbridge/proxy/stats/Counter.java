@@ -5,7 +5,11 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
-/** A monotonic event counter with an optional label, e.g. full refreshes by reason. Thread-safe. */
+/**
+ * A monotonic event counter with an optional label, e.g. full refreshes by reason. Thread-safe. Every series its
+ * declaration knows of is there at 0 from the start (see {@link org.alpsbridge.metrics.Metric#series()}); counting a
+ * value its closed label does not declare throws {@link IllegalArgumentException}.
+ */
 public final class Counter {
 
     private final ProxyMetric metric;
@@ -15,6 +19,9 @@ public final class Counter {
     Counter(ProxyMetric metric) {
         this.metric = metric;
         this.labelName = metric.labelName();
+        for (java.util.List<String> start : metric.metric().series()) {
+            series.put(start.isEmpty() ? "" : start.get(0), new LongAdder());
+        }
     }
 
     /** Counts one event of an unlabelled counter. */
@@ -28,7 +35,8 @@ public final class Counter {
     }
 
     public void add(String labelValue, long delta) {
-        series.computeIfAbsent(labelName == null ? "" : labelValue, k -> new LongAdder()).add(delta);
+        String key = labelName == null ? "" : metric.metric().check(labelName, labelValue);
+        series.computeIfAbsent(key, k -> new LongAdder()).add(delta);
     }
 
     /** The current value of one series, 0 if it never counted. */

@@ -37,7 +37,7 @@ final class MethodRecord {
         backendSum += record(backend, nanos);
         if (failure != null) {
             backendErrors++;
-            failures.merge(failure, 1L, Long::sum);
+            failures.merge(ProxyMetric.BACKEND_FAILURES.metric().check("kind", failure), 1L, Long::sum);
         }
     }
 

@@ -18,7 +18,8 @@ public enum ProxyMetric implements Metric.Handle {
     BACKEND_ERRORS(Metric.counter(Names.P + "backend_errors_total", "Backend calls that failed.", "method")),
     BACKEND_FAILURES(Metric.counter(Names.P + "backend_failures_total", "Backend calls that failed, by kind: unreachable (no"
             + " answer: ALPS or the way to it is down), transient (ALPS answered TRANSIENT: asked again later),"
-            + " permanent (any other FAILURE).", "method", "kind")),
+            + " permanent (any other FAILURE).", "method", "kind")
+            .withValues("kind", "unreachable", "transient", "permanent")),
     CACHE_HITS(Metric.counter(Names.P + "cache_hits_total", "Client requests answered without a backend call.", "method")),
     RESPONSE_BYTES(Metric.counter(Names.P + "response_bytes_total", "Bytes of responses returned to clients.", "method")),
     REQUEST_DURATION(Metric.summary(Names.P + "request_duration_seconds", "Time clients waited for an answer.", "method")),
@@ -29,38 +30,51 @@ public enum ProxyMetric implements Metric.Handle {
             + " a call got no answer; 1 before the first call.")),
     UPTIME(Metric.gauge(Names.P + "uptime_seconds", "Seconds since the daemon started.")),
     POLICY_REFRESHES(Metric.counter(Names.P + "policy_refreshes_total", "Full inventories fetched from the backend, by reason.",
-            "reason")),
+            "reason").withValues("reason", "start", "summary-changed", "summary-failed", "interval", "fallback-interval",
+                    "unknown-outcome", "release-failed", "release-unclear", "drain-unknown", "operator", "reserve-unpatched",
+                    "unseen-reservation", "reserve-overlapped", "switch", "fetch-failed", "takeover")),
     POLICY_ENGINE_ANSWERS(Metric.counter(Names.P + "policy_engine_answers_total", "QUERY(ENGINE) answers, by source: backend,"
-            + " or memory (ALPS could not answer; the last answer given again).", "source")),
+            + " or memory (ALPS could not answer; the last answer given again).", "source")
+            .withValues("source", "backend", "memory")),
     POLICY_PATCHES(Metric.counter(Names.P + "policy_patches_total", "Forwarded reservation changes applied to the cache, by"
-            + " outcome.", "outcome")),
+            + " outcome: a RESERVE applied, seen (already in the cache), overlapped (beside another: not inferred) or"
+            + " unpatched (a full fetch follows); a RELEASE applied, or a reservation dropped as gone (the RELEASE's"
+            + " answer, the reservations check, or a drained release).", "outcome")
+            .withValues("outcome", "reserve-applied", "reserve-seen", "reserve-overlapped", "reserve-unpatched",
+                    "release-applied", "release-gone", "release-unseen", "release-drained")),
     POLICY_PATCH_MISMATCHES(Metric.counter(Names.P + "policy_patch_mismatches_total", "Refreshes that found a cached RESERVE"
             + " patch different from what ALPS shows.")),
     POLICY_UNSEEN_CHANGES(Metric.counter(Names.P + "policy_unseen_changes_total", "Refreshes that found changes the cache had"
             + " not seen (made behind the proxy's back, or mispatched).")),
     POLICY_DRAIN_CHECKS(Metric.counter(Names.P + "policy_drain_checks_total", "QUERY(STATUS) checks of reservations released"
-            + " with claims outstanding, by outcome: gone, held, failed.", "outcome")),
+            + " with claims outstanding, by outcome: gone, held, failed.", "outcome")
+            .withValues("outcome", "gone", "held", "failed")),
     POLICY_RESERVATION_CHECKS(Metric.counter(Names.P + "policy_reservation_checks_total", "Reservations-only INVENTORYs, before"
             + " cached answers and from the idle timer, by outcome: same (ALPS holds no reservation the cache does not),"
             + " changed (it does: a full fetch for a scheduler), unsure (a RESERVE was at ALPS beside it), failed.",
-            "outcome")),
+            "outcome").withValues("outcome", "same", "changed", "unsure", "failed")),
     POLICY_INVENTORY_ANSWERS(Metric.counter(Names.P + "policy_inventory_answers_total", "Scheduler INVENTORY requests, by where"
-            + " the answer came from.", "source")),
+            + " the answer came from.", "source").withValues("source", "cache", "backend")),
     POLICY_CACHE_AGE_SECONDS(Metric.gauge(Names.P + "policy_cache_age_seconds", "Age of the oldest cached full inventory.")),
-    ORPHANS_FOUND(Metric.counter(Names.P + "orphans_found_total", "Orphan reservations found, by reason.", "reason")),
-    ORPHANS_RELEASED(Metric.counter(Names.P + "orphans_released_total", "Orphan reservations released, by outcome.",
-            "outcome")),
+    ORPHANS_FOUND(Metric.counter(Names.P + "orphans_found_total", "Orphan reservations found, by reason.", "reason")
+            .withValues("reason", "not-created-by-proxy", "release-failed", "released-still-present", "interrupted-reserve",
+                    "superseded", "job-gone")),
+    ORPHANS_RELEASED(Metric.counter(Names.P + "orphans_released_total", "Orphan reservations released, by outcome:"
+            + " released, release-failed (ALPS refused or did not answer), apkill-failed (released, an apkill failed).",
+            "outcome").withValues("outcome", "released", "release-failed", "apkill-failed")),
     ORPHANS_DETECTION_SECONDS(Metric.counter(Names.P + "orphans_detection_seconds_total", "Sum of the ages (ALPS clock) at"
             + " which orphans made behind the proxy's back were found.")),
     ORPHANS_INTERRUPTED_RESERVES(Metric.counter(Names.P + "orphans_interrupted_reserves_total", "RESERVEs another proxy of the"
             + " pair forwarded and never answered, as this proxy settled them: released (the reservation they left),"
             + " release-failed (tried again at the next full inventory), not-found (no reservation of theirs in ALPS"
-            + " yet).", "outcome")),
+            + " yet).", "outcome").withValues("outcome", "released", "release-failed", "not-found")),
     ORPHANS(Metric.gauge(Names.P + "orphans", "Orphan reservations in the last full inventory.")),
     HA_TAKEOVERS(Metric.counter(Names.P + "ha_takeovers_total", "Leases this proxy took, by what became of the previous"
             + " holder's: expired (a failover: it died or was cut off), released (it stopped cleanly), none.",
-            "previous")),
-    HA_STEPDOWNS(Metric.counter(Names.P + "ha_stepdowns_total", "Times this proxy stopped being active, by reason.", "reason")),
+            "previous").withValues("previous", "expired", "released", "none")),
+    HA_STEPDOWNS(Metric.counter(Names.P + "ha_stepdowns_total", "Times this proxy stopped being active, by reason:"
+            + " lost (another proxy holds the lease), unreachable (the pair's database did not answer before the lease ran out).", "reason")
+            .withValues("reason", "lost", "unreachable")),
     HA_INTERRUPTED_EXCHANGES(Metric.counter(Names.P + "ha_interrupted_exchanges_total", "Exchanges an earlier active proxy"
             + " began and never finished, found at takeovers.")),
     HA_FENCED_WRITES(Metric.counter(Names.P + "ha_fenced_writes_total", "Exchange memory writes refused because this proxy's"

@@ -38,6 +38,13 @@ public record Snapshot(Instant taken, long uptimeSeconds, Map<String, MethodFigu
      * @param values value per label value
      */
     public record CounterFigures(Metric metric, String labelName, Map<String, Long> values) {
+
+        /** The series that counted something: {@link #values} without the ones still at their starting 0. */
+        public Map<String, Long> counted() {
+            Map<String, Long> out = new java.util.TreeMap<>(values);
+            out.values().removeIf(v -> v == 0);
+            return out;
+        }
     }
 
     /** A gauge's declaration and value. */
@@ -158,9 +165,10 @@ public record Snapshot(Instant taken, long uptimeSeconds, Map<String, MethodFigu
         perMethod(p, ProxyMetric.BACKEND_ERRORS, MethodFigures::backendErrors);
         Metric failures = ProxyMetric.BACKEND_FAILURES.metric();
         failures.header(p);
-        methods.forEach((method, m) -> m.backendFailures().forEach((kind, n) -> p.append(failures.name())
+        // every kind at 0 once a method is seen: increase() needs a sample before the first failure
+        methods.forEach((method, m) -> failures.values().get("kind").forEach(kind -> p.append(failures.name())
                 .append("{method=\"").append(Metric.escapeLabel(method)).append("\",kind=\"").append(kind).append("\"} ")
-                .append(n).append('\n')));
+                .append(m.backendFailures().getOrDefault(kind, 0L)).append('\n')));
         perMethod(p, ProxyMetric.CACHE_HITS, MethodFigures::cacheHits);
         perMethod(p, ProxyMetric.RESPONSE_BYTES, MethodFigures::responseBytes);
         summary(p, ProxyMetric.REQUEST_DURATION, MethodFigures::client);

@@ -7,9 +7,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.alpsbridge.basil.nodes.NidSet;
+import org.alpsbridge.proxy.stats.ProxyMetric;
 import org.junit.jupiter.api.Test;
 
 class DetectorTest {
+
+    @Test
+    void everyReasonIsDeclaredWithTheFoundMetricInItsOrder() {
+        assertEquals(java.util.Arrays.stream(Reason.values()).map(Reason::label).toList(),
+                ProxyMetric.ORPHANS_FOUND.metric().values().get("reason"));
+    }
+
 
     static Seen seen(long id, String batchId) {
         return new Seen(id, "alice", "DEFAULT", batchId, 1000, NidSet.range(12, 13), List.of());

@@ -119,7 +119,7 @@ final class EmulatedScheduler implements AutoCloseable {
     /** Full inventories fetched so far, by reason. */
     Map<String, Long> refreshes() {
         var c = stats.snapshot().counters().get("policy_refreshes");
-        return c == null ? Map.of() : c.values();
+        return c == null ? Map.of() : c.counted();
     }
 
     long patchMismatches() {

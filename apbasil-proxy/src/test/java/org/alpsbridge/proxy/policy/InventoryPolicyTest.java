@@ -88,7 +88,7 @@ class InventoryPolicyTest {
         assertEquals(1, alps.calls("QUERY/INVENTORY"));
         assertEquals(1, alps.calls("QUERY/SUMMARY"));
         assertEquals(List.of(0), listened);
-        assertEquals(1, stats.snapshot().counters().get("policy_refreshes").values().get("start"));
+        assertEquals(1, stats.snapshot().counters().get("policy_refreshes").counted().get("start"));
     }
 
     @Test
@@ -130,7 +130,7 @@ class InventoryPolicyTest {
         assertArrayEquals(alps.inventory("1.3"), b.call(query("1.3", "INVENTORY")), "a full fetch, not the old cache");
         assertEquals(2, alps.calls("QUERY/INVENTORY"));
         assertEquals(0, alps.calls("QUERY/SUMMARY"), "no SUMMARY can vouch for a distrusted cache");
-        assertTrue(stats.snapshot().counters().get("policy_refreshes").values().get("takeover") >= 1);
+        assertTrue(stats.snapshot().counters().get("policy_refreshes").counted().get("takeover") >= 1);
         b.call(query("1.3", "INVENTORY"));
         assertEquals(2, alps.calls("QUERY/INVENTORY"), "the fresh fetch is trusted again");
     }
@@ -151,7 +151,7 @@ class InventoryPolicyTest {
         alps.schedchangecount++;
         assertArrayEquals(alps.inventory("1.3"), b.call(query("1.3", "INVENTORY")));
         assertEquals(2, alps.calls("QUERY/INVENTORY"));
-        assertEquals(1, stats.snapshot().counters().get("policy_refreshes").values().get("summary-changed"));
+        assertEquals(1, stats.snapshot().counters().get("policy_refreshes").counted().get("summary-changed"));
     }
 
     @Test
@@ -164,7 +164,7 @@ class InventoryPolicyTest {
         assertArrayEquals(alps.inventory("1.3"), b.call(query("1.3", "INVENTORY")));
         assertEquals(2, alps.calls("QUERY/INVENTORY"));
         assertEquals(2, alps.calls(FakeAlps.RESERVATIONS_ONLY));
-        assertEquals(1L, stats.snapshot().counters().get("policy_refreshes").values().get("unseen-reservation"));
+        assertEquals(1L, stats.snapshot().counters().get("policy_refreshes").counted().get("unseen-reservation"));
     }
 
     @Test
@@ -195,7 +195,7 @@ class InventoryPolicyTest {
         clock.advance(Duration.ofSeconds(1));
         assertArrayEquals(alps.inventory("1.3"), b.call(query("1.3", "INVENTORY")));
         assertEquals(2, alps.calls("QUERY/INVENTORY"));
-        assertEquals(1L, stats.snapshot().counters().get("policy_unseen_changes").values().get(""));
+        assertEquals(1L, stats.snapshot().counters().get("policy_unseen_changes").counted().get(""));
     }
 
     @Test
@@ -216,7 +216,7 @@ class InventoryPolicyTest {
         assertThrows(BackendException.class, () -> b.call(call(reserve())));
         b.call(query("1.3", "INVENTORY"));
         assertEquals(2, alps.calls("QUERY/INVENTORY"));
-        assertEquals(1, stats.snapshot().counters().get("policy_refreshes").values().get("unknown-outcome"));
+        assertEquals(1, stats.snapshot().counters().get("policy_refreshes").counted().get("unknown-outcome"));
     }
 
     @Test
@@ -244,7 +244,7 @@ class InventoryPolicyTest {
         b.call(call(reserve()));
         assertArrayEquals(alps.inventory("1.3"), b.call(query("1.3", "INVENTORY")));
         assertEquals(2, alps.calls("QUERY/INVENTORY"));
-        assertEquals(1, stats.snapshot().counters().get("policy_refreshes").values().get("unseen-reservation"));
+        assertEquals(1, stats.snapshot().counters().get("policy_refreshes").counted().get("unseen-reservation"));
         // refused again on a node of a reservation the cache now shows: nothing new
         b.call(call(reserve()));
         b.call(query("1.3", "INVENTORY"));
@@ -260,7 +260,7 @@ class InventoryPolicyTest {
         b.call(call(reserve()));
         b.call(query("1.3", "INVENTORY"));
         assertEquals(2, alps.calls("QUERY/INVENTORY"));
-        assertEquals(1, stats.snapshot().counters().get("policy_refreshes").values().get("reserve-unpatched"));
+        assertEquals(1, stats.snapshot().counters().get("policy_refreshes").counted().get("reserve-unpatched"));
     }
 
     @Test
@@ -362,8 +362,8 @@ class InventoryPolicyTest {
         b.call(call(BasilRequest.release("1.3", 77)));
         assertArrayEquals(alps.inventory("1.3"), b.call(query("1.3", "INVENTORY")), "served without 77, as ALPS shows");
         assertEquals(1, alps.calls("QUERY/INVENTORY"));
-        assertEquals(null, stats.snapshot().counters().get("policy_refreshes").values().get("release-failed"));
-        assertEquals(1, stats.snapshot().counters().get("policy_patches").values().get("release-gone"));
+        assertEquals(null, stats.snapshot().counters().get("policy_refreshes").counted().get("release-failed"));
+        assertEquals(1, stats.snapshot().counters().get("policy_patches").counted().get("release-gone"));
     }
 
     /** slurmstepd's RELEASE while its own session, the job's container, still lives: ALPS keeps 77 (claims 1). */
@@ -393,8 +393,8 @@ class InventoryPolicyTest {
         assertArrayEquals(alps.inventory("1.3"), b.call(query("1.3", "INVENTORY")), "gone, as ALPS shows it");
         assertEquals(0, alps.calls("QUERY/STATUS"), "the check answers what STATUS would");
         assertEquals(1, alps.calls("QUERY/INVENTORY"), "never a full inventory");
-        assertEquals(1, stats.snapshot().counters().get("policy_patches").values().get("release-drained"));
-        assertEquals(java.util.Map.of("start", 1L), stats.snapshot().counters().get("policy_refreshes").values());
+        assertEquals(1, stats.snapshot().counters().get("policy_patches").counted().get("release-drained"));
+        assertEquals(java.util.Map.of("start", 1L), stats.snapshot().counters().get("policy_refreshes").counted());
     }
 
     @Test
@@ -410,9 +410,9 @@ class InventoryPolicyTest {
         b.call(query("1.3", "INVENTORY"));
         assertEquals(3, alps.calls("QUERY/STATUS"), "nothing drains any more: no STATUS");
         assertEquals(1, alps.calls("QUERY/INVENTORY"), "never a full inventory");
-        assertEquals(1, stats.snapshot().counters().get("policy_patches").values().get("release-drained"));
-        assertEquals(java.util.Map.of("held", 2L, "gone", 1L), stats.snapshot().counters().get("policy_drain_checks").values());
-        assertEquals(java.util.Map.of("start", 1L), stats.snapshot().counters().get("policy_refreshes").values());
+        assertEquals(1, stats.snapshot().counters().get("policy_patches").counted().get("release-drained"));
+        assertEquals(java.util.Map.of("held", 2L, "gone", 1L), stats.snapshot().counters().get("policy_drain_checks").counted());
+        assertEquals(java.util.Map.of("start", 1L), stats.snapshot().counters().get("policy_refreshes").counted());
     }
 
     @Test
@@ -431,7 +431,7 @@ class InventoryPolicyTest {
                 org.alpsbridge.basil.model.ErrorClass.PERMANENT, "SYNTAX", "ALPS error: QUERY type 'STATUS' is not supported");
         assertArrayEquals(alps.inventory("1.3"), b.call(query("1.3", "INVENTORY")));
         assertEquals(2, alps.calls("QUERY/INVENTORY"));
-        assertEquals(1, stats.snapshot().counters().get("policy_refreshes").values().get("drain-unknown"));
+        assertEquals(1, stats.snapshot().counters().get("policy_refreshes").counted().get("drain-unknown"));
     }
 
     private static int policyCachedReservations(byte[] inventory) throws Exception {
@@ -473,7 +473,7 @@ class InventoryPolicyTest {
         alps.nodes.set(0, FakeAlps.node(0, "UP"));
         alps.reserveAnswer = CODEC.write(BasilResponse.success("1.3", Method.RESERVE, Reserved.of("1.3", 78, List.of(0L))));
         b.call(call(reserve()));
-        assertEquals(1, stats.snapshot().counters().get("policy_patches").values().get("release-drained"));
+        assertEquals(1, stats.snapshot().counters().get("policy_patches").counted().get("release-drained"));
         assertEquals(0, alps.calls("QUERY/STATUS"), "learnt from the RESERVE's answer");
     }
 
@@ -492,7 +492,7 @@ class InventoryPolicyTest {
         b.call(call(BasilRequest.release("1.3", id)));
         b.call(query("1.3", "INVENTORY"));
         assertEquals(2, alps.calls("QUERY/INVENTORY"));
-        assertEquals(1, stats.snapshot().counters().get("policy_refreshes").values().get("release-failed"));
+        assertEquals(1, stats.snapshot().counters().get("policy_refreshes").counted().get("release-failed"));
     }
 
     @Test
@@ -504,7 +504,7 @@ class InventoryPolicyTest {
             b.call(query("1.3", "INVENTORY"));
         }
         assertEquals(1, alps.calls("QUERY/INVENTORY"));
-        assertEquals(null, stats.snapshot().counters().get("policy_refreshes").values().get("release-failed"));
+        assertEquals(null, stats.snapshot().counters().get("policy_refreshes").counted().get("release-failed"));
     }
 
     @Test
@@ -517,7 +517,7 @@ class InventoryPolicyTest {
         b.call(query("1.2", "INVENTORY"));
         assertEquals(2, alps.calls("QUERY/INVENTORY"));
         assertEquals(0, alps.calls("QUERY/SUMMARY"));
-        assertEquals(1, stats.snapshot().counters().get("policy_refreshes").values().get("fallback-interval"));
+        assertEquals(1, stats.snapshot().counters().get("policy_refreshes").counted().get("fallback-interval"));
     }
 
     @Test
@@ -549,7 +549,7 @@ class InventoryPolicyTest {
         alps.engineAnswer = org.alpsbridge.basil.codec.Failures.failure("1.0", Method.QUERY,
                 org.alpsbridge.basil.model.ErrorClass.PERMANENT, "SYNTAX", "ALPS error: no");
         assertArrayEquals(alps.engineAnswer, b.call(query("1.0", "ENGINE")), "a permanent refusal is ALPS's answer");
-        assertEquals(2, stats.snapshot().counters().get("policy_engine_answers").values().get("memory"));
+        assertEquals(2, stats.snapshot().counters().get("policy_engine_answers").counted().get("memory"));
     }
 
     @Test
@@ -620,7 +620,7 @@ class InventoryPolicyTest {
         assertEquals(1, seenByListeners.get(seenByListeners.size() - 1), "the orphan watch sees the reservation");
         assertEquals(1, policyCachedReservations(b.call(query("1.3", "INVENTORY"))), "the scheduler's next INVENTORY shows it");
         assertEquals(2, alps.calls("QUERY/INVENTORY"), "fetched for that INVENTORY");
-        assertEquals(1L, stats.snapshot().counters().get("policy_refreshes").values().get("unseen-reservation"));
+        assertEquals(1L, stats.snapshot().counters().get("policy_refreshes").counted().get("unseen-reservation"));
 
         alps.reservationsOnlyAnswer = org.alpsbridge.basil.codec.Failures.failure("1.3", Method.QUERY,
                 org.alpsbridge.basil.model.ErrorClass.TRANSIENT, "BACKEND", "ALPS error: apsched: busy");
@@ -650,7 +650,7 @@ class InventoryPolicyTest {
             assertEquals(2, policy.refreshNow());
             assertEquals(List.of(0, 0, 1, 1), seen);
             assertEquals(4, alps.calls("QUERY/INVENTORY"));
-            assertEquals(2, stats.snapshot().counters().get("policy_refreshes").values().get("operator"));
+            assertEquals(2, stats.snapshot().counters().get("policy_refreshes").counted().get("operator"));
         } finally {
             policy.close();
         }

@@ -11,6 +11,7 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import org.alpsbridge.proxy.stats.ProxyMetric;
 import org.junit.jupiter.api.Test;
 
 /** The refresh reasons operators read in the metrics are the ones the proxy's internals page (docs/proxy-internals.md) explains. */
@@ -37,5 +38,11 @@ class RefreshReasonTest {
         Set<String> counted = Arrays.stream(RefreshReason.values()).map(RefreshReason::label)
                 .collect(Collectors.toCollection(TreeSet::new));
         assertEquals(counted, listed);
+    }
+
+    @Test
+    void everyRefreshReasonIsDeclaredWithTheMetricInItsOrder() {
+        assertEquals(Arrays.stream(RefreshReason.values()).map(RefreshReason::label).toList(),
+                ProxyMetric.POLICY_REFRESHES.metric().values().get("reason"));
     }
 }

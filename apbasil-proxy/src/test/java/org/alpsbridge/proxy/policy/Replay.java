@@ -263,14 +263,14 @@ final class Replay {
         policy.close();
         return new Result(passes, schedulerInventories, backendInventories, compared, inWindow, failures, planted, found,
                 maxDetection, calls, started, nodeFailures, patchMismatches,
-                stats.snapshot().counters().get("policy_refreshes").values(), schedulerCalls,
+                stats.snapshot().counters().get("policy_refreshes").counted(), schedulerCalls,
                 stats.snapshot().methods().get("QUERY/INVENTORY"), stats.snapshot().methods().get("QUERY/SUMMARY"), inventoryBytesFetched,
                 counter("policy_patches"), counter("policy_reservation_checks"));
     }
 
     private Map<String, Long> counter(String name) {
         var c = stats.snapshot().counters().get(name);
-        return c == null ? Map.of() : c.values();
+        return c == null ? Map.of() : c.counted();
     }
 
     private long refreshCount() {

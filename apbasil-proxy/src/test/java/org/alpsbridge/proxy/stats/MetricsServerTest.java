@@ -18,7 +18,7 @@ class MetricsServerTest {
     @Test
     void metricsPathServesPrometheusTextAndOtherPathsAre404() throws Exception {
         Stats stats = new Stats();
-        stats.counter(ProxyMetric.ORPHANS_FOUND).increment("planted");
+        stats.counter(ProxyMetric.ORPHANS_FOUND).increment("job-gone");
         try (MetricsServer server = MetricsServer.start(new InetSocketAddress("127.0.0.1", PORT), () -> stats.snapshot().prometheus())) {
             HttpURLConnection ok = open(server, "/metrics");
             assertEquals(200, ok.getResponseCode());
@@ -27,7 +27,7 @@ class MetricsServerTest {
             try (InputStream in = ok.getInputStream()) {
                 body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             }
-            assertTrue(body.contains("alpsbridge_proxy_orphans_found_total{reason=\"planted\"} 1"), body);
+            assertTrue(body.contains("alpsbridge_proxy_orphans_found_total{reason=\"job-gone\"} 1"), body);
 
             assertEquals(404, open(server, "/").getResponseCode());
             HttpURLConnection post = open(server, "/metrics");

@@ -153,7 +153,9 @@ class StatsTest {
                 "backendCallsSaved"}) {
             assertTrue(json.contains("\"" + key + "\":"), key + " missing in " + json);
         }
-        assertTrue(json.contains("\"counters\":{\"policy_refreshes\":{\"summary-changed\":1}}"), json);
+        assertTrue(json.contains("\"counters\":{\"policy_refreshes\":{"), json);
+        assertTrue(json.contains("\"summary-changed\":1,"), json);
+        assertTrue(json.contains("\"start\":0,"), json);
         assertTrue(json.contains("\"gauges\":{\"backend_up\":1,\"orphans\":3}"), json);
         assertTrue(json.startsWith("{") && json.endsWith("}"), json);
     }
@@ -175,7 +177,7 @@ class StatsTest {
     void prometheusTextHasTypedCountersAndSummariesPerMethod() throws Exception {
         Stats stats = new Stats();
         stats.clientSide(stats.backendSide(answering(SUCCESS))).call(call("QUERY", "INVENTORY"));
-        stats.counter(ProxyMetric.ORPHANS_FOUND).increment("planted");
+        stats.counter(ProxyMetric.ORPHANS_FOUND).increment("job-gone");
         String text = stats.snapshot().prometheus();
 
         assertTrue(text.contains("# TYPE alpsbridge_proxy_requests_total counter\n"), text);
@@ -184,11 +186,37 @@ class StatsTest {
         assertTrue(text.contains("# TYPE alpsbridge_proxy_request_duration_seconds summary\n"), text);
         assertTrue(text.contains("alpsbridge_proxy_request_duration_seconds{method=\"QUERY/INVENTORY\",quantile=\"0.99\"} "), text);
         assertTrue(text.contains("alpsbridge_proxy_request_duration_seconds_count{method=\"QUERY/INVENTORY\"} 1\n"), text);
-        assertTrue(text.contains("alpsbridge_proxy_orphans_found_total{reason=\"planted\"} 1\n"), text);
+        assertTrue(text.contains("alpsbridge_proxy_orphans_found_total{reason=\"job-gone\"} 1\n"), text);
+        assertTrue(text.contains("alpsbridge_proxy_orphans_found_total{reason=\"superseded\"} 0\n"), text);
+        for (String kind : new String[] {"unreachable", "transient", "permanent"}) {
+            assertTrue(text.contains("alpsbridge_proxy_backend_failures_total{method=\"QUERY/INVENTORY\",kind=\"" + kind
+                    + "\"} 0\n"), text);
+        }
         for (String line : text.split("\n")) {
             assertTrue(line.startsWith("# HELP ") || line.startsWith("# TYPE ") || line.matches("[a-z_]+(\\{.*\\})? [0-9.]+"),
                     "not exposition format: " + line);
         }
+    }
+
+    @Test
+    void aCounterHasEveryDeclaredSeriesAtZeroFromTheStart() {
+        for (ProxyMetric m : ProxyMetric.values()) {
+            if (m.metric().type() != org.alpsbridge.metrics.Metric.Type.COUNTER || m.metric().series().isEmpty()) {
+                continue; // a gauge, or a family with an open label: its series come as they are seen
+            }
+            Snapshot.CounterFigures figures = new Stats().counter(m).figures();
+            java.util.Map<String, Long> zeros = new java.util.TreeMap<>();
+            m.metric().series().forEach(s -> zeros.put(s.isEmpty() ? "" : s.get(0), 0L));
+            assertEquals(zeros, figures.values(), m.toString());
+        }
+    }
+
+    @Test
+    void countingAValueTheDeclarationDoesNotHaveIsAProgrammingError() {
+        Counter releases = new Stats().counter(ProxyMetric.ORPHANS_RELEASED);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> releases.increment("relesed"));
+        assertTrue(e.getMessage().contains("outcome=\"relesed\" is not declared"), e.getMessage());
+        assertEquals(0, releases.total(), "nothing counted");
     }
 
     @Test

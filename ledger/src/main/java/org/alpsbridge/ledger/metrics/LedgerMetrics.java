@@ -43,7 +43,7 @@ public final class LedgerMetrics {
         return List.of(Metric.histogram(prefix + "_call_seconds", "Time ledger calls took, by operation.", "op"),
                 Metric.counter(prefix + "_refusals_total", "Ledger calls refused, by operation, reason and class"
                         + " (transient: the store was unreachable, retry; permanent: denied, conflict or bad input).",
-                        "op", "reason", "class"));
+                        "op", "reason", "class").withValues("class", "transient", "permanent"));
     }
 
     private static final class Histogram {
@@ -100,7 +100,7 @@ public final class LedgerMetrics {
 
     private void refused(String op, String reason, boolean transientFailure) {
         String labels = "op=\"" + op + "\",reason=\"" + (reason == null ? "unknown" : Metric.escapeLabel(reason)) + "\",class=\""
-                + (transientFailure ? "transient" : "permanent") + "\"";
+                + refusalsTotal.check("class", transientFailure ? "transient" : "permanent") + "\"";
         refusals.computeIfAbsent(labels, k -> new LongAdder()).increment();
     }
 

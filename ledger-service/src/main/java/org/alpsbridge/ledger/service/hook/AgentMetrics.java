@@ -26,11 +26,14 @@ final class AgentMetrics implements AutoCloseable {
             + " settled with the ledger (it grows while the ledger service does not answer).");
     static final Metric PROLOGS = Metric.counter(PREFIX + "prologs_total", "Prologs answered, by outcome: ok (held),"
             + " denied (the ledger refused the job), unavailable (no answer in time: when_unavailable decided), failed"
-            + " (no job or bad options).", "outcome");
+            + " (no job or bad options).", "outcome").withValues("outcome", "ok", "denied", "unavailable", "failed");
     static final Metric SETTLEMENTS = Metric.counter(PREFIX + "settlements_total", "Spooled epilogs settled with the"
-            + " ledger, by outcome: ok, failed (unusable: left to `alpsbridge ledger sweep`).", "outcome");
+            + " ledger, by outcome: ok, unavailable (the service refused it: left to `alpsbridge ledger sweep`; or the"
+            + " agent stopped first: sent at its next start), failed (unusable: left to `alpsbridge ledger sweep`).",
+            "outcome").withValues("outcome", "ok", "unavailable", "failed");
     static final Metric SUBMISSIONS = Metric.counter(PREFIX + "submissions_total", "Submission checks for job_submit, by"
-            + " outcome: ok, denied, unavailable, failed.", "outcome");
+            + " outcome: ok, denied, unavailable, failed.", "outcome").withValues("outcome", "ok", "denied", "unavailable",
+            "failed");
 
     private final Map<Metric, Map<String, LongAdder>> counted = new ConcurrentHashMap<>();
     private final IntSupplier pending;
@@ -55,9 +58,10 @@ final class AgentMetrics implements AutoCloseable {
         };
     }
 
+    /** Counts a hook's exit; an outcome {@code family} does not declare is a programming error (thrown). */
     void count(Metric family, int exit) {
         counted.computeIfAbsent(family, f -> new ConcurrentHashMap<>())
-                .computeIfAbsent(outcome(exit), o -> new LongAdder()).increment();
+                .computeIfAbsent(family.check("outcome", outcome(exit)), o -> new LongAdder()).increment();
     }
 
     String prometheus() {
@@ -65,8 +69,9 @@ final class AgentMetrics implements AutoCloseable {
         SPOOL_PENDING.header(p).append(SPOOL_PENDING.name()).append(' ').append(pending.getAsInt()).append('\n');
         for (Metric family : List.of(PROLOGS, SETTLEMENTS, SUBMISSIONS)) {
             family.header(p);
-            // every outcome from the start at 0: increase() over a series born at 1 would miss the first
-            Map<String, Long> series = new TreeMap<>(Map.of("ok", 0L, "denied", 0L, "unavailable", 0L, "failed", 0L));
+            // every declared outcome from the start at 0: increase() over a series born at 1 would miss the first
+            Map<String, Long> series = new TreeMap<>();
+            family.series().forEach(s -> series.put(s.get(0), 0L));
             counted.getOrDefault(family, Map.of()).forEach((o, n) -> series.put(o, n.sum()));
             series.forEach((o, n) -> p.append(family.name()).append("{outcome=\"").append(o).append("\"} ").append(n)
                     .append('\n'));

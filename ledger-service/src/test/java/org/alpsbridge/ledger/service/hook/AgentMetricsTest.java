@@ -66,6 +66,21 @@ class AgentMetricsTest {
     }
 
     @Test
+    void everyDeclaredOutcomeIsAtZeroFromTheStartAndAnUndeclaredOneIsRefused() {
+        AgentMetrics metrics = new AgentMetrics(() -> 0);
+        String text = metrics.prometheus();
+        for (org.alpsbridge.metrics.Metric family : List.of(AgentMetrics.PROLOGS, AgentMetrics.SETTLEMENTS,
+                AgentMetrics.SUBMISSIONS)) {
+            for (List<String> series : family.series()) {
+                assertTrue(text.contains("\n" + family.name() + "{outcome=\"" + series.get(0) + "\"} 0\n"), text);
+            }
+        }
+        assertEquals(List.of(), MetricsDocs.undeclared(text, AgentMetrics.declared()), text);
+        // an epilog is never denied: a settlement counted so would be a series the guide does not list
+        assertThrows(IllegalArgumentException.class, () -> metrics.count(AgentMetrics.SETTLEMENTS, SlurmHook.DENIED));
+    }
+
+    @Test
     void aPrologTheLedgerDidNotAnswerInTimeIsUnavailableTheTimeoutsAlertCounts() {
         assertEquals("unavailable", AgentMetrics.outcome(SlurmHook.UNAVAILABLE));
         assertEquals("denied", AgentMetrics.outcome(SlurmHook.DENIED));

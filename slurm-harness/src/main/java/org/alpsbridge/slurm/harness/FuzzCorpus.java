@@ -1,17 +1,15 @@
-package org.alpsbridge.fuzz;
+package org.alpsbridge.slurm.harness;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
 
 /**
  * A C directory's libFuzzer corpora replayed in the default test run, so that an input a campaign found (and that
@@ -25,7 +23,8 @@ public final class FuzzCorpus {
 
     /** Fewer inputs than this and a target's corpus is missing its seeds (each reader has more kinds of input). */
     static final int SMALLEST = 5;
-    private static final long LIMIT_SECONDS = 300;
+    /** A build or a replay taking longer has hung: it is killed, with its children, and the test fails. */
+    private static final Duration LIMIT = Duration.ofSeconds(300);
 
     private FuzzCorpus() {
     }
@@ -34,11 +33,12 @@ public final class FuzzCorpus {
      * Builds the replayers of the C directory {@code cDir} into {@code out} and replays {@code TARGET}'s committed
      * corpus; fails the calling test on a build that fails or prints anything, a corpus under {@link #SMALLEST}
      * inputs, an input that cannot be read, and an input that crashes the target (named, with the sanitizer's
-     * report).
+     * report); a build or replay past {@link #LIMIT} is killed with its children ({@link Programs#run}) and throws.
      */
     public static void assertReplaysCleanly(Path cDir, Path out, String target) throws IOException, InterruptedException {
         Path absoluteOut = out.toAbsolutePath();
-        Ran make = run(List.of("make", "-s", "-C", cDir.toString(), "OUT=" + absoluteOut, "replay"));
+        Programs.Result make = Programs.run(List.of("make", "-s", "-C", cDir.toString(), "OUT=" + absoluteOut, "replay"),
+                Map.of(), LIMIT);
         String said = (make.out() + make.err()).replaceAll("(?m)^make.*\n", "");
         assertEquals(0, make.exit(), "make -C " + cDir + " replay:\n" + said);
         assertEquals("", said, "make -C " + cDir + " replay builds without a word");
@@ -52,7 +52,7 @@ public final class FuzzCorpus {
             inputs = files.filter(f -> !f.getFileName().toString().startsWith(".")).count();
         }
         assertTrue(inputs >= SMALLEST, corpus + ": a corpus of at least " + SMALLEST + " inputs, not " + inputs);
-        Ran replay = run(List.of(replayer.toString(), corpus.toString()));
+        Programs.Result replay = Programs.run(List.of(replayer.toString(), corpus.toString()), Map.of(), LIMIT);
         String report = "replayed " + inputs + " inputs";
         if (!replay.out().contains("replayed ")) {
             // it stopped before its summary: the input it named last is the one that crashed it
@@ -70,30 +70,5 @@ public final class FuzzCorpus {
     private static int lineEnd(String text, int from) {
         int end = text.indexOf('\n', from);
         return end < 0 ? text.length() : end;
-    }
-
-    private record Ran(int exit, String out, String err) {
-    }
-
-    private static Ran run(List<String> argv) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(argv).redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
-                .start();
-        CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> drain(p.getInputStream()));
-        CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> drain(p.getErrorStream()));
-        if (!p.waitFor(LIMIT_SECONDS, TimeUnit.SECONDS)) {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly();
-            p.waitFor();
-            fail(String.join(" ", argv) + " did not finish within " + LIMIT_SECONDS + " s");
-        }
-        return new Ran(p.exitValue(), out.join(), err.join());
-    }
-
-    private static String drain(InputStream in) {
-        try (in) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            return "";
-        }
     }
 }

@@ -1,4 +1,4 @@
-package org.alpsbridge.fuzz;
+package org.alpsbridge.slurm.harness;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -15,9 +15,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The shared replayer (src/test/c/fuzz-replay.c) with a target that crashes on two inputs (fuzz-target-crashes.c),
- * built as the C directories build theirs (gcc, ASan+UBSan): a clean corpus passes, and a corpus with a crashing
- * input fails naming that input, whether the target aborts or AddressSanitizer stops it.
+ * The shared replayer (plumbing's src/test/c/fuzz-replay.c) with a target that crashes on two inputs
+ * (src/test/c/fuzz-target-crashes.c), built as the C directories build theirs (gcc, ASan+UBSan): a clean corpus
+ * passes, and a corpus with a crashing input fails naming that input, whether the target aborts or AddressSanitizer
+ * stops it.
  */
 class FuzzCorpusTest {
 
@@ -31,7 +32,7 @@ class FuzzCorpusTest {
         replayer = build.resolve("fuzz-replay-crashes");
         Process cc = new ProcessBuilder("cc", "-O1", "-g", "-Wall", "-Wextra", "-Werror", "-std=gnu11",
                 "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-o", replayer.toString(),
-                "src/test/c/fuzz-replay.c", "src/test/c/fuzz-target-crashes.c").redirectErrorStream(true).start();
+                "../plumbing/src/test/c/fuzz-replay.c", "src/test/c/fuzz-target-crashes.c").redirectErrorStream(true).start();
         String said = new String(cc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(cc.waitFor(120, TimeUnit.SECONDS), "cc finishes");
         assertEquals(0, cc.exitValue(), said);
