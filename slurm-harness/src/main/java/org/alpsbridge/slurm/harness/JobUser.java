@@ -1,11 +1,8 @@
 package org.alpsbridge.slurm.harness;
 
 import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
@@ -41,9 +38,7 @@ public final class JobUser {
     public static final Path HOME = Path.of("/var/lib", NAME);
     /** The PATH its commands get (a cluster's own programs are named by absolute path). */
     public static final String PATH = "/usr/local/bin:/usr/bin:/bin";
-    private static final Duration LIMIT = Duration.ofMinutes(2);
-    /** Serialises the creation between test JVMs of several builds on the host. */
-    private static final Path LOCK = Path.of("/run/lock/alpsbridge-job-user.lock");
+    private static final Duration LIMIT = HostAccounts.LIMIT;
 
     private final int uid;
     private final int gid;
@@ -56,39 +51,31 @@ public final class JobUser {
     /**
      * The user, created first if this host has none ({@code useradd}: a regular account with its own group and home).
      * The calling test is skipped (failed under {@code ALPSBRIDGE_REQUIRE_SERVICES=1}) when this JVM is not root.
-     * Synchronized: the file lock serialises test JVMs, but one JVM may hold a file's lock only once, and labs start
-     * side by side in one JVM (a second lock() threw OverlappingFileLockException).
+     * Labs start side by side, in one JVM and in several: the account is looked up and made under
+     * {@link HostAccounts#edit}, as {@link LocalAccounts} makes theirs.
      */
-    public static synchronized JobUser ensure() throws IOException, InterruptedException {
-        if (!"root".equals(System.getProperty("user.name"))) {
-            Programs.unavailable("creating the jobs' user " + NAME + " needs root; this test runs as " + System.getProperty("user.name"));
-        }
-        Files.createDirectories(LOCK.getParent());
-        try (FileChannel lock = FileChannel.open(LOCK, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-             FileLock held = lock.lock()) {
+    public static JobUser ensure() throws IOException, InterruptedException {
+        HostAccounts.requireRoot("creating the jobs' user " + NAME);
+        return HostAccounts.edit(() -> {
             JobUser known = lookUp();
             if (known != null) {
                 return known;
             }
-            Programs.Result r = Programs.run(List.of("useradd", "--create-home", "--home-dir", HOME.toString(), "--shell", "/bin/sh",
-                    "--user-group", "--comment", "alpsbridge test jobs", NAME), Map.of(), LIMIT);
+            HostAccounts.run(List.of("useradd", "--create-home", "--home-dir", HOME.toString(), "--shell", "/bin/sh",
+                    "--user-group", "--comment", "alpsbridge test jobs", NAME));
             JobUser made = lookUp();
             if (made == null) {
-                throw new IOException("useradd " + NAME + " failed (exit " + r.exit() + "): " + r.err().strip());
+                throw new IOException("useradd " + NAME + " succeeded, but getent passwd does not know it");
             }
             Files.setPosixFilePermissions(HOME, PosixFilePermissions.fromString("rwxr-xr-x"));
             return made;
-        }
+        });
     }
 
     /** The account as getent knows it, or null. */
     private static JobUser lookUp() throws IOException, InterruptedException {
-        Programs.Result r = Programs.run(List.of("getent", "passwd", NAME), Map.of(), LIMIT);
-        if (r.exit() != 0) {
-            return null;
-        }
-        String[] f = r.out().strip().split(":");
-        return new JobUser(Integer.parseInt(f[2]), Integer.parseInt(f[3]));
+        String[] f = HostAccounts.entry("passwd", NAME);
+        return f == null ? null : new JobUser(Integer.parseInt(f[2]), Integer.parseInt(f[3]));
     }
 
     /** The user's name, {@value #NAME}. */

@@ -8,7 +8,6 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -19,6 +18,7 @@ import org.alpsbridge.ledger.Ledger;
 import org.alpsbridge.ledger.ProjectShare;
 import org.alpsbridge.ledger.Resource;
 import org.alpsbridge.ledger.cli.LedgerCommand;
+import org.alpsbridge.slurm.harness.LocalAccounts;
 import org.alpsbridge.slurm.harness.MariaDb;
 import org.alpsbridge.slurm.harness.Programs;
 import org.alpsbridge.slurm.harness.SlurmDbd;
@@ -28,47 +28,47 @@ import picocli.CommandLine;
 /**
  * {@code alpsbridge ledger slurm-sync} against a real slurmdbd on a real MariaDB, and a real slurmctld enforcing
  * associations and limits ({@code AccountingStorageEnforce=associations,limits}): Slurm itself accepts, holds back
- * and refuses the jobs of unprivileged users this test makes (prefix {@code absync-}, removed at the end) as the
- * ledger says. A {@code sacctmgr} wrapper logs every call, so "nothing changed" is what slurmdbd was asked, not what
- * the sync says of itself. Two nodes ({@link SlurmLab#startNodes}), so that a project's node cap holds its second
+ * and refuses the jobs of unprivileged users this test makes ({@link LocalAccounts}: prefix {@code absync-}, removed
+ * at the end) as the ledger says. A {@code sacctmgr} wrapper logs every call, so "nothing changed" is what slurmdbd
+ * was asked, not what the sync says of itself. Two nodes ({@link SlurmLab#startNodes}), so that a project's node cap holds its second
  * whole-node job while another project's job runs on the other node.
  */
 class SlurmSyncSlurmTest {
 
     private static final List<String> GROUPS = List.of("absync-chem", "absync-phys", "absync-old");
     /** user → its supplementary groups. */
-    private static final Map<String, String> USERS = Map.of("absync-ann", "absync-chem", "absync-bob", "absync-phys",
-            "absync-cid", "absync-chem,absync-old");
+    private static final Map<String, List<String>> USERS = Map.of("absync-ann", List.of("absync-chem"),
+            "absync-bob", List.of("absync-phys"), "absync-cid", List.of("absync-chem", "absync-old"));
 
     @Test
     void slurmAcceptsCapsAndRefusesJobsAsTheLedgerSays() throws Exception {
         long began = System.nanoTime();
-        removeUsers();
         // two nodes of two CPUs: a node cap bites only where the project's next job needs another node
         try (SlurmLab lab = SlurmLab.startNodes(2, 2)) {
-            List<AutoCloseable> accounting = new ArrayList<>();
+            List<AutoCloseable> toClose = new ArrayList<>();
             try {
                 MariaDb db = MariaDb.start(lab.dir.resolve("mariadb"));
-                accounting.add(0, db);
+                toClose.add(0, db);
                 SlurmDbd dbd = SlurmDbd.start(lab.cluster(), db);
-                accounting.add(0, dbd);
+                toClose.add(0, dbd);
                 lab.appendSlurmConf("AccountingStorageEnforce=associations,limits");
                 lab.restartSlurmctld();
                 System.out.println("slurmdbd and an enforcing slurmctld up after " + seconds(began));
-                makeUsers(lab);
-                scenario(lab, dbd);
+                // the lab admits its job user to slurm.conf and munged's socket, and these users with it
+                LocalAccounts users = LocalAccounts.create(GROUPS, USERS);
+                toClose.add(users);
+                scenario(lab, dbd, users);
             } finally {
                 lab.cluster().stopController();
-                for (AutoCloseable a : accounting) {
+                for (AutoCloseable a : toClose) {
                     a.close();
                 }
-                removeUsers();
             }
         }
         System.out.println("SlurmSyncSlurmTest: " + seconds(began) + " in all");
     }
 
-    private static void scenario(SlurmLab lab, SlurmDbd dbd) throws Exception {
+    private static void scenario(SlurmLab lab, SlurmDbd dbd, LocalAccounts users) throws Exception {
         Path calls = lab.dir.resolve("sacctmgr-calls");
         Path wrapper = lab.dir.resolve("sacctmgr");
         Files.writeString(wrapper, String.join("\n", "#!/bin/sh", "echo \"$*\" >> " + calls,
@@ -77,9 +77,9 @@ class SlurmSyncSlurmTest {
         wrapper.toFile().setExecutable(true);
         Instant now = Instant.now().truncatedTo(ChronoUnit.SECONDS);
         try (Ledger ledger = Ledger.open(lab.db)) {
-            ledger.addProject("chem", gid("absync-chem"), null);
-            ledger.addProject("phys", gid("absync-phys"), null);
-            ledger.addProject("old", gid("absync-old"), null);
+            ledger.addProject("chem", users.gid("absync-chem"), null);
+            ledger.addProject("phys", users.gid("absync-phys"), null);
+            ledger.addProject("old", users.gid("absync-old"), null);
             ledger.grant("chem", Resource.CPU, 100_000, now.minus(Duration.ofDays(1)), now.plus(Duration.ofDays(30)), "research", null);
             ledger.grant("phys", Resource.CPU, 100_000, now.minus(Duration.ofDays(1)), now.plus(Duration.ofDays(30)), "research", null);
             ledger.grant("old", Resource.CPU, 100_000, now.minus(Duration.ofDays(1)), now.plus(Duration.ofDays(1)), "research", null);
@@ -182,7 +182,7 @@ class SlurmSyncSlurmTest {
         // while cid keeps old's, so the sync first moves cid's default to old)
         assertEquals("chem", assoc(lab, "chem", "absync-cid", "account"));
         assertEquals("chem", defaultAccount(lab, "absync-cid"));
-        run("gpasswd", "-d", "absync-cid", "absync-chem");
+        users.leave("absync-cid", "absync-chem");
         String[] left = sync(lab, wrapper, 0);
         assertTrue(left[0].contains("sacctmgr -i modify user where name=absync-cid cluster=lab set defaultaccount=old"),
                 left[0]);
@@ -283,38 +283,6 @@ class SlurmSyncSlurmTest {
             Thread.sleep(250);
         }
         throw new AssertionError("job " + job + " waits for " + now + ", not " + reason);
-    }
-
-    /** Groups and users of this test, able to reach the lab's munged and slurm.conf. */
-    private static void makeUsers(SlurmLab lab) throws Exception {
-        for (String g : GROUPS) {
-            run("groupadd", g);
-        }
-        for (Map.Entry<String, String> u : USERS.entrySet()) {
-            run("useradd", "-M", "-N", "-g", "nogroup", "-s", "/usr/sbin/nologin", "-G", u.getValue(), u.getKey());
-        }
-        // the lab's directories are root's (0700): users read slurm.conf and reach munged's socket
-        Files.setPosixFilePermissions(lab.dir, PosixFilePermissions.fromString("rwxr-xr-x"));
-        Files.setPosixFilePermissions(lab.munged.socket().getParent(), PosixFilePermissions.fromString("rwxr-xr-x"));
-    }
-
-    private static void removeUsers() throws Exception {
-        for (String u : USERS.keySet()) {
-            Programs.run(List.of("userdel", "-f", u), Map.of(), Duration.ofSeconds(30));
-        }
-        for (String g : GROUPS) {
-            Programs.run(List.of("groupdel", g), Map.of(), Duration.ofSeconds(30));
-        }
-    }
-
-    private static int gid(String group) throws Exception {
-        return Integer.parseInt(run("getent", "group", group).split(":")[2]);
-    }
-
-    private static String run(String... argv) throws Exception {
-        Programs.Result r = Programs.run(List.of(argv), Map.of(), Duration.ofSeconds(30));
-        assertEquals(0, r.exit(), String.join(" ", argv) + ": " + r.err());
-        return r.out().strip();
     }
 
     private static String seconds(long since) {
