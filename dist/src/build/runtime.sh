@@ -49,9 +49,12 @@ fi
 # JDK 24 and newer warn on stderr, at each start, when Netty reaches for sun.misc.Unsafe's memory access and when
 # JNA or sqlite-jdbc call native code. Both are what these programs are meant to do: the image's JVM takes the
 # options that allow them (jlink --add-options), so no user sees the warnings and the launchers stay as they are.
-# An option goes in only if this JDK knows it and takes it without a word.
+# An option goes in only if this JDK knows it and takes it without a word; older JDKs have nothing to silence (and
+# their jlink reads --add-options=VALUE differently).
 jvm_options=()
+major=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$jdk/release")
 for option in --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow; do
+  [ "${major:-0}" -ge 24 ] || break
   if said=$("$jdk/bin/java" "$option" -version 2>&1) && ! grep -qi warning <<<"$said"; then jvm_options+=("$option"); fi
 done
 add_options=()
