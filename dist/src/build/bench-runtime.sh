@@ -23,11 +23,13 @@ for _ in $(seq "$runs"); do
     times[apbasil-$runtime]+="$(ALPSBRIDGE_RUNTIME=$runtime ms apbasil) "
   done
 done
-echo "runtime: $(du -sh "$home/lib/alpsbridge/runtime" | cut -f1) on disk ($(cat "$dist/target/runtime.modules" 2>/dev/null))"
+echo "runtime: $(du -sh "$home/lib/alpsbridge/runtime" | cut -f1) on disk, Java $(sed -n 's/^JAVA_VERSION="\(.*\)"/\1/p' \
+  "$home/lib/alpsbridge/runtime/release"), needs glibc $(cat "$dist/target/runtime.glibc" 2>/dev/null || echo '?')" \
+  "($(cat "$dist/target/runtime.modules" 2>/dev/null))"
 rpm=$(ls "$dist"/target/rpmbuild/RPMS/x86_64/alpsbridge-[0-9]*-1.x86_64.rpm 2>/dev/null | head -1 || true)
 [ -z "$rpm" ] || echo "alpsbridge RPM: $(du -h "$rpm" | cut -f1); .deb (no runtime): $(du -h "$dist"/target/alpsbridge_*_all.deb | cut -f1)"
 echo "tarball: $(du -h "$dist"/target/alpsbridge-*.tar.gz | cut -f1)"
-echo "system JDK: $(readlink -f "$(command -v java)")"
+echo "system JDK: $(readlink -f "$(command -v java)") ($(java -version 2>&1 | head -1))"
 printf '%-34s %12s %12s\n' "median of $runs (ms)" bundled system
 for what in version apbasil; do
   label=$([ $what = version ] && echo 'alpsbridge --version' || echo 'apbasil-jvm (no proxy)')
