@@ -2,7 +2,7 @@
 # Builds the native drop-in apbasil client (apbasil-proxy/src/main/c: libmunge; OpenSSL 3 for TLS) and lays out the
 # alpsbridge-apbasil package under target/apbasil-root: one stripped, hardened binary as /usr/bin/apbasil, with a
 # control file that depends on the libraries its symbols need. The Java client stays in alpsbridge as
-# /usr/lib/alpsbridge/apbasil-jvm (prepare.sh). Run by dist's pom on amd64 Linux:  apbasil.sh PROJECT_ROOT DIST_TARGET
+# /usr/lib/alpsbridge/apbasil-jvm (prepare.sh); the .deb's contents come from the layout (deb-data.sh). Run by dist's pom on amd64 Linux:  apbasil.sh PROJECT_ROOT DIST_TARGET
 set -euo pipefail
 . "$(dirname "$0")/companion.sh"
 root=$1 target=$2
@@ -30,4 +30,5 @@ case $needed in *libmunge.so.2*) depends="$depends, libmunge2 (>= 0.5.11)" ;; es
 # OpenSSL is loaded with dlopen when tls_ca is set (libssl.so.3): not in NEEDED, still a dependency.
 depends="$depends, libssl3 (>= 3.0.0)"
 sed "s/@DEPENDS@/$depends/" "$src/deb/apbasil/control.in" > "$target/apbasil-control/control"
+deb_data alpsbridge-apbasil "$tree" "$src" "$target/apbasil"
 echo "apbasil: the native client built as /usr/bin/apbasil; depends on $depends"

@@ -11,6 +11,12 @@ companion_docs() {
     > "$doc/changelog.gz"
 }
 
+# deb_data PACKAGE TREE DIST_SRC PREFIX: the .deb's contents, the paths the layout declares for PACKAGE, from its
+# TREE into PREFIX-data.tar, and its conffiles into PREFIX-control (deb-data.sh), which holds its control file.
+deb_data() {
+  bash "$3/build/deb-data.sh" "$3/layout" "$1" "$2" "$4-data.tar" "$4-control"
+}
+
 # newest_glibc FILE...: the newest GLIBC_ symbol version the binaries need, for `libc6 (>= IT)` (what
 # dpkg-shlibdeps would say).
 newest_glibc() {

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Lays out what the alpsbridge package and the tarball hold, under target/root/ (the installed tree: usr/,
-# etc/), from the jars the reactor built; tarball.sh packs it at package. Run by dist's pom at prepare-package:
+# etc/), from the jars the reactor built; tarball.sh packs it at package, and the .deb's contents are the paths the
+# layout declares for it (deb-data.sh, at the end). Run by dist's pom at prepare-package:
 #   prepare.sh PROJECT_ROOT DIST_TARGET VERSION
 # Everything generated comes from the code (man pages and completion from picocli, conf files from the
 # key tables), so nothing here can drift from --help.
@@ -84,3 +85,8 @@ APBASIL_PROXY="unix:$work/proxy.sock" APBASIL_AUTH=none APBASIL_CONFIG=/dev/null
 grep -q 'status="SUCCESS"' "$work/out.xml" \
   || { echo "prepare: the training call failed:" >&2; cat "$work/out.xml" "$work/daemon.log" >&2; exit 1; }
 chmod 0644 "$tree/usr/share/alpsbridge/apbasil.classlist"
+
+# The .deb: its maintainer scripts and the conffiles and data archive the layout gives it.
+rm -rf "$target/alpsbridge-control" && install -d "$target/alpsbridge-control"
+cp "$src"/deb/alpsbridge/* "$target/alpsbridge-control/"
+bash "$src/build/deb-data.sh" "$src/layout" alpsbridge "$tree" "$target/alpsbridge-data.tar" "$target/alpsbridge-control"

@@ -3,7 +3,8 @@
 # `plugins` target), against the configured source of the slurmctld installed from Debian's packages, and lays out
 # the alpsbridge-slurmctld-plugins package under target/slurmctld-plugins-root: both .so files in Debian's Slurm
 # plugin directory, their sources and the rebuild script (for another Slurm), and a control file that pins that
-# exact slurmctld (the plugins use slurmctld's own structures: they run only in the build they were compiled for).
+# exact slurmctld (the plugins use slurmctld's own structures: they run only in the build they were compiled for);
+# the .deb's contents come from the layout (deb-data.sh).
 # Run by dist's pom where /usr/sbin/slurmctld is installed:  slurmctld-plugins.sh PROJECT_ROOT DIST_TARGET
 set -euo pipefail
 . "$(dirname "$0")/companion.sh"
@@ -50,5 +51,6 @@ companion_docs alpsbridge-slurmctld-plugins "$tree" "$src" "$target"
 glibc=$(newest_glibc "$tree/$plugindir"/*.so)
 sed -e "s/@LIBC_DEPENDS@/libc6 (>= $glibc)/" -e "s/@SLURMCTLD_VERSION@/$version/g" -e "s/@SLURM_VERSION@/$upstream/g" \
   "$src/deb/slurmctld-plugins/control.in" > "$target/slurmctld-plugins-control/control"
+deb_data alpsbridge-slurmctld-plugins "$tree" "$src" "$target/slurmctld-plugins"
 echo "slurmctld-plugins: prep_ledger.so and site_factor_ledger.so built against slurm-wlm $version (Slurm $upstream);" \
      "the package depends on slurmctld (= $version)"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Builds the SPANK plugin with the C compiler and lays out the alpsbridge-spank package under
 # target/spank-root, with a control file that depends on the Slurm it was compiled against (a SPANK
-# plugin loads only into the Slurm release it was built for). Run by dist's pom where Slurm's headers are
+# plugin loads only into the Slurm release it was built for), and the .deb's contents from the layout
+# (deb-data.sh). Run by dist's pom where Slurm's headers are
 # installed (Debian: libslurm-dev):  spank.sh PROJECT_ROOT DIST_TARGET
 set -euo pipefail
 . "$(dirname "$0")/companion.sh"
@@ -29,4 +30,5 @@ major=${release%.*} minor=${release#*.}
 next=$major.$(printf '%02d' $((10#$minor + 1)))
 depends="slurm-wlm-basic-plugins (>= $release), slurm-wlm-basic-plugins (<< $next~)"
 sed "s/@SLURM_DEPENDS@/$depends/" "$src/deb/spank/control.in" > "$target/spank-control/control"
+deb_data alpsbridge-spank "$tree" "$src" "$target/spank"
 echo "spank: plugin built against Slurm $slurm; the package depends on $depends"

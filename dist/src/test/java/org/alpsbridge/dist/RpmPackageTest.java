@@ -5,10 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.PathMatcher;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +22,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * The RPMs a SLES or RHEL site builds with {@code rpmbuild -ta} (dist's build makes them from the tarball, release 1
- * and 2, dist/src/build/rpm.sh): rpmlint clean, their files what the layout declares (as the .debs' are), their
+ * and 2, dist/src/build/rpm.sh): rpmlint clean (PackageLayoutTest holds their files to the layout), their
  * requirements met by SLES 15 and RHEL 9, and an admin's life with them on this machine: installed with rpm (a
  * private database: Debian registers nothing in rpm's), the installed quick start's lab run as written with no
  * Java on PATH, an upgrade, {@code rpm -V}, and an erase that leaves what the document says. System-wide, as the
@@ -79,24 +77,6 @@ class RpmPackageTest {
         String summary = r.out().lines().filter(l -> l.contains("packages and")).findFirst().orElse(r.out() + r.err());
         System.out.println("rpmlint: " + summary);
         assertTrue(summary.matches(".* 0 errors, .*"), "rpmlint errors (target/rpmlint.log):\n" + r.out());
-    }
-
-    /** The one declaration of what goes where (dist/src/layout) is what both kinds of package hold, no more. */
-    @Test
-    @Order(2)
-    void theDebsAndTheRpmsHoldWhatTheLayoutDeclares() throws Exception {
-        for (String pkg : PACKAGES) {
-            List<String> debs = glob(TARGET, pkg + "_*.deb");
-            if (!debs.isEmpty()) {
-                List<String> held = Shell.run("bash", "-c", "dpkg-deb -c " + debs.get(0) + " | awk '{print $6}'"
-                        + " | grep -v '/$' | sed 's,^\\.,,'").ok().out().lines().toList();
-                agree(pkg + " .deb", declared("deb", pkg), held);
-            }
-            List<String> rpm = glob(RPMS, pkg + "-[0-9]*-1.x86_64.rpm");
-            if (!rpm.isEmpty()) {
-                agree(pkg + " RPM", declared("rpm", pkg), Shell.run("rpm", "-qlp", rpm.get(0)).ok().out().lines().toList());
-            }
-        }
     }
 
     /**
@@ -280,27 +260,6 @@ class RpmPackageTest {
             paths.forEach(p -> found.add(p.toString()));
         }
         return found.stream().sorted().toList();
-    }
-
-    /** KIND PATH lines of one package's declared paths (dist/src/rpm/layout-files --paths). */
-    private static List<String> declared(String kind, String pkg) throws Exception {
-        return Shell.run("bash", SRC.resolve("rpm/layout-files").toString(), "--paths", SRC.resolve("layout").toString(),
-                kind, pkg).ok().out().lines().toList();
-    }
-
-    /** Every path held is declared, and every declaration (a tree: the directory and all below it) holds one. */
-    private static void agree(String what, List<String> declared, List<String> held) {
-        List<String> undeclared = new ArrayList<>(held);
-        for (String line : declared) {
-            String kind = line.substring(0, line.indexOf(' '));
-            String path = line.substring(line.indexOf(' ') + 1);
-            PathMatcher glob = FileSystems.getDefault().getPathMatcher("glob:" + path);
-            List<String> matched = held.stream().filter(h -> glob.matches(Path.of(h))
-                    || kind.equals("tree") && h.startsWith(path + "/")).toList();
-            assertFalse(matched.isEmpty(), what + " lacks the declared " + line + "; it holds " + held);
-            undeclared.removeAll(matched);
-        }
-        assertEquals(List.of(), undeclared, what + " holds paths the layout does not declare");
     }
 
     /** What a stock SLES 15 SP5 and RHEL 9 provide, for the requirements the packages have. */
