@@ -6,6 +6,8 @@
 # runtime (runtime.sh) as lib/alpsbridge/runtime, so that bin/alpsbridge runs with no Java on the host.
 # The same tarball is the RPMs' source: alpsbridge.spec at its top, and under src/ the C sources the spec compiles
 # and the layout its %files lists come from (rpmbuild -ta alpsbridge-VERSION.tar.gz).
+# The two C programs are the tarball's own copies (glibc-compat.sh: the packages' compiled again for SLES 15's older
+# glibc), on x86-64; elsewhere the packages'.
 # Run by dist's pom at package, after every tree is laid out:  tarball.sh DIST_TARGET VERSION PROJECT_ROOT
 set -euo pipefail
 target=$1 version=$2 root=$3
@@ -13,6 +15,8 @@ src=$root/dist/src
 tree=$target/root
 hooks=$target/ledger-hooks-root
 name=alpsbridge-$version
+compat=$target/glibc-compat
+"$(dirname "$0")/glibc-compat.sh" "$root" "$target"
 rm -rf "$target/tarball" && install -d "$target/tarball/$name"
 cp -a "$tree/usr/." "$target/tarball/$name/"
 rm -rf "$target/tarball/$name/share/lintian"
@@ -20,7 +24,9 @@ cp -a "$tree/etc" "$tree/lib" "$target/tarball/$name/"
 if [ -f "$hooks/usr/bin/ledger-prolog" ]; then
   # Its fallback is compiled in as /usr/lib/alpsbridge/ledger-hook-jvm: a tarball site names its own with
   # jvm_hook= in /etc/alpsbridge/ledger-hook.conf (README, "Install").
-  install -m 0755 "$hooks/usr/bin/ledger-prolog" "$target/tarball/$name/bin/ledger-prolog"
+  prolog=$hooks/usr/bin/ledger-prolog
+  [ ! -f "$compat/ledger-prolog" ] || prolog=$compat/ledger-prolog
+  install -m 0755 "$prolog" "$target/tarball/$name/bin/ledger-prolog"
   ln -s ledger-prolog "$target/tarball/$name/bin/ledger-epilog"
   ln -s ledger-prolog "$target/tarball/$name/bin/ledger-submit"
   # job_submit.lua names /usr/bin/ledger-submit: a tarball site edits LEDGER_SUBMIT at its top
@@ -36,7 +42,9 @@ if [ -d "$plugins" ]; then
 fi
 # bin/apbasil: the native client when this build compiled it (apbasil.sh), else the Java one; the Java one stays
 # as lib/alpsbridge/apbasil-jvm either way.
-if [ -f "$target/apbasil-root/usr/bin/apbasil" ]; then
+if [ -f "$compat/apbasil" ]; then
+  install -m 0755 "$compat/apbasil" "$target/tarball/$name/bin/apbasil"
+elif [ -f "$target/apbasil-root/usr/bin/apbasil" ]; then
   install -m 0755 "$target/apbasil-root/usr/bin/apbasil" "$target/tarball/$name/bin/apbasil"
 else
   install -m 0755 "$tree/usr/lib/alpsbridge/apbasil-jvm" "$target/tarball/$name/bin/apbasil"

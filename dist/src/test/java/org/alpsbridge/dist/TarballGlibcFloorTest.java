@@ -26,7 +26,9 @@ import org.junit.jupiter.api.TestInstance;
  * runs on SLES 15, the Cray service nodes' OS (CLE 7): no native code it carries asks for a glibc symbol version
  * newer than SLES 15's. That is every ELF file of the bundled runtime (lib/alpsbridge/runtime: the JVM, the
  * launcher, the JDK's libraries) and every Linux x86-64 library inside the shipped jars, which JNA, sqlite-jdbc and
- * Netty extract and load at run time. Read with {@code objdump -T} (binutils), as the dynamic linker reads them.
+ * Netty extract and load at run time, and the two C programs in bin/ (the native apbasil client and the ledger
+ * hooks' client), which the build compiles a second time for the tarball against glibc's old symbol versions
+ * (dist/src/build/glibc-compat.sh). Read with {@code objdump -T} (binutils), as the dynamic linker reads them.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TarballGlibcFloorTest {
@@ -73,6 +75,13 @@ class TarballGlibcFloorTest {
                 }
             }
         }
+        // The C programs: native wherever the build compiled them (amd64 Linux), which is where this test runs.
+        for (String program : List.of("bin/apbasil", "bin/ledger-prolog")) {
+            Path p = home.resolve(program);
+            if (Files.isRegularFile(p) && isElf(p)) {
+                scanned.put(program, p);
+            }
+        }
         Path extracted = Files.createDirectory(unpacked.resolve("from-jars"));
         try (Stream<Path> s = Files.walk(home.resolve("share"))) {
             for (Path jar : s.filter(p -> p.toString().endsWith(".jar")).toList()) {
@@ -80,7 +89,7 @@ class TarballGlibcFloorTest {
             }
         }
         // Not vacuous: the JVM and each library the programs load at run time are among what was read.
-        for (String needed : List.of("runtime/bin/java", "runtime/lib/server/libjvm.so", "runtime/lib/libnio.so",
+        for (String needed : List.of("bin/apbasil", "bin/ledger-prolog", "runtime/bin/java", "runtime/lib/server/libjvm.so", "runtime/lib/libnio.so",
                 "linux-x86-64/libjnidispatch.so", "Linux/x86_64/libsqlitejdbc.so", "libnetty_transport_native_epoll")) {
             assertTrue(scanned.keySet().stream().anyMatch(k -> k.contains(needed)), needed + " not among " + scanned.keySet());
         }
@@ -101,11 +110,27 @@ class TarballGlibcFloorTest {
             }
         }
         System.out.println("glibc: " + scanned.size() + " native files read, the newest version asked for is GLIBC_"
-                + floor + " (" + floorFile + "); bin/apbasil and bin/ledger-prolog, compiled on the build host, need "
-                + newestOf(home.resolve("bin/apbasil")) + " and " + newestOf(home.resolve("bin/ledger-prolog")));
+                + floor + " (" + floorFile + "); bin/apbasil needs " + newestOf(home.resolve("bin/apbasil"))
+                + ", bin/ledger-prolog " + newestOf(home.resolve("bin/ledger-prolog")));
         assertEquals(List.of(), tooNew, "native code in the tarball that SLES 15's glibc " + SLES15_GLIBC[0] + "."
                 + SLES15_GLIBC[1] + " cannot load (the runtime comes from the JDK runtime.sh chose: set"
-                + " ALPSBRIDGE_RUNTIME_JDK to one built against an older glibc, e.g. Temurin's)");
+                + " ALPSBRIDGE_RUNTIME_JDK to one built against an older glibc, e.g. Temurin's; the C programs come from"
+                + " dist/src/build/glibc-compat.sh)");
+    }
+
+    /**
+     * The C programs, built against glibc's old symbol versions with their own start-up (glibc-compat.h), still start
+     * here and run as the packages' copies do: the usage on stdout, exit 0.
+     */
+    @Test
+    void theTarballsCProgramsStartOnTheBuildHost() throws Exception {
+        for (String program : List.of("bin/apbasil", "bin/ledger-prolog")) {
+            Path p = home.resolve(program);
+            InstallHost.require(Files.isRegularFile(p) && isElf(p), program + " is native only on amd64 Linux builds");
+            Shell.Result r = Shell.run(p.toString(), "--help");
+            assertEquals(0, r.status(), program + ": " + r.err());
+            assertTrue(r.out().startsWith("Usage: " + p.getFileName()), program + ": " + r.out());
+        }
     }
 
     @AfterAll
