@@ -17,10 +17,9 @@ if ! command -v "$cc" >/dev/null || [ ! -f /usr/include/munge.h ] || [ ! -f /usr
 fi
 rm -rf "$tree" "$build" "$target/apbasil-control"
 install -d "$tree/usr/bin" "$target/apbasil-control"
-make -s -C "$root/apbasil-proxy/src/main/c" CC="$cc" OUT="$build" CONFIG=/etc/alpsbridge/apbasil.conf \
-  CFLAGS="-g -Wformat -Werror=format-security"
+make_apbasil "$root" "$build"
 install -m 0755 "$build/apbasil" "$tree/usr/bin/apbasil"
-strip --strip-unneeded --remove-section=.comment --remove-section=.note "$tree/usr/bin/apbasil"
+strip_binary "$tree/usr/bin/apbasil"
 companion_docs alpsbridge-apbasil "$tree" "$src" "$target"
 # What dpkg-shlibdeps would say: libc6 at least as new as the newest symbol version used, and the libraries linked.
 glibc=$(newest_glibc "$tree/usr/bin/apbasil")

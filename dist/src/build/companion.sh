@@ -17,6 +17,32 @@ deb_data() {
   bash "$3/build/deb-data.sh" "$3/layout" "$1" "$2" "$4-data.tar" "$4-control"
 }
 
+# make_apbasil PROJECT_ROOT BUILD_DIR [EXTRA_CFLAGS [LIBS]]: the native apbasil client (apbasil-proxy/src/main/c)
+# built as BUILD_DIR/apbasil with the package's flags (its Makefile adds the hardening), EXTRA_CFLAGS after them;
+# LIBS, when given, replaces the Makefile's libraries. apbasil.sh builds the package's, glibc-compat.sh the tarball's.
+make_apbasil() {
+  local libs=()
+  [ -z "${4:-}" ] || libs=(LIBS="$4")
+  make -s -C "$1/apbasil-proxy/src/main/c" CC="${CC:-gcc}" OUT="$2" CONFIG=/etc/alpsbridge/apbasil.conf \
+    CFLAGS="-g -Wformat -Werror=format-security${3:+ $3}" "${libs[@]}"
+}
+
+# make_ledger_client PROJECT_ROOT BUILD_DIR [EXTRA_CFLAGS]: the ledger hooks' C client (ledger-service/src/main/c)
+# built as BUILD_DIR/ledger-hook-client with Debian's hardening flags (what dpkg-buildflags gives a package build,
+# plus bindnow, so lintian finds them; gcc on Debian builds PIE by default), EXTRA_CFLAGS after them. The fallback
+# it execs when no agent listens: the arch-all package's. hooks.sh builds the package's, glibc-compat.sh the
+# tarball's.
+make_ledger_client() {
+  make -s -C "$1/ledger-service/src/main/c" CC="${CC:-gcc}" OUT="$2" JVM_HOOK=/usr/lib/alpsbridge/ledger-hook-jvm \
+    CFLAGS="-O2 -g -Wall -Wextra -Werror -std=gnu11 -D_FORTIFY_SOURCE=2 -fstack-protector-strong -Wformat \
+-Werror=format-security -Wl,-z,relro,-z,now${3:+ $3}"
+}
+
+# strip_binary FILE...: compiled programs and plugins as shipped, without their debugging symbols and notes.
+strip_binary() {
+  strip --strip-unneeded --remove-section=.comment --remove-section=.note "$@"
+}
+
 # newest_glibc FILE...: the newest GLIBC_ symbol version the binaries need, for `libc6 (>= IT)` (what
 # dpkg-shlibdeps would say).
 newest_glibc() {

@@ -10,8 +10,8 @@
 set -euo pipefail
 root=$1 target=$2
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/companion.sh"
 out=$target/glibc-compat
-cc=${CC:-gcc}
 rm -rf "$out"
 if [ "$(uname -s)/$(uname -m)" != Linux/x86_64 ]; then
   echo "glibc-compat: not on x86-64 Linux: the tarball's C programs are the packages' copies, which need this" \
@@ -24,23 +24,19 @@ install -d "$out"
 compat="-include $here/glibc-compat.h -Wl,--wrap=__libc_start_main"
 libdl="-Wl,--push-state,--no-as-needed -l:libdl.so.2 -Wl,--pop-state"
 if [ -f "$target/apbasil-root/usr/bin/apbasil" ]; then
-  make -s -B -C "$root/apbasil-proxy/src/main/c" CC="$cc" OUT="$out/apbasil-build" CONFIG=/etc/alpsbridge/apbasil.conf \
-    CFLAGS="-g -Wformat -Werror=format-security $compat" LIBS="-lmunge $libdl"
+  make_apbasil "$root" "$out/apbasil-build" "$compat" "-lmunge $libdl"
   install -m 0755 "$out/apbasil-build/apbasil" "$out/apbasil"
-  strip --strip-unneeded --remove-section=.comment --remove-section=.note "$out/apbasil"
+  strip_binary "$out/apbasil"
 fi
 if [ -f "$target/ledger-hooks-root/usr/bin/ledger-prolog" ]; then
-  make -s -B -C "$root/ledger-service/src/main/c" CC="$cc" OUT="$out/ledger-hooks-build" \
-    JVM_HOOK=/usr/lib/alpsbridge/ledger-hook-jvm \
-    CFLAGS="-O2 -g -Wall -Wextra -Werror -std=gnu11 -D_FORTIFY_SOURCE=2 -fstack-protector-strong -Wformat \
--Werror=format-security -Wl,-z,relro,-z,now $compat"
+  make_ledger_client "$root" "$out/ledger-hooks-build" "$compat"
   install -m 0755 "$out/ledger-hooks-build/ledger-hook-client" "$out/ledger-prolog"
-  strip --strip-unneeded --remove-section=.comment --remove-section=.note "$out/ledger-prolog"
+  strip_binary "$out/ledger-prolog"
 fi
 # The check the build makes, not only the test (TarballGlibcFloorTest): no symbol version above SLES 15's 2.31.
 for program in "$out"/apbasil "$out"/ledger-prolog; do
   [ -f "$program" ] || continue
-  newest=$(objdump -T "$program" | grep -o 'GLIBC_2\.[0-9.]*' | sed 's/GLIBC_//' | sort -V | tail -1)
+  newest=$(newest_glibc "$program")
   if [ "$(printf '%s\n2.31\n' "$newest" | sort -V | tail -1)" != 2.31 ]; then
     echo "glibc-compat: $(basename "$program") still needs GLIBC_$newest (above SLES 15's 2.31):" >&2
     objdump -T "$program" | grep -E "GLIBC_2\.(3[2-9]|[4-9][0-9])" >&2

@@ -19,13 +19,9 @@ if ! command -v "$cc" >/dev/null; then
 fi
 rm -rf "$tree" "$build" "$target/ledger-hooks-control"
 install -d "$tree/usr/bin" "$tree/usr/share/alpsbridge-ledger-hooks" "$target/ledger-hooks-control"
-# Debian's hardening flags (what dpkg-buildflags gives a package build, plus bindnow), so lintian finds them;
-# gcc on Debian builds PIE by default. The fallback it execs when no agent listens: the arch-all package's.
-make -s -C "$root/ledger-service/src/main/c" CC="$cc" OUT="$build" JVM_HOOK=/usr/lib/alpsbridge/ledger-hook-jvm \
-  CFLAGS="-O2 -g -Wall -Wextra -Werror -std=gnu11 -D_FORTIFY_SOURCE=2 -fstack-protector-strong -Wformat \
--Werror=format-security -Wl,-z,relro,-z,now"
+make_ledger_client "$root" "$build"
 install -m 0755 "$build/ledger-hook-client" "$tree/usr/bin/ledger-prolog"
-strip --strip-unneeded --remove-section=.comment --remove-section=.note "$tree/usr/bin/ledger-prolog"
+strip_binary "$tree/usr/bin/ledger-prolog"
 ln -s ledger-prolog "$tree/usr/bin/ledger-epilog"
 # the job_submit plugin's client (job_submit.lua runs it)
 ln -s ledger-prolog "$tree/usr/bin/ledger-submit"

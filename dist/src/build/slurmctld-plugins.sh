@@ -36,7 +36,7 @@ make -s -C "$root/ledger-service/src/main/c" plugins OUT="$build" SLURM_SRC="$sl
   CFLAGS="-O2 -g -Wall -Wextra -Werror -std=gnu11 -Wformat -Werror=format-security"
 for so in prep_ledger.so site_factor_ledger.so; do
   install -m 0644 "$build/$so" "$tree/$plugindir/$so"
-  strip --strip-unneeded --remove-section=.comment --remove-section=.note "$tree/$plugindir/$so"
+  strip_binary "$tree/$plugindir/$so"
 done
 # What a site rebuilds them from for another Slurm: the same sources and Makefile (all of the directory, the
 # hooks' client too: whatever the plugins include), and the script that runs its `plugins` target

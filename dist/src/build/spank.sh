@@ -15,7 +15,7 @@ install -d "$tree/$plugindir" "$tree/etc/slurm/plugstack.conf.d" "$tree/usr/shar
 # Debian's hardening flags (what dpkg-buildflags gives a package build), so lintian finds them.
 make -s -C "$root/affinity/spank" OUT="$tree/$plugindir" \
   CFLAGS="-O2 -g -Wall -Wextra -Werror -std=gnu11 -D_FORTIFY_SOURCE=2 -fstack-protector-strong -Wl,-z,relro,-z,now"
-strip --strip-unneeded --remove-section=.comment --remove-section=.note "$tree/$plugindir/reduced_auto_affinity.so"
+strip_binary "$tree/$plugindir/reduced_auto_affinity.so"
 chmod 0644 "$tree/$plugindir/reduced_auto_affinity.so"
 install -m 0644 "$src/deb/spank/reduced-auto-affinity.conf" "$tree/etc/slurm/plugstack.conf.d/"
 install -m 0644 "$root/affinity/spank/README.md" "$tree/usr/share/doc/alpsbridge-spank/README.md"
