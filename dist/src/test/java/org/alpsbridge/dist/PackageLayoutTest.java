@@ -1,5 +1,10 @@
 package org.alpsbridge.dist;
 
+import static org.alpsbridge.dist.Built.PACKAGES;
+import static org.alpsbridge.dist.Built.RPMS;
+import static org.alpsbridge.dist.Built.SRC;
+import static org.alpsbridge.dist.Built.TARGET;
+import static org.alpsbridge.dist.Built.glob;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -24,11 +29,6 @@ import org.junit.jupiter.api.Test;
  */
 class PackageLayoutTest {
 
-    private static final Path TARGET = Path.of("target").toAbsolutePath();
-    private static final Path RPMS = TARGET.resolve("rpmbuild/RPMS/x86_64");
-    private static final Path SRC = Path.of("src").toAbsolutePath();
-    private static final List<String> PACKAGES = List.of("alpsbridge", "alpsbridge-apbasil", "alpsbridge-ledger-hooks",
-            "alpsbridge-spank", "alpsbridge-slurmctld-plugins");
     /** The modes a .deb entry of each kind may have (dpkg-deb -c's first column); directories are all 0755. */
     private static final Map<String, Predicate<String>> DEB_MODES = Map.of(
             "bin", "-rwxr-xr-x"::equals,
@@ -141,13 +141,5 @@ class PackageLayoutTest {
 
     private static PathMatcher matcher(String glob) {
         return FileSystems.getDefault().getPathMatcher("glob:" + glob);
-    }
-
-    private static List<String> glob(Path dir, String pattern) throws Exception {
-        List<String> found = new ArrayList<>();
-        try (var paths = Files.newDirectoryStream(dir, pattern)) {
-            paths.forEach(p -> found.add(p.toString()));
-        }
-        return found.stream().sorted().toList();
     }
 }

@@ -1,5 +1,10 @@
 package org.alpsbridge.dist;
 
+import static org.alpsbridge.dist.Built.PACKAGES;
+import static org.alpsbridge.dist.Built.RPMS;
+import static org.alpsbridge.dist.Built.SRC;
+import static org.alpsbridge.dist.Built.TARGET;
+import static org.alpsbridge.dist.Built.glob;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -33,11 +38,6 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RpmPackageTest {
 
-    private static final Path TARGET = Path.of("target").toAbsolutePath();
-    private static final Path RPMS = TARGET.resolve("rpmbuild/RPMS/x86_64");
-    private static final Path SRC = Path.of("src").toAbsolutePath();
-    private static final List<String> PACKAGES = List.of("alpsbridge", "alpsbridge-apbasil", "alpsbridge-ledger-hooks",
-            "alpsbridge-spank", "alpsbridge-slurmctld-plugins");
     /** A PATH with every program of this machine but Java's (java, javac, jshell...: Debian has them in /usr/bin). */
     private static final String NO_JAVA_PATH = "/tmp/alpsbridge-rpm-test-path";
 
@@ -252,14 +252,6 @@ class RpmPackageTest {
             found.addAll(glob(RPMS, pkg + "-[0-9]*-" + release + ".x86_64.rpm"));
         }
         return found;
-    }
-
-    private static List<String> glob(Path dir, String pattern) throws Exception {
-        List<String> found = new ArrayList<>();
-        try (var paths = Files.newDirectoryStream(dir, pattern)) {
-            paths.forEach(p -> found.add(p.toString()));
-        }
-        return found.stream().sorted().toList();
     }
 
     /** What a stock SLES 15 SP5 and RHEL 9 provide, for the requirements the packages have. */

@@ -40,7 +40,6 @@ class TarballGlibcFloorTest {
      */
     static final int[] SLES15_GLIBC = {2, 31};
 
-    private static final Path TARGET = Path.of("target").toAbsolutePath();
     /** Where the jars keep their Linux x86-64 libraries (not the musl, 32-bit or other systems' ones). */
     private static final Pattern LINUX_X86_64_LIBRARY = Pattern.compile(
             "com/sun/jna/linux-x86-64/[^/]+\\.so|org/sqlite/native/Linux/x86_64/[^/]+\\.so"
@@ -52,14 +51,11 @@ class TarballGlibcFloorTest {
 
     @BeforeAll
     void theTarballUnpacked() throws Exception {
-        List<Path> tarballs;
-        try (Stream<Path> s = Files.list(TARGET)) {
-            tarballs = s.filter(p -> p.getFileName().toString().matches("alpsbridge-.*\\.tar\\.gz")).toList();
-        }
-        InstallHost.require(tarballs.size() == 1, "no tarball in " + TARGET + " (mvn -pl dist package makes it)");
+        List<String> tarballs = Built.glob(Built.TARGET, "alpsbridge-*.tar.gz");
+        InstallHost.require(tarballs.size() == 1, "no tarball in " + Built.TARGET + " (mvn -pl dist package makes it)");
         InstallHost.require(Shell.run("objdump", "--version").status() == 0, "objdump (binutils) reads the libraries");
         unpacked = Files.createTempDirectory("alpsbridge-glibc");
-        Shell.run("tar", "-xzf", tarballs.get(0).toString(), "-C", unpacked.toString()).ok();
+        Shell.run("tar", "-xzf", tarballs.get(0), "-C", unpacked.toString()).ok();
         try (Stream<Path> s = Files.list(unpacked)) {
             home = s.findFirst().orElseThrow();
         }
