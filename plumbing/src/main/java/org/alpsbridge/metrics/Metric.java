@@ -1,6 +1,7 @@
 package org.alpsbridge.metrics;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -57,7 +58,7 @@ public record Metric(String name, Type type, List<String> labels, Map<String, Li
         if (!labels.containsAll(values.keySet())) {
             throw new IllegalArgumentException(name + ": values declared for labels it does not have: " + values.keySet());
         }
-        values = java.util.Collections.unmodifiableMap(closed);
+        values = Collections.unmodifiableMap(closed);
     }
 
     /** A family whose labels are all open. */

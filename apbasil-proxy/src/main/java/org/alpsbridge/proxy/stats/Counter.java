@@ -1,6 +1,8 @@
 package org.alpsbridge.proxy.stats;
 
+import java.util.List;
 import java.util.Map;
+
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
@@ -19,7 +21,7 @@ public final class Counter {
     Counter(ProxyMetric metric) {
         this.metric = metric;
         this.labelName = metric.labelName();
-        for (java.util.List<String> start : metric.metric().series()) {
+        for (List<String> start : metric.metric().series()) {
             series.put(start.isEmpty() ? "" : start.get(0), new LongAdder());
         }
     }

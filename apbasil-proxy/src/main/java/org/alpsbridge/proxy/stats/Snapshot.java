@@ -5,6 +5,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
 import org.alpsbridge.json.JsonText;
@@ -41,7 +42,7 @@ public record Snapshot(Instant taken, long uptimeSeconds, Map<String, MethodFigu
 
         /** The series that counted something: {@link #values} without the ones still at their starting 0. */
         public Map<String, Long> counted() {
-            Map<String, Long> out = new java.util.TreeMap<>(values);
+            Map<String, Long> out = new TreeMap<>(values);
             out.values().removeIf(v -> v == 0);
             return out;
         }

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -360,7 +361,7 @@ final class SlurmLab implements AutoCloseable {
         } else {
             namespaces = NodeNamespaces.create(nodeCount);
             int[] sizes = new int[nodeCount];
-            java.util.Arrays.fill(sizes, cpus);
+            Arrays.fill(sizes, cpus);
             nodes = namespaces.addTo(spec, sizes);
         }
         spec.line("PartitionName=debug Nodes=" + String.join(",", nodes) + " Default=YES MaxTime=INFINITE State=UP",
